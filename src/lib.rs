@@ -1,1 +1,9 @@
+//! Switchboard: one server running the marketplace, identity, interview, messaging and
+//! advertising services from their specifications.
 
+pub mod core;
+pub mod providers;
+pub mod services;
+pub mod startup;
+
+pub use startup::{Application, Overrides};

@@ -1,1 +1,4 @@
+//! SeaORM entities (dense format), one folder per service. Table names carry the service
+//! as a prefix because services share one database.
 
+pub mod identity;

@@ -1,1 +1,15 @@
+//! Schema migrations, one file per step, run at start-up and by `switchboard migrate`.
+//! Written with the schema builder only, so one migration serves SQLite and PostgreSQL.
 
+pub use sea_orm_migration::prelude::*;
+
+mod m20261122_000001_identity;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261122_000001_identity::Migration)]
+    }
+}

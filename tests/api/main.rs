@@ -1,1 +1,7 @@
+//! Black-box tests: each test starts the application on port 0 with its own database
+//! (SQLite file, or a fresh PostgreSQL database when TEST_DATABASE_URL names a server) and a
+//! manual clock, and talks to it over HTTP.
 
+mod helpers;
+mod identity;
+mod providers;

@@ -1,0 +1,18 @@
+use sea_orm::entity::prelude::*;
+
+#[sea_orm::model]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "identity_temp_tokens")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    #[sea_orm(unique)]
+    pub token_hash: String,
+    pub phone: String,
+    pub purpose: String,
+    pub expires_at: DateTimeUtc,
+    pub used_at: Option<DateTimeUtc>,
+    pub created_at: DateTimeUtc,
+}
+
+impl ActiveModelBehavior for ActiveModel {}

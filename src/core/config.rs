@@ -1,0 +1,363 @@
+//! Layered configuration: `config.toml` (or `--config PATH`), then `SWITCHBOARD__SECTION__KEY`
+//! environment variables. Every limit a service enforces is read from here.
+
+use figment::providers::{Env, Format, Toml};
+use figment::Figment;
+use serde::Deserialize;
+use std::path::Path;
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default)]
+pub struct Settings {
+    pub server: ServerSettings,
+    pub database: DatabaseSettings,
+    pub services: ServicesSettings,
+    pub auth: AuthSettings,
+    pub outbox: OutboxSettings,
+    pub providers: ProvidersSettings,
+    pub ai: AiSettings,
+    pub webhooks: WebhookSettings,
+}
+
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct ServerSettings {
+    /// `development` or `production`; production refuses development-only secrets.
+    pub environment: String,
+    pub version: String,
+    /// How long in-flight requests may finish after SIGINT/SIGTERM.
+    pub shutdown_timeout_secs: u64,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        Self {
+            environment: "development".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            shutdown_timeout_secs: 10,
+        }
+    }
+}
+
+impl ServerSettings {
+    pub fn is_production(&self) -> bool {
+        self.environment.eq_ignore_ascii_case("production")
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct DatabaseSettings {
+    pub url: String,
+    pub max_connections: u32,
+}
+
+impl Default for DatabaseSettings {
+    fn default() -> Self {
+        Self {
+            url: "sqlite://data/switchboard.db?mode=rwc".into(),
+            max_connections: 16,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default)]
+pub struct ServicesSettings {
+    pub marketplace: ListenerSettings,
+    pub identity: IdentitySettings,
+    pub interview: InterviewSettings,
+    pub messaging: MessagingSettings,
+    pub advertising: ListenerSettings,
+}
+
+/// Where a service listens; every service section carries these two keys.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct ListenerSettings {
+    pub enabled: bool,
+    pub bind: String,
+}
+
+impl Default for ListenerSettings {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            bind: "127.0.0.1:0".into(),
+        }
+    }
+}
+
+/// A fixed-window limit: `limit` requests per `window_secs`.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+pub struct LimitSettings {
+    pub limit: u32,
+    pub window_secs: u64,
+}
+
+impl LimitSettings {
+    pub const fn new(limit: u32, window_secs: u64) -> Self {
+        Self { limit, window_secs }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct IdentitySettings {
+    pub enabled: bool,
+    pub bind: String,
+    /// Public address of this service, used for the built-in KYC page URL.
+    pub public_url: String,
+    pub otp_ttl_secs: i64,
+    pub otp_max_attempts: i32,
+    pub temp_token_ttl_secs: i64,
+    pub kyc_url_ttl_secs: i64,
+    pub handle_cooldown_days: i64,
+    pub hard_delete_after_days: i64,
+    /// How often the background job purges accounts past their deletion grace period.
+    pub purge_interval_secs: u64,
+    pub lockout: LockoutSettings,
+    pub rate_limits: IdentityRateLimits,
+}
+
+impl Default for IdentitySettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            bind: "127.0.0.1:8082".into(),
+            public_url: "http://127.0.0.1:8082".into(),
+            otp_ttl_secs: 300,
+            otp_max_attempts: 5,
+            temp_token_ttl_secs: 600,
+            kyc_url_ttl_secs: 1800,
+            handle_cooldown_days: 30,
+            hard_delete_after_days: 30,
+            purge_interval_secs: 3600,
+            lockout: LockoutSettings::default(),
+            rate_limits: IdentityRateLimits::default(),
+        }
+    }
+}
+
+/// Sign-in lockout: after `max_failures` consecutive wrong PINs the account locks for
+/// `base_lock_secs`, doubling with each further lock up to `max_lock_secs`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct LockoutSettings {
+    pub max_failures: i32,
+    pub base_lock_secs: i64,
+    pub max_lock_secs: i64,
+}
+
+impl Default for LockoutSettings {
+    fn default() -> Self {
+        Self {
+            max_failures: 5,
+            base_lock_secs: 15 * 60,
+            max_lock_secs: 24 * 3600,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct IdentityRateLimits {
+    pub otp_send_per_phone: LimitSettings,
+    pub otp_send_per_ip: LimitSettings,
+    pub signin_per_phone: LimitSettings,
+    pub signin_per_ip: LimitSettings,
+    pub handle_check: LimitSettings,
+    pub default: LimitSettings,
+}
+
+impl Default for IdentityRateLimits {
+    fn default() -> Self {
+        Self {
+            otp_send_per_phone: LimitSettings::new(3, 3600),
+            otp_send_per_ip: LimitSettings::new(20, 3600),
+            signin_per_phone: LimitSettings::new(5, 900),
+            signin_per_ip: LimitSettings::new(30, 900),
+            handle_check: LimitSettings::new(30, 60),
+            default: LimitSettings::new(100, 60),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct InterviewSettings {
+    pub enabled: bool,
+    pub bind: String,
+    pub public_url: String,
+    pub api_key: String,
+    pub admin_key: String,
+}
+
+impl Default for InterviewSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            bind: "127.0.0.1:8083".into(),
+            public_url: "http://127.0.0.1:8083".into(),
+            api_key: "dev-interview-api-key".into(),
+            admin_key: "dev-interview-admin-key".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct MessagingSettings {
+    pub enabled: bool,
+    pub bind: String,
+    /// The address carriers call; the carrier signature is computed over it.
+    pub public_url: String,
+    pub mail_domain: String,
+}
+
+impl Default for MessagingSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            bind: "127.0.0.1:8084".into(),
+            public_url: "http://127.0.0.1:8084".into(),
+            mail_domain: "mail.switchboard.local".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct AuthSettings {
+    pub jwt_secret: String,
+    pub access_ttl_secs: i64,
+    pub refresh_ttl_days: i64,
+}
+
+pub const DEV_JWT_SECRET: &str = "dev-only";
+
+impl Default for AuthSettings {
+    fn default() -> Self {
+        Self {
+            jwt_secret: DEV_JWT_SECRET.into(),
+            access_ttl_secs: 900,
+            refresh_ttl_days: 30,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct OutboxSettings {
+    pub path: String,
+}
+
+impl Default for OutboxSettings {
+    fn default() -> Self {
+        Self {
+            path: "data/outbox.jsonl".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default)]
+pub struct ProvidersSettings {
+    pub sms: SmsProviderSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct SmsProviderSettings {
+    /// `outbox` (built-in sandbox) or `twilio` (Twilio-compatible HTTP API).
+    pub provider: String,
+    pub base_url: String,
+    pub account_sid: String,
+    pub auth_token: String,
+    pub from: String,
+}
+
+impl Default for SmsProviderSettings {
+    fn default() -> Self {
+        Self {
+            provider: "outbox".into(),
+            base_url: "https://api.twilio.com".into(),
+            account_sid: String::new(),
+            auth_token: "dev-carrier-token".into(),
+            from: "+15005550006".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct AiSettings {
+    pub provider: String,
+    pub base_url: String,
+    pub api_key: String,
+    pub model: String,
+    pub timeout_secs: u64,
+}
+
+impl Default for AiSettings {
+    fn default() -> Self {
+        Self {
+            provider: "builtin".into(),
+            base_url: String::new(),
+            api_key: String::new(),
+            model: String::new(),
+            timeout_secs: 20,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default)]
+pub struct WebhookSettings {
+    pub allow_private_urls: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("configuration could not be read: {0}")]
+    Read(#[from] Box<figment::Error>),
+    #[error("refusing to start: {0}")]
+    Unsafe(String),
+}
+
+impl Settings {
+    /// Reads `path` when it exists (a missing file means defaults), then the environment.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let settings: Settings = Figment::new()
+            .merge(Toml::file(path))
+            .merge(Env::prefixed("SWITCHBOARD__").split("__"))
+            .extract()
+            .map_err(Box::new)?;
+        settings.check()?;
+        Ok(settings)
+    }
+
+    fn check(&self) -> Result<(), ConfigError> {
+        if self.server.is_production() && self.auth.jwt_secret == DEV_JWT_SECRET {
+            return Err(ConfigError::Unsafe(
+                "auth.jwt_secret is the development secret; set SWITCHBOARD__AUTH__JWT_SECRET"
+                    .into(),
+            ));
+        }
+        if self.auth.jwt_secret.len() < 8 && self.server.is_production() {
+            return Err(ConfigError::Unsafe("auth.jwt_secret is too short".into()));
+        }
+        Ok(())
+    }
+
+    /// Keeps only the named services enabled (`--only a,b`).
+    pub fn restrict_to(&mut self, only: &[String]) {
+        let keep = |name: &str| only.iter().any(|o| o.eq_ignore_ascii_case(name));
+        self.services.marketplace.enabled &= keep("marketplace");
+        self.services.identity.enabled &= keep("identity");
+        self.services.interview.enabled &= keep("interview");
+        self.services.messaging.enabled &= keep("messaging");
+        self.services.advertising.enabled &= keep("advertising");
+    }
+}

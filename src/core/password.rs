@@ -1,0 +1,55 @@
+//! argon2id hashing of PINs and passwords, always on a blocking thread so that hashing
+//! never stalls the async executor.
+
+use argon2::password_hash::phc::PasswordHash;
+use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+use argon2::{Algorithm, Argon2, Params, Version};
+
+#[derive(Debug, thiserror::Error)]
+pub enum PasswordError {
+    #[error("password hashing failed: {0}")]
+    Hash(String),
+    #[error("blocking task failed")]
+    Join,
+}
+
+/// OWASP's recommended argon2id parameters: 19 MiB memory, 2 iterations, 1 lane.
+fn hasher() -> Argon2<'static> {
+    let params = Params::new(19 * 1024, 2, 1, None).expect("static argon2 parameters are valid");
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+}
+
+pub async fn hash(secret: String) -> Result<String, PasswordError> {
+    tokio::task::spawn_blocking(move || {
+        hasher()
+            .hash_password(secret.as_bytes())
+            .map(|h| h.to_string())
+            .map_err(|e| PasswordError::Hash(e.to_string()))
+    })
+    .await
+    .map_err(|_| PasswordError::Join)?
+}
+
+/// True when `secret` matches the stored PHC string; a malformed stored hash never matches.
+pub async fn verify(secret: String, stored: String) -> Result<bool, PasswordError> {
+    tokio::task::spawn_blocking(move || match PasswordHash::new(&stored) {
+        Ok(parsed) => hasher().verify_password(secret.as_bytes(), &parsed).is_ok(),
+        Err(_) => false,
+    })
+    .await
+    .map_err(|_| PasswordError::Join)
+}
+
+/// A hash to verify against when no account exists, so that the time taken does not reveal it.
+pub async fn dummy_verify(secret: String) {
+    static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let stored = DUMMY
+        .get_or_init(|| {
+            hasher()
+                .hash_password(b"not-a-real-pin")
+                .map(|h| h.to_string())
+                .unwrap_or_default()
+        })
+        .clone();
+    let _ = verify(secret, stored).await;
+}

@@ -1,0 +1,109 @@
+//! Phone numbers parsed to E.164: every written form of one number is one account.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PhoneNumber {
+    e164: String,
+    region: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("phone number must be in international format, e.g. +4917667111638")]
+pub struct InvalidPhone;
+
+impl PhoneNumber {
+    /// Accepts international numbers with spaces, dashes, dots or brackets; requires a
+    /// leading `+` and a number that is valid for its region.
+    pub fn parse(raw: &str) -> Result<Self, InvalidPhone> {
+        let trimmed = raw.trim();
+        if !trimmed.starts_with('+') || trimmed.len() > 32 {
+            return Err(InvalidPhone);
+        }
+        if !trimmed
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '+' | ' ' | '-' | '.' | '(' | ')'))
+        {
+            return Err(InvalidPhone);
+        }
+        let parsed = phonenumber::parse(None, trimmed).map_err(|_| InvalidPhone)?;
+        if !phonenumber::is_valid(&parsed) {
+            return Err(InvalidPhone);
+        }
+        let e164 = parsed.format().mode(phonenumber::Mode::E164).to_string();
+        let region = parsed.country().id().map(|id| id.as_ref().to_owned());
+        Ok(Self { e164, region })
+    }
+
+    /// Rebuilds a number already stored in E.164 form.
+    pub fn from_stored(e164: String) -> Self {
+        let region = phonenumber::parse(None, &e164)
+            .ok()
+            .and_then(|p| p.country().id().map(|id| id.as_ref().to_owned()));
+        Self { e164, region }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.e164
+    }
+
+    /// Two-letter region of the number (e.g. `DE`), when the numbering plan names one.
+    pub fn region(&self) -> Option<&str> {
+        self.region.as_deref()
+    }
+
+    /// `+49******1638`: enough to recognise one's own number, not enough to harvest it.
+    pub fn masked(&self) -> String {
+        let digits: Vec<char> = self.e164.chars().collect();
+        let keep_start = 3.min(digits.len());
+        let keep_end = 4.min(digits.len().saturating_sub(keep_start));
+        let hidden = digits.len() - keep_start - keep_end;
+        let mut out: String = digits[..keep_start].iter().collect();
+        out.extend(std::iter::repeat_n('*', hidden));
+        out.extend(&digits[digits.len() - keep_end..]);
+        out
+    }
+}
+
+impl fmt::Display for PhoneNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.e164)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_forms_are_one_number() {
+        let a = PhoneNumber::parse("+49 176 671 11 638").unwrap();
+        let b = PhoneNumber::parse("+4917667111638").unwrap();
+        let c = PhoneNumber::parse("+49-176-671-11-638").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(b, c);
+        assert_eq!(a.as_str(), "+4917667111638");
+        assert_eq!(a.region(), Some("DE"));
+    }
+
+    #[test]
+    fn rejects_malformed() {
+        for bad in [
+            "",
+            "12345",
+            "+",
+            "+0123",
+            "+49abc",
+            "+1 555",
+            "4917667111638",
+        ] {
+            assert!(PhoneNumber::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn masks_middle() {
+        let p = PhoneNumber::parse("+4917667111638").unwrap();
+        assert_eq!(p.masked(), "+49*******1638");
+    }
+}

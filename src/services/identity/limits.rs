@@ -1,0 +1,86 @@
+//! Rate limits of the spec's table. Per-client limits run here, before the handler; the
+//! per-phone limits of OTP sends and sign-ins run in the handlers once the phone is parsed.
+
+use super::error::IdentityError;
+use super::IdentityState;
+use crate::core::client;
+use crate::core::config::LimitSettings;
+use crate::core::rate_limit;
+use crate::core::secrets::sha256_hex;
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
+use actix_web::middleware::Next;
+use actix_web::{web, HttpRequest, ResponseError};
+
+/// Which limit applies to a route, and whether it is counted per caller token.
+fn policy(st: &IdentityState, method: &Method, path: &str) -> (&'static str, LimitSettings, bool) {
+    let l = &st.cfg.rate_limits;
+    match (method, path) {
+        (&Method::POST, "/auth/otp/send") => ("otp_send_ip", l.otp_send_per_ip, false),
+        (&Method::POST, "/auth/signin") => ("signin_ip", l.signin_per_ip, false),
+        (&Method::GET, "/users/handle/check") => ("handle_check", l.handle_check, false),
+        _ => ("default", l.default, true),
+    }
+}
+
+pub async fn by_client(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let Some(st) = req.app_data::<web::Data<IdentityState>>().cloned() else {
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_left_body);
+    };
+    let (bucket, limit, per_token) = policy(&st, req.method(), req.path());
+    let bearer = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .filter(|_| per_token)
+        .map(|v| sha256_hex(v.as_bytes()));
+    let key = match bearer {
+        Some(token) => format!("identity:{bucket}:t:{token}"),
+        None => format!("identity:{bucket}:ip:{}", client::ip(req.request())),
+    };
+    let now = st.core.now();
+    let decision = st.core.limiter.hit(&key, limit, now).await;
+    rate_limit::record(&req, decision);
+    if !decision.allowed {
+        let err = IdentityError::RateLimited {
+            retry_after: decision.retry_after_secs(now),
+        };
+        return Ok(req
+            .into_response(err.error_response())
+            .map_into_right_body());
+    }
+    next.call(req)
+        .await
+        .map(ServiceResponse::map_into_left_body)
+}
+
+/// Counts one request against a per-phone limit.
+pub async fn per_phone(
+    req: &HttpRequest,
+    st: &IdentityState,
+    bucket: &str,
+    limit: LimitSettings,
+    phone: &str,
+) -> Result<(), IdentityError> {
+    let now = st.core.now();
+    let decision = st
+        .core
+        .limiter
+        .hit(&format!("identity:{bucket}:phone:{phone}"), limit, now)
+        .await;
+    rate_limit::record(req, decision);
+    if decision.allowed {
+        Ok(())
+    } else {
+        Err(IdentityError::RateLimited {
+            retry_after: decision.retry_after_secs(now),
+        })
+    }
+}

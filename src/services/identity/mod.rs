@@ -1,0 +1,96 @@
+//! Identity service: phone + PIN accounts, handles, sessions and KYC
+//! (`specs/identity-and-interview.md`).
+
+mod auth;
+mod domain;
+mod dto;
+mod error;
+mod extract;
+mod health;
+mod kyc;
+mod limits;
+mod openapi;
+mod service;
+mod sessions;
+mod users;
+
+use crate::core::config::IdentitySettings;
+use crate::core::CoreContext;
+use crate::startup::{serve, StartupError};
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::web;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use error::IdentityEnvelope;
+
+#[derive(Clone)]
+pub struct IdentityState {
+    pub core: CoreContext,
+    pub cfg: Arc<IdentitySettings>,
+}
+
+/// Starts the identity listener and its background purge of deleted accounts.
+pub fn mount(
+    core: &CoreContext,
+    bind: &str,
+) -> Result<(&'static str, SocketAddr, Server), StartupError> {
+    let state = IdentityState {
+        core: core.clone(),
+        cfg: Arc::new(core.settings.services.identity.clone()),
+    };
+    spawn_purge(state.clone());
+    let data = web::Data::new(state);
+    serve::<IdentityEnvelope, _>("identity", bind, core, move |cfg| routes(cfg, data.clone()))
+}
+
+fn routes(cfg: &mut web::ServiceConfig, data: web::Data<IdentityState>) {
+    cfg.app_data(data)
+        .service(web::resource("/health").get(health::health))
+        .configure(openapi::docs)
+        .service(
+            web::scope("")
+                .wrap(from_fn(limits::by_client))
+                .service(web::resource("/auth/otp/send").post(auth::otp_send))
+                .service(web::resource("/auth/otp/verify").post(auth::otp_verify))
+                .service(web::resource("/auth/signup").post(auth::signup))
+                .service(web::resource("/auth/signin").post(auth::signin))
+                .service(web::resource("/auth/pin/reset").post(auth::pin_reset))
+                .service(web::resource("/auth/refresh").post(auth::refresh))
+                .service(web::resource("/auth/logout").post(auth::logout))
+                .service(web::resource("/auth/logout/all").post(auth::logout_all))
+                .service(
+                    web::resource("/users/me")
+                        .get(users::me)
+                        .patch(users::update_me)
+                        .delete(users::delete_me),
+                )
+                .service(web::resource("/users/handle/check").get(users::check_handle))
+                .service(web::resource("/users/handle/change").post(users::change_handle))
+                .service(web::resource("/users/@{handle}").get(users::public_profile))
+                .service(web::resource("/sessions").get(sessions::list))
+                .service(web::resource("/sessions/{id}").delete(sessions::revoke))
+                .service(web::resource("/kyc/status").get(kyc::status))
+                .service(web::resource("/kyc/initiate").post(kyc::initiate))
+                .service(
+                    web::resource("/kyc/verify/{token}")
+                        .get(kyc::page_handler)
+                        .post(kyc::submit),
+                ),
+        );
+}
+
+fn spawn_purge(state: IdentityState) {
+    let every = Duration::from_secs(state.cfg.purge_interval_secs.max(1));
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        loop {
+            tick.tick().await;
+            if let Err(e) = service::accounts::purge(&state).await {
+                tracing::error!(error = %e, "account purge failed");
+            }
+        }
+    });
+}

@@ -1,0 +1,92 @@
+//! The identity service's OpenAPI document at /api-docs/openapi.json and Swagger UI at
+//! /api-docs/ (served offline).
+
+use super::dto::*;
+use super::{auth, health, kyc, sessions, users};
+use actix_web::{web, HttpResponse};
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_swagger_ui::SwaggerUi;
+
+/// Every error the service can answer, in its envelope.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+pub enum Errors {
+    /// Malformed body or invalid field (INVALID_REQUEST, INVALID_PHONE, INVALID_PIN, INVALID_HANDLE, INVALID_OTP, OTP_EXPIRED, INVALID_TEMP_TOKEN)
+    #[response(status = 400)]
+    BadRequest(ErrorEnvelope),
+    /// Not authenticated (INVALID_CREDENTIALS, INVALID_TOKEN, TOKEN_EXPIRED, INVALID_REFRESH_TOKEN, REFRESH_TOKEN_EXPIRED)
+    #[response(status = 401)]
+    Unauthorized(ErrorEnvelope),
+    /// ACCOUNT_LOCKED or FORBIDDEN
+    #[response(status = 403)]
+    Forbidden(ErrorEnvelope),
+    /// NOT_FOUND, PHONE_NOT_FOUND, ACCOUNT_NOT_FOUND
+    #[response(status = 404)]
+    NotFound(ErrorEnvelope),
+    /// Wrong method for this path
+    #[response(status = 405)]
+    MethodNotAllowed(ErrorEnvelope),
+    /// HANDLE_TAKEN, HANDLE_RESERVED, PHONE_EXISTS
+    #[response(status = 409)]
+    Conflict(ErrorEnvelope),
+    /// Body too large
+    #[response(status = 413)]
+    TooLarge(ErrorEnvelope),
+    /// Body is not JSON
+    #[response(status = 415)]
+    UnsupportedMediaType(ErrorEnvelope),
+    /// RATE_LIMITED, TOO_MANY_ATTEMPTS, HANDLE_COOLDOWN (with Retry-After on RATE_LIMITED)
+    #[response(status = 429)]
+    TooManyRequests(ErrorEnvelope),
+    /// INTERNAL_ERROR
+    #[response(status = 500)]
+    Internal(ErrorEnvelope),
+}
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
+        let components = api.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Switchboard identity service", version = "1.0",
+         description = "Phone and PIN accounts, handles, sessions and KYC."),
+    paths(
+        health::health,
+        auth::otp_send, auth::otp_verify, auth::signup, auth::signin, auth::pin_reset,
+        auth::refresh, auth::logout, auth::logout_all,
+        users::me, users::update_me, users::delete_me, users::public_profile,
+        users::check_handle, users::change_handle,
+        sessions::list, sessions::revoke,
+        kyc::status, kyc::initiate, kyc::page_handler, kyc::submit,
+    ),
+    components(schemas(ErrorEnvelope, ErrorBody)),
+    modifiers(&BearerAuth),
+    tags((name = "auth"), (name = "users"), (name = "sessions"), (name = "kyc"), (name = "health"))
+)]
+struct ApiDoc;
+
+pub fn docs(cfg: &mut web::ServiceConfig) {
+    cfg.route(
+        "/api-docs",
+        web::get().to(|| async {
+            HttpResponse::MovedPermanently()
+                .insert_header(("Location", "/api-docs/"))
+                .finish()
+        }),
+    )
+    .service(
+        SwaggerUi::new("/api-docs/{_:.*}")
+            .url("/api-docs/openapi.json", ApiDoc::openapi())
+            .config(utoipa_swagger_ui::Config::default().validator_url("none")),
+    );
+}

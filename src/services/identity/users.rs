@@ -1,0 +1,140 @@
+//! /users/*: own profile, public profiles, handles, deletion.
+
+use super::domain::{
+    parse_avatar_url, parse_bio, parse_name, Handle, Language, Pin, DELETE_CONFIRMATION,
+};
+use super::dto::*;
+use super::error::{IdentityError, Result};
+use super::extract::Authenticated;
+use super::openapi::Errors;
+use super::service::accounts;
+use super::IdentityState;
+use actix_web::{web, HttpResponse};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
+use switchboard_entities::identity::user;
+
+#[utoipa::path(get, path = "/users/me", tag = "users", security(("bearer" = [])),
+    responses((status = 200, body = Success<User>), Errors))]
+pub async fn me(auth: Authenticated) -> Result<HttpResponse> {
+    Ok(HttpResponse::Ok().json(ok(User::from(&auth.user))))
+}
+
+#[utoipa::path(patch, path = "/users/me", tag = "users", security(("bearer" = [])), request_body = UpdateMeRequest,
+    responses((status = 200, body = Success<User>), Errors))]
+pub async fn update_me(
+    auth: Authenticated,
+    st: web::Data<IdentityState>,
+    body: web::Json<UpdateMeRequest>,
+) -> Result<HttpResponse> {
+    let body = body.into_inner();
+    // Parse everything first: a bad field changes nothing.
+    let name = body.name.as_deref().map(parse_name).transpose()?;
+    let bio = body.bio.as_deref().map(parse_bio).transpose()?;
+    let avatar = match body.avatar_url {
+        Some(Some(ref u)) if !u.trim().is_empty() => Some(Some(parse_avatar_url(u)?)),
+        Some(_) => Some(None),
+        None => None,
+    };
+    let language = body.language.as_deref().map(Language::parse).transpose()?;
+
+    let mut am = auth.user.clone().into_active_model();
+    let mut changed = false;
+    if let Some(n) = name {
+        am.name = Set(Some(n));
+        changed = true;
+    }
+    if let Some(b) = bio {
+        am.bio = Set(b);
+        changed = true;
+    }
+    if let Some(a) = avatar {
+        am.avatar_url = Set(a);
+        changed = true;
+    }
+    if let Some(l) = language {
+        am.language = Set(l.into_inner());
+        changed = true;
+    }
+    let updated = if changed {
+        am.updated_at = Set(st.core.now());
+        am.update(&st.core.db).await?
+    } else {
+        auth.user
+    };
+    Ok(HttpResponse::Ok().json(ok(User::from(&updated))))
+}
+
+#[utoipa::path(delete, path = "/users/me", tag = "users", security(("bearer" = [])), request_body = DeleteMeRequest,
+    responses((status = 200, body = Success<DeletedResponse>), Errors))]
+pub async fn delete_me(
+    auth: Authenticated,
+    st: web::Data<IdentityState>,
+    body: web::Json<DeleteMeRequest>,
+) -> Result<HttpResponse> {
+    let pin = Pin::parse(&body.pin)?;
+    if body.confirmation != DELETE_CONFIRMATION {
+        return Err(IdentityError::InvalidRequest(format!(
+            "confirmation must be exactly \"{DELETE_CONFIRMATION}\""
+        )));
+    }
+    let deleted_at = accounts::delete(&st, &auth.user, &pin).await?;
+    Ok(HttpResponse::Ok().json(ok(DeletedResponse {
+        message: format!(
+            "Account deleted; its data will be erased after {} days",
+            st.cfg.hard_delete_after_days
+        ),
+        deleted_at,
+    })))
+}
+
+#[utoipa::path(get, path = "/users/@{handle}", tag = "users",
+    params(("handle" = String, Path, description = "handle without the @")),
+    responses((status = 200, body = Success<PublicProfile>), Errors))]
+pub async fn public_profile(
+    st: web::Data<IdentityState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse> {
+    let not_found = || IdentityError::NotFound("no user has this handle".into());
+    let handle = Handle::parse(&path).map_err(|_| not_found())?;
+    let u = user::Entity::find()
+        .filter(user::Column::Handle.eq(handle.as_str()))
+        .filter(user::Column::DeletedAt.is_null())
+        .one(&st.core.db)
+        .await?
+        .ok_or_else(not_found)?;
+    Ok(HttpResponse::Ok().json(ok(PublicProfile::from(&u))))
+}
+
+#[utoipa::path(get, path = "/users/handle/check", tag = "users", params(HandleCheckQuery),
+    responses((status = 200, body = Success<HandleCheck>), Errors))]
+pub async fn check_handle(
+    st: web::Data<IdentityState>,
+    q: web::Query<HandleCheckQuery>,
+) -> Result<HttpResponse> {
+    let handle = Handle::parse(&q.handle)?;
+    let reason = if handle.is_reserved() {
+        Some("reserved")
+    } else if accounts::handle_taken(&st.core.db, &handle, None).await? {
+        Some("taken")
+    } else {
+        None
+    };
+    Ok(HttpResponse::Ok().json(ok(HandleCheck {
+        handle: handle.as_str().to_owned(),
+        available: reason.is_none(),
+        reason: reason.map(str::to_owned),
+    })))
+}
+
+#[utoipa::path(post, path = "/users/handle/change", tag = "users", security(("bearer" = [])),
+    request_body = HandleChangeRequest, responses((status = 200, body = Success<HandleChanged>), Errors))]
+pub async fn change_handle(
+    auth: Authenticated,
+    st: web::Data<IdentityState>,
+    body: web::Json<HandleChangeRequest>,
+) -> Result<HttpResponse> {
+    let new = Handle::parse(&body.new_handle)?;
+    let pin = Pin::parse(&body.pin)?;
+    let changed = accounts::change_handle(&st, &auth.user, new, &pin).await?;
+    Ok(HttpResponse::Ok().json(ok(changed)))
+}

@@ -1,0 +1,209 @@
+use chrono::Duration;
+use reqwest::{Client, Response};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+use switchboard::core::clock::ManualClock;
+use switchboard::core::config::Settings;
+use switchboard::{Application, Overrides};
+
+pub struct TestApp {
+    pub identity: String,
+    pub client: Client,
+    pub clock: Arc<ManualClock>,
+    pub outbox: PathBuf,
+    pub settings: Settings,
+    _dir: tempfile::TempDir,
+}
+
+/// A database URL of its own for one test.
+pub async fn fresh_database_url(dir: &std::path::Path) -> String {
+    match std::env::var("TEST_DATABASE_URL") {
+        Ok(admin) if admin.starts_with("postgres") => {
+            use sea_orm::{ConnectionTrait, Database};
+            let name = format!("sb_test_{}", uuid::Uuid::new_v4().simple());
+            let conn = Database::connect(&admin)
+                .await
+                .expect("connect to TEST_DATABASE_URL");
+            conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
+                .await
+                .expect("create test database");
+            conn.close().await.ok();
+            let (base, _) = admin.rsplit_once('/').expect("database URL has a path");
+            format!("{base}/{name}")
+        }
+        _ => format!("sqlite://{}/test.db?mode=rwc", dir.display()),
+    }
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut settings = Settings::default();
+    settings.database.url = fresh_database_url(dir.path()).await;
+    settings.database.max_connections = 8;
+    settings.outbox.path = dir.path().join("outbox.jsonl").display().to_string();
+    settings.services.identity.bind = "127.0.0.1:0".into();
+    settings.services.interview.enabled = false;
+    settings.services.messaging.enabled = false;
+    tweak(&mut settings);
+    let clock = ManualClock::new();
+    let app = Application::build_with(
+        settings.clone(),
+        Overrides {
+            clock: Some(clock.clone()),
+        },
+    )
+    .await
+    .expect("application builds");
+    let identity = app
+        .address("identity")
+        .map(|a| format!("http://{a}"))
+        .unwrap_or_default();
+    let outbox = PathBuf::from(&settings.outbox.path);
+    actix_web::rt::spawn(app.run_until_stopped());
+    TestApp {
+        identity,
+        client: Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client"),
+        clock,
+        outbox,
+        settings,
+        _dir: dir,
+    }
+}
+
+impl TestApp {
+    pub fn advance(&self, by: Duration) {
+        self.clock.advance(by);
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.identity, path)
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Response {
+        self.client
+            .post(self.url(path))
+            .json(&body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn post_auth(&self, path: &str, token: &str, body: Value) -> Response {
+        self.client
+            .post(self.url(path))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn get(&self, path: &str) -> Response {
+        self.client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn get_auth(&self, path: &str, token: &str) -> Response {
+        self.client
+            .get(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// Every outbox line sent to `to`.
+    pub fn outbox_for(&self, to: &str) -> Vec<Value> {
+        std::fs::read_to_string(&self.outbox)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["to"] == to)
+            .collect()
+    }
+
+    /// The six-digit code of the latest SMS to `phone`.
+    pub fn last_code(&self, phone: &str) -> String {
+        let msgs = self.outbox_for(phone);
+        let text = msgs.last().expect("an SMS was sent")["text"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        text.split(|c: char| !c.is_ascii_digit())
+            .find(|w| w.len() == 6)
+            .expect("a six-digit code")
+            .to_owned()
+    }
+
+    pub async fn temp_token(&self, phone: &str, purpose: &str) -> String {
+        let res = self
+            .post(
+                "/auth/otp/send",
+                json!({"phone": phone, "purpose": purpose}),
+            )
+            .await;
+        assert_eq!(res.status(), 200, "otp send: {}", res.text().await.unwrap());
+        let code = self.last_code(phone);
+        let res = self
+            .post(
+                "/auth/otp/verify",
+                json!({"phone": phone, "code": code, "purpose": purpose}),
+            )
+            .await;
+        assert_eq!(res.status(), 200);
+        body(res).await["data"]["temp_token"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    /// Signs up a fresh account; returns the whole response data.
+    pub async fn signup(&self, phone: &str, handle: &str, pin: &str) -> Value {
+        let temp = self.temp_token(phone, "signup").await;
+        let res = self
+            .post(
+                "/auth/signup",
+                json!({"temp_token": temp, "pin": pin, "handle": handle, "name": "Test User"}),
+            )
+            .await;
+        assert_eq!(res.status(), 201, "signup");
+        body(res).await["data"].clone()
+    }
+}
+
+pub async fn body(res: Response) -> Value {
+    res.json().await.expect("JSON body")
+}
+
+/// Asserts the identity error envelope with `code` and `status`.
+pub async fn assert_error(res: Response, status: u16, code: &str) -> Value {
+    assert_eq!(res.status().as_u16(), status, "status for {code}");
+    let v = body(res).await;
+    assert_eq!(v["success"], false);
+    assert_eq!(v["error"]["code"], code, "{v}");
+    assert!(v["error"]["message"].is_string());
+    assert!(v["error"]["details"].is_object());
+    v
+}
+
+/// A valid phone number unique to one call (German mobile range).
+pub fn phone() -> String {
+    use rand::Rng;
+    format!("+49176{:08}", rand::rng().random_range(0..100_000_000u32))
+}
+
+/// A handle unique to one call.
+pub fn handle() -> String {
+    format!("user_{}", &uuid::Uuid::new_v4().simple().to_string()[..10])
+}

@@ -1,0 +1,118 @@
+use crate::helpers::*;
+use serde_json::json;
+
+#[actix_web::test]
+async fn health_is_not_wrapped() {
+    let app = spawn_app().await;
+    let res = app.get("/health").await;
+    assert_eq!(res.status(), 200);
+    let v = body(res).await;
+    assert_eq!(v["status"], "ok");
+    assert!(v["version"].is_string());
+    assert!(v["timestamp"].is_string());
+    assert!(v.get("success").is_none());
+}
+
+#[actix_web::test]
+async fn unknown_routes_methods_and_bodies_get_the_envelope() {
+    let app = spawn_app().await;
+    assert_error(app.get("/nope").await, 404, "NOT_FOUND").await;
+    let res = app
+        .client
+        .put(app.url("/auth/signin"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_error(res, 405, "METHOD_NOT_ALLOWED").await;
+    let res = app
+        .client
+        .post(app.url("/auth/signin"))
+        .body("phone=1")
+        .header("content-type", "text/plain")
+        .send()
+        .await
+        .unwrap();
+    assert_error(res, 415, "UNSUPPORTED_MEDIA_TYPE").await;
+    let res = app
+        .client
+        .post(app.url("/auth/signin"))
+        .header("content-type", "application/json")
+        .body("[1,2")
+        .send()
+        .await
+        .unwrap();
+    assert_error(res, 400, "INVALID_REQUEST").await;
+    let res = app
+        .client
+        .post(app.url("/auth/signin"))
+        .header("content-type", "application/json")
+        .body(vec![b' '; 3 * 1024 * 1024])
+        .send()
+        .await
+        .unwrap();
+    assert_error(res, 413, "PAYLOAD_TOO_LARGE").await;
+}
+
+#[actix_web::test]
+async fn request_id_is_echoed_or_generated() {
+    let app = spawn_app().await;
+    let res = app
+        .client
+        .get(app.url("/users/handle/check?handle=abc"))
+        .header("x-request-id", "abc-123")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.headers()["x-request-id"], "abc-123");
+    let res = app.get("/users/handle/check?handle=abc").await;
+    assert_eq!(res.headers()["x-request-id"].len(), 36);
+}
+
+#[actix_web::test]
+async fn default_limit_applies_per_client_with_headers() {
+    let app = spawn_app_with(|s| s.services.identity.rate_limits.default.limit = 3).await;
+    for left in (0..3).rev() {
+        let res = app.get("/users/@someone").await;
+        assert_eq!(res.headers()["x-ratelimit-limit"], "3");
+        assert_eq!(
+            res.headers()["x-ratelimit-remaining"],
+            left.to_string().as_str()
+        );
+        let reset: i64 = res.headers()["x-ratelimit-reset"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(reset > chrono::Utc::now().timestamp());
+    }
+    let res = app.get("/users/@someone").await;
+    assert!(res.headers().contains_key("retry-after"));
+    let v = assert_error(res, 429, "RATE_LIMITED").await;
+    assert!(v["error"]["details"]["retry_after"].as_i64().unwrap() >= 1);
+}
+
+#[actix_web::test]
+async fn openapi_and_swagger_ui_are_served() {
+    let app = spawn_app().await;
+    let res = app.get("/api-docs/openapi.json").await;
+    assert_eq!(res.status(), 200);
+    let doc = body(res).await;
+    let paths = doc["paths"].as_object().unwrap();
+    for p in [
+        "/auth/otp/send",
+        "/auth/signup",
+        "/users/me",
+        "/users/@{handle}",
+        "/sessions/{id}",
+        "/kyc/initiate",
+    ] {
+        assert!(paths.contains_key(p), "{p}");
+    }
+    assert!(doc["paths"]["/auth/signin"]["post"]["responses"]["429"].is_object());
+    let res = app.get("/api-docs").await;
+    assert_eq!(res.status(), 301);
+    let res = app.get("/api-docs/").await;
+    assert_eq!(res.status(), 200);
+    assert!(res.text().await.unwrap().contains("swagger"));
+}

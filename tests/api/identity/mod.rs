@@ -1,0 +1,5 @@
+mod auth;
+mod framework;
+mod kyc;
+mod tokens;
+mod users;
