@@ -16,6 +16,7 @@
 
 mod config;
 mod conn;
+pub mod echo;
 pub mod engineio;
 mod heartbeat;
 pub mod hub;
