@@ -170,7 +170,14 @@ impl Actor for WsSession {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         if self.upgrade_from.is_some() {
-            return; // the connection comes from the polling session
+            // The connection comes from the polling session once the client
+            // finishes the upgrade; a client that never does is dropped.
+            ctx.run_later(self.server.config().connect_timeout, |act, ctx| {
+                if act.conn.is_none() {
+                    act.close(ctx, DisconnectReason::TransportClose);
+                }
+            });
+            return;
         }
         let sid = random_id();
         Socket(ctx).push(OutPacket::open(&self.server.open_json(&sid, false)));
