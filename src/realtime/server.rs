@@ -98,6 +98,11 @@ impl SocketIoServer {
             .unwrap_or_default()
     }
 
+    /// How many sockets are connected, over all namespaces.
+    pub async fn socket_count(&self) -> usize {
+        self.0.hub.send(hub::SocketCount).await.unwrap_or_default()
+    }
+
     pub(crate) fn namespace(&self, name: &str) -> Option<&Arc<dyn NamespaceHandler>> {
         self.0.namespaces.get(name)
     }

@@ -214,6 +214,24 @@ impl SocketHandle {
         Ok(())
     }
 
+    /// Emits to every socket in `room` of this namespace, this one included
+    /// if it is a member.
+    pub fn emit_to_room<T: Serialize + ?Sized>(
+        &self,
+        room: &str,
+        event: &str,
+        data: &T,
+    ) -> Result<(), EncodeError> {
+        let frame = socketio::event_frame_one(&self.0.nsp, event, data)?;
+        self.0.hub.do_send(hub::EmitToRoom {
+            nsp: self.0.nsp.clone(),
+            room: room.to_owned(),
+            frame,
+            except: None,
+        });
+        Ok(())
+    }
+
     pub(crate) fn send_frame(&self, frame: Frame) {
         send_command(
             &self.0.target,

@@ -233,6 +233,8 @@ impl StreamHandler<Result<ws::Message, ws::ProtocolError>> for WsSession {
             Ok(ws::Message::Ping(data)) => ctx.pong(&data),
             Ok(ws::Message::Pong(_)) | Ok(ws::Message::Nop) => {}
             Ok(ws::Message::Close(_)) => self.close(ctx, DisconnectReason::TransportClose),
+            // A dropped connection is not the client's protocol mistake.
+            Err(ws::ProtocolError::Io(_)) => self.close(ctx, DisconnectReason::TransportClose),
             Err(e) => {
                 tracing::debug!(error = %e, "websocket protocol error");
                 self.close(ctx, DisconnectReason::ParseError);

@@ -5,4 +5,5 @@
 mod support;
 
 mod engineio;
+mod rooms;
 mod socketio;

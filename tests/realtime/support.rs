@@ -1,12 +1,15 @@
 //! Starts the echo server once per test binary and speaks the raw protocol.
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use actix_web::{App, HttpServer};
+use async_trait::async_trait;
 use futures_util::{SinkExt, StreamExt};
-use serde_json::Value;
-use switchboard::realtime::{self, echo};
+use serde_json::{json, Value};
+use switchboard::realtime::{
+    self, echo, DisconnectReason, Event, NamespaceHandler, SocketHandle, SocketIoServer,
+};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
@@ -25,7 +28,22 @@ pub fn port() -> u16 {
         let port = listener.local_addr().expect("local addr").port();
         std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
-                let server = echo::conformance_server();
+                let server = SocketIoServer::builder(echo::conformance_config())
+                    .namespace(
+                        "/",
+                        echo::Echo {
+                            echo_messages: true,
+                        },
+                    )
+                    .namespace(
+                        "/custom",
+                        echo::Echo {
+                            echo_messages: false,
+                        },
+                    )
+                    .namespace("/chat", Chat)
+                    .build();
+                let _ = SERVER.set(server.clone());
                 HttpServer::new(move || App::new().service(realtime::scope(server.clone())))
                     .workers(2)
                     .listen(listener)
@@ -169,4 +187,105 @@ pub async fn expect_closed(ws: &mut Ws, within: Duration) {
     tokio::time::timeout(within, wait)
         .await
         .expect("server should have closed the socket");
+}
+
+static SERVER: OnceLock<SocketIoServer> = OnceLock::new();
+
+/// (socket id, reason) of every socket that left `/chat`.
+pub static DISCONNECTS: Mutex<Vec<(String, DisconnectReason)>> = Mutex::new(Vec::new());
+
+pub fn disconnect_reason(sid: &str) -> Option<DisconnectReason> {
+    let seen = DISCONNECTS.lock().unwrap_or_else(|e| e.into_inner());
+    seen.iter().find(|(s, _)| s == sid).map(|(_, r)| *r)
+}
+
+/// A namespace exercising the application API: auth, rooms, presence,
+/// server-side disconnect.
+struct Chat;
+
+#[async_trait]
+impl NamespaceHandler for Chat {
+    async fn on_connect(&self, socket: SocketHandle, auth: Value) -> Result<(), String> {
+        match auth["token"].as_str() {
+            Some(user) if user.starts_with("user-") => {
+                socket.set_data(user.to_owned());
+                Ok(())
+            }
+            _ => Err("unauthorized".to_owned()),
+        }
+    }
+
+    async fn on_event(&self, socket: SocketHandle, event: Event) {
+        let arg = |i: usize| {
+            event
+                .args
+                .get(i)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        };
+        let (room, text) = (arg(0).to_owned(), arg(1).to_owned());
+        let reply = match event.name.as_str() {
+            "join" => {
+                socket.join(room);
+                json!("joined")
+            }
+            "leave" => {
+                socket.leave(room);
+                json!("left")
+            }
+            "say" => {
+                socket.broadcast_to(&room, "said", &text).expect("encode");
+                return;
+            }
+            "shout" => {
+                socket
+                    .emit_to_room(&room, "shouted", &text)
+                    .expect("encode");
+                return;
+            }
+            "announce" => {
+                let server = SERVER.get().expect("server");
+                server
+                    .emit_to_room("/chat", &room, "announced", &text)
+                    .expect("encode");
+                return;
+            }
+            "members" => {
+                let server = SERVER.get().expect("server");
+                json!(server.room_members("/chat", &room).await.len())
+            }
+            "whoami" => json!(socket.data::<String>().as_deref().map(String::as_str)),
+            "id" => json!(socket.id()),
+            "kick" => return socket.disconnect(),
+            "close" => return socket.close(),
+            _ => return,
+        };
+        if let Some(ack) = event.ack {
+            ack.send(&[reply]).expect("encode");
+        }
+    }
+
+    async fn on_disconnect(&self, socket: SocketHandle, reason: DisconnectReason) {
+        let mut seen = DISCONNECTS.lock().unwrap_or_else(|e| e.into_inner());
+        seen.push((socket.id().to_owned(), reason));
+    }
+}
+
+/// A WebSocket joined to `/chat` as `user`; returns it and the socket id.
+pub async fn chat_connect(user: &str) -> (Ws, String) {
+    let (mut ws, _) = ws_open().await;
+    send(&mut ws, &format!(r#"40/chat,{{"token":"{user}"}}"#)).await;
+    let answer = recv_text(&mut ws).await;
+    let handshake: Value =
+        serde_json::from_str(answer.strip_prefix("40/chat,").expect("CONNECT")).expect("JSON");
+    let sid = handshake["sid"].as_str().expect("sid").to_owned();
+    (ws, sid)
+}
+
+/// Sends `42/chat,<id>[event, args…]` and returns the ack's JSON array.
+pub async fn chat_call(ws: &mut Ws, id: u32, args: Value) -> Value {
+    send(ws, &format!("42/chat,{id}{args}")).await;
+    let answer = recv_text(ws).await;
+    let prefix = format!("43/chat,{id}");
+    serde_json::from_str(answer.strip_prefix(&prefix).expect("ACK")).expect("JSON")
 }
