@@ -7,12 +7,24 @@
 //! ```ignore
 //! let server = SocketIoServer::builder(SocketIoConfig::default())
 //!     .namespace("/", Chat)
-//!     .build();
+//!     .build(); // inside the actix System: starts the hub
 //! HttpServer::new(move || App::new().service(realtime::scope(server.clone())))
 //! ```
 //!
-//! Rooms and presence live in the [`Hub`] actor; `server.emit_to_room`
-//! reaches every socket in a room from anywhere (e.g. another actor).
+//! How the services sit on it:
+//! - marketplace chat: `on_connect` checks `auth["token"]` and returns
+//!   `Err(message)` to refuse (the client gets `44{"message":…}`), else
+//!   `socket.set_data(user)` and `socket.join(format!("user:{id}"))`; a
+//!   `Conversation` actor then reaches a user with
+//!   `server.emit_to_room("/", "user:…", "new_message", &msg)`.
+//! - interview: `on_connect` accepts everyone; `on_event` for
+//!   `join_session {session_token}` looks the session up, joins room
+//!   `session:{id}` and tells the `InterviewSession` actor, which emits to
+//!   that room the same way.
+//!
+//! Rooms and presence live in the [`Hub`] actor. Each connection is one
+//! actor (polling session or WebSocket) with no thread of its own; packets
+//! sent to a room are encoded once and shared by reference count.
 
 mod config;
 mod conn;
