@@ -39,6 +39,7 @@ pub(crate) enum ProtocolError {
     UnexpectedText,
     UnexpectedBinary,
     UnexpectedPacket,
+    AttachmentsTooLarge,
 }
 
 impl std::fmt::Display for ProtocolError {
@@ -48,6 +49,7 @@ impl std::fmt::Display for ProtocolError {
             ProtocolError::UnexpectedText => f.write_str("text packet while awaiting attachments"),
             ProtocolError::UnexpectedBinary => f.write_str("binary packet without a binary header"),
             ProtocolError::UnexpectedPacket => f.write_str("packet not allowed from a client"),
+            ProtocolError::AttachmentsTooLarge => f.write_str("attachments exceed their budget"),
         }
     }
 }
@@ -79,7 +81,11 @@ struct NspSocket {
 struct Partial {
     packet: socketio::Packet,
     attachments: Vec<Bytes>,
+    bytes: usize,
 }
+
+/// All attachments of one packet together may be this many times maxPayload.
+const ATTACHMENT_BUDGET_FACTOR: usize = 10;
 
 impl Conn {
     pub(crate) fn new(server: SocketIoServer, recipient: Recipient<Command>) -> Self {
@@ -128,6 +134,7 @@ impl Conn {
                     self.partial = Some(Partial {
                         packet,
                         attachments,
+                        bytes: 0,
                     });
                 }
             }
@@ -138,10 +145,21 @@ impl Conn {
 
     /// An Engine.IO binary packet: the next attachment of a binary packet.
     pub(crate) fn on_binary(&mut self, data: Bytes) -> Result<(), ProtocolError> {
+        // Each attachment is within maxPayload, but a header may announce
+        // many; bound what one packet may make the server hold.
+        let limit = self
+            .server
+            .config()
+            .max_payload
+            .saturating_mul(ATTACHMENT_BUDGET_FACTOR);
         let partial = self
             .partial
             .as_mut()
             .ok_or(ProtocolError::UnexpectedBinary)?;
+        partial.bytes += data.len();
+        if partial.bytes > limit {
+            return Err(ProtocolError::AttachmentsTooLarge);
+        }
         partial.attachments.push(data);
         if partial.attachments.len() == partial.packet.attachments {
             if let Some(done) = self.partial.take() {
