@@ -3,6 +3,7 @@
 
 pub mod core;
 pub mod providers;
+pub mod realtime;
 pub mod services;
 pub mod startup;
 

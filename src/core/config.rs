@@ -19,7 +19,6 @@ pub struct Settings {
     pub webhooks: WebhookSettings,
 }
 
-
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct ServerSettings {

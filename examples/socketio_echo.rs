@@ -1,0 +1,30 @@
+//! The server the Socket.IO protocol test suite (socketio/socket.io-protocol)
+//! runs against; see `switchboard::realtime::echo` for what it does.
+//!
+//! `cargo run --release --example socketio_echo` listens on 127.0.0.1:3000
+//! (and [::1]:3000 where IPv6 exists); set `PORT` to use another port.
+
+use actix_web::{App, HttpServer};
+use switchboard::realtime::{self, echo};
+
+#[actix_web::main]
+async fn main() -> std::io::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
+    let port: u16 = match std::env::var("PORT") {
+        Ok(p) => p
+            .parse()
+            .map_err(|_| std::io::Error::other("PORT must be a port number"))?,
+        Err(_) => 3000,
+    };
+    let server = echo::conformance_server();
+    let mut http = HttpServer::new(move || App::new().service(realtime::scope(server.clone())))
+        .bind(("127.0.0.1", port))?;
+    // "localhost" may resolve to ::1 first; serve it too where IPv6 exists.
+    if let Ok(v6) = std::net::TcpListener::bind(("::1", port)) {
+        http = http.listen(v6)?;
+    }
+    println!("socketio_echo listening on 127.0.0.1:{port}");
+    http.run().await
+}

@@ -1,0 +1,293 @@
+//! HTTP long-polling transport: one actor per session keeps the packets
+//! waiting for the client's next GET and the GET (if any) waiting for them.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix::{
+    Actor, ActorContext, AsyncContext, Context, Handler, Message, MessageResult, Recipient,
+};
+use tokio::sync::oneshot;
+
+use super::conn::{Conn, Flow, Outbox};
+use super::engineio::{self, OutPacket, Packet};
+use super::heartbeat::{self, EngineActor, Heartbeat};
+use super::server::SocketIoServer;
+use super::socket::{Command, DisconnectReason};
+
+/// After handing its connection to a WebSocket, the actor lingers this long
+/// to forward commands that were already addressed to it.
+const FORWARD_GRACE: Duration = Duration::from_secs(5);
+
+pub(crate) struct PollingSession {
+    sid: Arc<str>,
+    server: SocketIoServer,
+    conn: Option<Conn>,
+    queue: Vec<OutPacket>,
+    waiting: Option<oneshot::Sender<PollReply>>,
+    heartbeat: Heartbeat,
+    /// A WebSocket has probed; answer polls at once so the client can pause.
+    upgrading: bool,
+    /// The WebSocket actor that took over the connection.
+    forward: Option<Recipient<Command>>,
+}
+
+/// The answer to a GET.
+pub(crate) enum PollReply {
+    Payload(String),
+    /// The session is closed, upgraded or unknown: HTTP 400.
+    Gone,
+}
+
+/// A client GET: packets for it arrive on the returned channel.
+#[derive(Message)]
+#[rtype(result = "oneshot::Receiver<PollReply>")]
+pub(crate) struct Poll;
+
+/// A client POST body.
+#[derive(Message)]
+#[rtype(result = "Result<(), ()>")]
+pub(crate) struct Push(pub String);
+
+/// A WebSocket for this session answered the probe.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub(crate) struct ProbeStarted;
+
+/// The probing WebSocket went away before upgrading.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub(crate) struct ProbeAborted;
+
+/// The client sent the upgrade packet on the WebSocket: hand over.
+#[derive(Message)]
+#[rtype(result = "Option<Handover>")]
+pub(crate) struct Upgrade {
+    pub target: Recipient<Command>,
+}
+
+pub(crate) struct Handover {
+    pub conn: Conn,
+    pub queued: Vec<OutPacket>,
+}
+
+struct Queue<'a>(&'a mut Vec<OutPacket>);
+
+impl Outbox for Queue<'_> {
+    fn push(&mut self, packet: OutPacket) {
+        self.0.push(packet);
+    }
+}
+
+impl PollingSession {
+    pub(crate) fn new(sid: Arc<str>, server: SocketIoServer) -> Self {
+        Self {
+            sid,
+            server,
+            conn: None,
+            queue: Vec::new(),
+            waiting: None,
+            heartbeat: Heartbeat::default(),
+            upgrading: false,
+            forward: None,
+        }
+    }
+
+    /// Answers the waiting GET, if there is one and something to send.
+    fn flush(&mut self) {
+        if self.queue.is_empty() && !self.upgrading {
+            return;
+        }
+        let Some(waiting) = self.waiting.take() else {
+            return;
+        };
+        if waiting.is_closed() {
+            return; // the client gave up on that GET; keep the packets
+        }
+        let payload = if self.queue.is_empty() {
+            engineio::encode_payload(&[OutPacket::noop()])
+        } else {
+            let payload = engineio::encode_payload(&self.queue);
+            self.queue.clear();
+            payload
+        };
+        let _ = waiting.send(PollReply::Payload(payload));
+    }
+
+    /// Ends the session; a waiting GET gets `last` (close or noop).
+    fn end(&mut self, ctx: &mut Context<Self>, reason: DisconnectReason, last: OutPacket) {
+        self.server.polling_sessions().remove(&self.sid);
+        if let Some(mut conn) = self.conn.take() {
+            conn.shutdown(reason);
+        }
+        if let Some(waiting) = self.waiting.take() {
+            self.queue.push(last);
+            let _ = waiting.send(PollReply::Payload(engineio::encode_payload(&self.queue)));
+        }
+        self.queue = Vec::new();
+        ctx.stop();
+    }
+
+    fn receive(&mut self, ctx: &mut Context<Self>, body: &str) -> Result<(), ()> {
+        for packet in engineio::decode_payload(body) {
+            let Some(conn) = self.conn.as_mut() else {
+                return Err(());
+            };
+            let result = match packet {
+                Ok(Packet::Message(text)) => conn.on_text(text, &mut Queue(&mut self.queue)),
+                Ok(Packet::Binary(data)) => conn.on_binary(data),
+                Ok(Packet::Pong(_)) => {
+                    heartbeat::on_pong(self, ctx);
+                    Ok(())
+                }
+                Ok(Packet::Ping(data)) => {
+                    self.queue.push(OutPacket::pong(data));
+                    Ok(())
+                }
+                Ok(Packet::Close) => {
+                    self.end(ctx, DisconnectReason::TransportClose, OutPacket::noop());
+                    return Ok(());
+                }
+                Ok(Packet::Noop) => Ok(()),
+                Ok(Packet::Open(_) | Packet::Upgrade) | Err(_) => {
+                    tracing::debug!(sid = %self.sid, "malformed polling packet");
+                    self.end(ctx, DisconnectReason::ParseError, OutPacket::close());
+                    return Err(());
+                }
+            };
+            if let Err(e) = result {
+                tracing::debug!(sid = %self.sid, error = %e, "socket.io protocol error");
+                self.end(ctx, DisconnectReason::ParseError, OutPacket::close());
+                return Err(());
+            }
+        }
+        self.flush();
+        Ok(())
+    }
+}
+
+impl Actor for PollingSession {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        self.conn = Some(Conn::new(self.server.clone(), ctx.address().recipient()));
+        let config = self.server.config().clone();
+        heartbeat::start(self, ctx, &config);
+    }
+
+    fn stopped(&mut self, _: &mut Context<Self>) {
+        // Normally end() did this already; covers the actor being dropped.
+        if let Some(mut conn) = self.conn.take() {
+            self.server.polling_sessions().remove(&self.sid);
+            conn.shutdown(DisconnectReason::TransportClose);
+        }
+    }
+}
+
+impl EngineActor for PollingSession {
+    type Ctx = Context<Self>;
+
+    fn heartbeat(&mut self) -> &mut Heartbeat {
+        &mut self.heartbeat
+    }
+
+    fn send_packet(&mut self, _: &mut Context<Self>, packet: OutPacket) {
+        self.queue.push(packet);
+        self.flush();
+    }
+
+    fn close(&mut self, ctx: &mut Context<Self>, reason: DisconnectReason) {
+        self.end(ctx, reason, OutPacket::close());
+    }
+
+    fn has_joined(&self) -> bool {
+        self.conn.as_ref().is_some_and(Conn::has_joined)
+    }
+}
+
+impl Handler<Poll> for PollingSession {
+    type Result = MessageResult<Poll>;
+
+    fn handle(&mut self, _: Poll, ctx: &mut Context<Self>) -> Self::Result {
+        let (tx, rx) = oneshot::channel();
+        if self.conn.is_none() {
+            let _ = tx.send(PollReply::Gone);
+        } else if self.waiting.as_ref().is_some_and(|w| !w.is_closed()) {
+            // Two GETs at once break the protocol: drop the session.
+            let _ = tx.send(PollReply::Gone);
+            self.end(ctx, DisconnectReason::ParseError, OutPacket::close());
+        } else {
+            self.waiting = Some(tx);
+            self.flush();
+        }
+        MessageResult(rx)
+    }
+}
+
+impl Handler<Push> for PollingSession {
+    type Result = Result<(), ()>;
+
+    fn handle(&mut self, msg: Push, ctx: &mut Context<Self>) -> Result<(), ()> {
+        self.receive(ctx, &msg.0)
+    }
+}
+
+impl Handler<ProbeStarted> for PollingSession {
+    type Result = ();
+
+    fn handle(&mut self, _: ProbeStarted, _: &mut Context<Self>) {
+        self.upgrading = true;
+        self.flush();
+    }
+}
+
+impl Handler<ProbeAborted> for PollingSession {
+    type Result = ();
+
+    fn handle(&mut self, _: ProbeAborted, _: &mut Context<Self>) {
+        self.upgrading = false;
+    }
+}
+
+impl Handler<Upgrade> for PollingSession {
+    type Result = MessageResult<Upgrade>;
+
+    fn handle(&mut self, msg: Upgrade, ctx: &mut Context<Self>) -> Self::Result {
+        let Some(conn) = self.conn.take() else {
+            return MessageResult(None);
+        };
+        heartbeat::stop(self, ctx);
+        self.server.polling_sessions().remove(&self.sid);
+        conn.retarget(msg.target.clone());
+        self.forward = Some(msg.target);
+        // The client paused polling before upgrading; a GET still waiting
+        // belongs to nobody now.
+        if let Some(waiting) = self.waiting.take() {
+            let _ = waiting.send(PollReply::Gone);
+        }
+        ctx.run_later(FORWARD_GRACE, |_, ctx| ctx.stop());
+        MessageResult(Some(Handover {
+            conn,
+            queued: std::mem::take(&mut self.queue),
+        }))
+    }
+}
+
+impl Handler<Command> for PollingSession {
+    type Result = ();
+
+    fn handle(&mut self, cmd: Command, ctx: &mut Context<Self>) {
+        let Some(conn) = self.conn.as_mut() else {
+            if let Some(forward) = &self.forward {
+                forward.do_send(cmd);
+            }
+            return;
+        };
+        let flow = conn.on_command(cmd, &mut Queue(&mut self.queue));
+        if flow == Flow::Close {
+            self.end(ctx, DisconnectReason::ServerClose, OutPacket::close());
+        } else {
+            self.flush();
+        }
+    }
+}

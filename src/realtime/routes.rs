@@ -1,0 +1,166 @@
+//! The `/socket.io/` endpoint: checks the Engine.IO query and hands the
+//! request to the polling or WebSocket transport.
+
+use std::sync::Arc;
+
+use actix::Actor;
+use actix_web::http::{header, Method, StatusCode};
+use actix_web::web::{self, BytesMut};
+use actix_web::{HttpRequest, HttpResponse};
+use actix_web_actors::ws;
+use futures_util::StreamExt;
+
+use super::polling::{Poll, PollReply, PollingSession, Push};
+use super::server::{random_id, SocketIoServer};
+use super::ws::WsSession;
+
+/// Mounts Socket.IO at `/socket.io/`: `App::new().service(scope(server))`.
+pub fn scope(server: SocketIoServer) -> actix_web::Scope {
+    web::scope("/socket.io")
+        .app_data(web::Data::new(server))
+        .service(web::resource(["", "/"]).to(entry))
+}
+
+#[derive(Default)]
+struct EioQuery {
+    eio: Option<String>,
+    transport: Option<String>,
+    sid: Option<String>,
+}
+
+fn parse_query(query: &str) -> EioQuery {
+    let mut q = EioQuery::default();
+    for (key, value) in url::form_urlencoded::parse(query.as_bytes()) {
+        match &*key {
+            "EIO" => q.eio = Some(value.into_owned()),
+            "transport" => q.transport = Some(value.into_owned()),
+            "sid" => q.sid = Some(value.into_owned()),
+            _ => {}
+        }
+    }
+    q
+}
+
+/// Engine.IO's error body: `{"code":N,"message":"…"}`.
+fn eio_error(status: StatusCode, code: u8, message: &str) -> HttpResponse {
+    HttpResponse::build(status).json(serde_json::json!({ "code": code, "message": message }))
+}
+
+fn unknown_sid() -> HttpResponse {
+    eio_error(StatusCode::BAD_REQUEST, 1, "Session ID unknown")
+}
+
+async fn entry(
+    req: HttpRequest,
+    payload: web::Payload,
+    server: web::Data<SocketIoServer>,
+) -> HttpResponse {
+    let query = parse_query(req.query_string());
+    if query.eio.as_deref() != Some("4") {
+        return eio_error(StatusCode::BAD_REQUEST, 5, "Unsupported protocol version");
+    }
+    match query.transport.as_deref() {
+        Some("polling") => polling(req, payload, &server, query.sid).await,
+        Some("websocket") => websocket(req, payload, &server, query.sid),
+        _ => eio_error(StatusCode::BAD_REQUEST, 0, "Transport unknown"),
+    }
+}
+
+async fn polling(
+    req: HttpRequest,
+    payload: web::Payload,
+    server: &SocketIoServer,
+    sid: Option<String>,
+) -> HttpResponse {
+    let Some(sid) = sid else {
+        if req.method() != Method::GET {
+            return eio_error(StatusCode::BAD_REQUEST, 2, "Bad handshake method");
+        }
+        return handshake(server);
+    };
+    let Some(session) = server
+        .polling_sessions()
+        .get(sid.as_str())
+        .map(|s| s.clone())
+    else {
+        return unknown_sid();
+    };
+    match *req.method() {
+        Method::GET => {
+            let Ok(reply) = session.send(Poll).await else {
+                return unknown_sid();
+            };
+            match reply.await {
+                Ok(PollReply::Payload(body)) => HttpResponse::Ok()
+                    .insert_header((header::CONTENT_TYPE, "text/plain; charset=UTF-8"))
+                    .body(body),
+                Ok(PollReply::Gone) | Err(_) => unknown_sid(),
+            }
+        }
+        Method::POST => {
+            let body = match read_body(payload, server.config().max_payload).await {
+                Ok(body) => body,
+                Err(response) => return response,
+            };
+            match session.send(Push(body)).await {
+                Ok(Ok(())) => HttpResponse::Ok()
+                    .insert_header((header::CONTENT_TYPE, "text/html"))
+                    .body("ok"),
+                _ => eio_error(StatusCode::BAD_REQUEST, 3, "Bad request"),
+            }
+        }
+        _ => eio_error(StatusCode::BAD_REQUEST, 2, "Bad handshake method"),
+    }
+}
+
+fn handshake(server: &SocketIoServer) -> HttpResponse {
+    let sid: Arc<str> = random_id();
+    // A payload of one packet is just that packet.
+    let body = format!("0{}", server.open_json(&sid, true));
+    let session = PollingSession::new(sid.clone(), server.clone()).start();
+    server.polling_sessions().insert(sid, session);
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/plain; charset=UTF-8"))
+        .body(body)
+}
+
+/// Reads a POST body of at most `limit` bytes as UTF-8.
+async fn read_body(mut payload: web::Payload, limit: usize) -> Result<String, HttpResponse> {
+    let mut buf = BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|_| eio_error(StatusCode::BAD_REQUEST, 3, "Bad request"))?;
+        if buf.len() + chunk.len() > limit {
+            return Err(eio_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                3,
+                "Payload too large",
+            ));
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    String::from_utf8(Vec::from(buf))
+        .map_err(|_| eio_error(StatusCode::BAD_REQUEST, 3, "Bad request"))
+}
+
+fn websocket(
+    req: HttpRequest,
+    payload: web::Payload,
+    server: &SocketIoServer,
+    sid: Option<String>,
+) -> HttpResponse {
+    if req.method() != Method::GET {
+        return eio_error(StatusCode::BAD_REQUEST, 2, "Bad handshake method");
+    }
+    let upgrade_from = match sid {
+        Some(sid) => match server.polling_sessions().get(sid.as_str()) {
+            Some(session) => Some(session.clone()),
+            None => return unknown_sid(),
+        },
+        None => None,
+    };
+    let actor = WsSession::new(server.clone(), upgrade_from);
+    ws::WsResponseBuilder::new(actor, &req, payload)
+        .frame_size(server.config().max_payload)
+        .start()
+        .unwrap_or_else(|_| eio_error(StatusCode::BAD_REQUEST, 3, "Bad request"))
+}

@@ -1,0 +1,295 @@
+//! What application code sees of a connected socket: the handle it emits
+//! through, the events it receives and the trait it implements per namespace.
+
+use std::any::Any;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use actix::{Addr, Message, Recipient};
+use actix_web::web::Bytes;
+use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::hub::{self, Hub};
+use super::socketio::{self, EncodeError, Frame};
+
+/// Why a socket left its namespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DisconnectReason {
+    /// The client sent DISCONNECT for this namespace.
+    ClientNamespaceDisconnect,
+    /// The application called [`SocketHandle::disconnect`].
+    ServerNamespaceDisconnect,
+    /// The client closed the connection (Engine.IO close or socket closed).
+    TransportClose,
+    /// The client did not answer a ping within the ping timeout.
+    PingTimeout,
+    /// The client sent a packet that could not be parsed.
+    ParseError,
+    /// The application closed the whole connection.
+    ServerClose,
+}
+
+/// Implemented by the application once per namespace.
+///
+/// Handlers run as tasks on the connection's worker thread; they may await
+/// actors or the database. Events from one socket start in arrival order.
+#[async_trait]
+pub trait NamespaceHandler: Send + Sync + 'static {
+    /// Decides whether the socket may join. `auth` is the CONNECT payload
+    /// (`{}` when the client sent none). `Err(message)` is sent to the client
+    /// as CONNECT_ERROR `{"message": …}`. Packets emitted from here reach the
+    /// client after the CONNECT answer.
+    async fn on_connect(&self, socket: SocketHandle, auth: Value) -> Result<(), String> {
+        let _ = (socket, auth);
+        Ok(())
+    }
+
+    /// An EVENT or BINARY_EVENT from the client.
+    async fn on_event(&self, socket: SocketHandle, event: Event);
+
+    /// The socket left the namespace; it has already left all its rooms.
+    async fn on_disconnect(&self, socket: SocketHandle, reason: DisconnectReason) {
+        let _ = (socket, reason);
+    }
+}
+
+/// An event received from a client.
+#[derive(Debug)]
+pub struct Event {
+    pub name: String,
+    /// Arguments after the event name. Binary values appear as placeholders
+    /// (see [`socketio::placeholder_index`]) indexing `attachments`.
+    pub args: Vec<Value>,
+    pub attachments: Vec<Bytes>,
+    /// Present when the client asked for an acknowledgement.
+    pub ack: Option<AckSender>,
+}
+
+/// Answers one client event that asked for an acknowledgement.
+#[derive(Debug)]
+pub struct AckSender {
+    socket: SocketHandle,
+    id: u64,
+}
+
+impl AckSender {
+    pub(crate) fn new(socket: SocketHandle, id: u64) -> Self {
+        Self { socket, id }
+    }
+
+    pub fn send(self, args: &[Value]) -> Result<(), EncodeError> {
+        self.send_with_binary(args, Vec::new())
+    }
+
+    /// `args` should hold [`socketio::placeholder`]s for the attachments.
+    pub fn send_with_binary(
+        self,
+        args: &[Value],
+        attachments: Vec<Bytes>,
+    ) -> Result<(), EncodeError> {
+        let frame = socketio::ack_frame(self.socket.namespace(), self.id, args, attachments)?;
+        self.socket.send_frame(frame);
+        Ok(())
+    }
+}
+
+/// Commands a connection's actor accepts from handles, the hub and itself.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub(crate) enum Command {
+    /// A pre-encoded packet for the socket in namespace `nsp`.
+    Frame { nsp: Arc<str>, frame: Frame },
+    /// The outcome of [`NamespaceHandler::on_connect`].
+    ConnectResult {
+        nsp: Arc<str>,
+        result: Result<(), String>,
+    },
+    /// Server-side disconnect from one namespace.
+    Disconnect { nsp: Arc<str> },
+    /// Close the whole Engine.IO connection.
+    Close,
+}
+
+/// Where a connection's commands go. Shared by every handle of the
+/// connection so an upgrade from polling to WebSocket can redirect them all.
+pub(crate) type ConnTarget = Arc<RwLock<Recipient<Command>>>;
+
+pub(crate) fn send_command(target: &ConnTarget, cmd: Command) {
+    target
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .do_send(cmd);
+}
+
+/// A socket connected to one namespace. Cheap to clone; stays valid (sends
+/// become no-ops) after the socket is gone.
+#[derive(Clone)]
+pub struct SocketHandle(Arc<Inner>);
+
+struct Inner {
+    sid: Arc<str>,
+    nsp: Arc<str>,
+    target: ConnTarget,
+    hub: Addr<Hub>,
+    data: Mutex<Option<Arc<dyn Any + Send + Sync>>>,
+}
+
+impl std::fmt::Debug for SocketHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SocketHandle")
+            .field("sid", &self.0.sid)
+            .field("nsp", &self.0.nsp)
+            .finish()
+    }
+}
+
+impl SocketHandle {
+    pub(crate) fn new(sid: Arc<str>, nsp: Arc<str>, target: ConnTarget, hub: Addr<Hub>) -> Self {
+        Self(Arc::new(Inner {
+            sid,
+            nsp,
+            target,
+            hub,
+            data: Mutex::new(None),
+        }))
+    }
+
+    /// The Socket.IO id of this socket (differs per namespace).
+    pub fn id(&self) -> &str {
+        &self.0.sid
+    }
+
+    pub(crate) fn id_arc(&self) -> &Arc<str> {
+        &self.0.sid
+    }
+
+    pub fn namespace(&self) -> &str {
+        &self.0.nsp
+    }
+
+    pub(crate) fn namespace_arc(&self) -> &Arc<str> {
+        &self.0.nsp
+    }
+
+    /// Emits `event` with one argument, serialised without an intermediate `Value`.
+    pub fn emit<T: Serialize + ?Sized>(&self, event: &str, data: &T) -> Result<(), EncodeError> {
+        let frame = socketio::event_frame_one(&self.0.nsp, event, data)?;
+        self.send_frame(frame);
+        Ok(())
+    }
+
+    /// Emits `event` with any number of arguments.
+    pub fn emit_args(&self, event: &str, args: &[Value]) -> Result<(), EncodeError> {
+        self.emit_with_binary(event, args, Vec::new())
+    }
+
+    /// Emits `event` with binary attachments; `args` should hold
+    /// [`socketio::placeholder`]s where the binary values belong.
+    pub fn emit_with_binary(
+        &self,
+        event: &str,
+        args: &[Value],
+        attachments: Vec<Bytes>,
+    ) -> Result<(), EncodeError> {
+        let frame = socketio::event_frame(&self.0.nsp, event, args, attachments)?;
+        self.send_frame(frame);
+        Ok(())
+    }
+
+    /// Emits to every socket in `room` of this namespace except this one.
+    pub fn broadcast_to<T: Serialize + ?Sized>(
+        &self,
+        room: &str,
+        event: &str,
+        data: &T,
+    ) -> Result<(), EncodeError> {
+        let frame = socketio::event_frame_one(&self.0.nsp, event, data)?;
+        self.0.hub.do_send(hub::EmitToRoom {
+            nsp: self.0.nsp.clone(),
+            room: room.to_owned(),
+            frame,
+            except: Some(self.0.sid.clone()),
+        });
+        Ok(())
+    }
+
+    /// Emits to every socket in `room` of this namespace, this one included
+    /// if it is a member.
+    pub fn emit_to_room<T: Serialize + ?Sized>(
+        &self,
+        room: &str,
+        event: &str,
+        data: &T,
+    ) -> Result<(), EncodeError> {
+        let frame = socketio::event_frame_one(&self.0.nsp, event, data)?;
+        self.0.hub.do_send(hub::EmitToRoom {
+            nsp: self.0.nsp.clone(),
+            room: room.to_owned(),
+            frame,
+            except: None,
+        });
+        Ok(())
+    }
+
+    pub(crate) fn send_frame(&self, frame: Frame) {
+        send_command(
+            &self.0.target,
+            Command::Frame {
+                nsp: self.0.nsp.clone(),
+                frame,
+            },
+        );
+    }
+
+    /// Adds the socket to a room of its namespace.
+    pub fn join(&self, room: impl Into<String>) {
+        self.0.hub.do_send(hub::Join {
+            sid: self.0.sid.clone(),
+            room: room.into(),
+        });
+    }
+
+    pub fn leave(&self, room: impl Into<String>) {
+        self.0.hub.do_send(hub::Leave {
+            sid: self.0.sid.clone(),
+            room: room.into(),
+        });
+    }
+
+    /// Disconnects the socket from this namespace (sends DISCONNECT); the
+    /// connection stays open for other namespaces.
+    pub fn disconnect(&self) {
+        send_command(
+            &self.0.target,
+            Command::Disconnect {
+                nsp: self.0.nsp.clone(),
+            },
+        );
+    }
+
+    /// Closes the underlying connection and every namespace on it.
+    pub fn close(&self) {
+        send_command(&self.0.target, Command::Close);
+    }
+
+    /// Attaches application state (e.g. the authenticated user) to the socket.
+    pub fn set_data<T: Any + Send + Sync>(&self, value: T) {
+        *self.0.data.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(value));
+    }
+
+    /// The state set by [`set_data`](Self::set_data), if it has type `T`.
+    pub fn data<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        let data = self
+            .0
+            .data
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()?;
+        data.downcast::<T>().ok()
+    }
+
+    pub(crate) fn hub(&self) -> &Addr<Hub> {
+        &self.0.hub
+    }
+}

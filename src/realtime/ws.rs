@@ -1,0 +1,257 @@
+//! WebSocket transport: one actor per socket, either opened directly or
+//! upgraded from a long-polling session.
+
+use actix::{
+    Actor, ActorContext, ActorFutureExt, Addr, AsyncContext, Handler, StreamHandler, WrapFuture,
+};
+use actix_http::ws::Item;
+use actix_web::web::{Bytes, BytesMut};
+use actix_web_actors::ws::{self, CloseCode, CloseReason, WebsocketContext};
+
+use super::conn::{Conn, Flow, Outbox};
+use super::engineio::{self, OutPacket, Packet};
+use super::heartbeat::{self, EngineActor, Heartbeat};
+use super::polling::{PollingSession, ProbeAborted, ProbeStarted, Upgrade};
+use super::server::{random_id, SocketIoServer};
+use super::socket::{Command, DisconnectReason};
+
+pub(crate) struct WsSession {
+    server: SocketIoServer,
+    /// `None` while probing an upgrade, until the polling session hands over.
+    conn: Option<Conn>,
+    /// The polling session being upgraded, if this socket came to upgrade one.
+    upgrade_from: Option<Addr<PollingSession>>,
+    heartbeat: Heartbeat,
+    /// A fragmented message being reassembled: (is text, data so far).
+    fragments: Option<(bool, BytesMut)>,
+}
+
+struct Socket<'a>(&'a mut WebsocketContext<WsSession>);
+
+impl Outbox for Socket<'_> {
+    fn push(&mut self, packet: OutPacket) {
+        match packet {
+            OutPacket::Text(text) => self.0.text(text),
+            OutPacket::Binary(data) => self.0.binary(data),
+        }
+    }
+}
+
+impl WsSession {
+    pub(crate) fn new(server: SocketIoServer, upgrade_from: Option<Addr<PollingSession>>) -> Self {
+        Self {
+            server,
+            conn: None,
+            upgrade_from,
+            heartbeat: Heartbeat::default(),
+            fragments: None,
+        }
+    }
+
+    fn on_text(&mut self, text: &str, ctx: &mut WebsocketContext<Self>) {
+        let packet = match engineio::decode_text(text) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::debug!(error = %e, "malformed engine.io packet");
+                return self.close(ctx, DisconnectReason::ParseError);
+            }
+        };
+        let Some(conn) = self.conn.as_mut() else {
+            return self.on_probe_packet(packet, ctx);
+        };
+        let result = match packet {
+            Packet::Message(text) => conn.on_text(text, &mut Socket(ctx)),
+            Packet::Pong(_) => {
+                heartbeat::on_pong(self, ctx);
+                Ok(())
+            }
+            Packet::Ping(data) => {
+                Socket(ctx).push(OutPacket::pong(data));
+                Ok(())
+            }
+            Packet::Close => return self.close(ctx, DisconnectReason::TransportClose),
+            Packet::Noop | Packet::Upgrade => Ok(()),
+            Packet::Open(_) | Packet::Binary(_) => {
+                return self.close(ctx, DisconnectReason::ParseError)
+            }
+        };
+        if let Err(e) = result {
+            tracing::debug!(error = %e, "socket.io protocol error");
+            self.close(ctx, DisconnectReason::ParseError);
+        }
+    }
+
+    fn on_binary(&mut self, data: Bytes, ctx: &mut WebsocketContext<Self>) {
+        let result = match self.conn.as_mut() {
+            Some(conn) => conn.on_binary(data),
+            None => return self.close(ctx, DisconnectReason::ParseError),
+        };
+        if let Err(e) = result {
+            tracing::debug!(error = %e, "socket.io protocol error");
+            self.close(ctx, DisconnectReason::ParseError);
+        }
+    }
+
+    /// Packets before the handover: `2probe` then `5`.
+    fn on_probe_packet(&mut self, packet: Packet<'_>, ctx: &mut WebsocketContext<Self>) {
+        let Some(polling) = self.upgrade_from.clone() else {
+            return self.close(ctx, DisconnectReason::ParseError);
+        };
+        match packet {
+            Packet::Ping("probe") => {
+                ctx.text("3probe");
+                polling.do_send(ProbeStarted);
+            }
+            Packet::Upgrade => {
+                let upgrade = Upgrade {
+                    target: ctx.address().recipient(),
+                };
+                // wait(): no other frame is handled before the connection arrives.
+                ctx.wait(polling.send(upgrade).into_actor(self).map(
+                    |result, act, ctx| match result {
+                        Ok(Some(handover)) => {
+                            act.upgrade_from = None;
+                            act.conn = Some(handover.conn);
+                            let mut out = Socket(ctx);
+                            for packet in handover.queued {
+                                out.push(packet);
+                            }
+                            let config = act.server.config().clone();
+                            heartbeat::start(act, ctx, &config);
+                        }
+                        _ => act.close(ctx, DisconnectReason::TransportClose),
+                    },
+                ));
+            }
+            Packet::Noop => {}
+            _ => self.close(ctx, DisconnectReason::ParseError),
+        }
+    }
+
+    /// Collects continuation frames, bounded by maxPayload.
+    fn on_fragment(&mut self, item: Item, ctx: &mut WebsocketContext<Self>) {
+        let max = self.server.config().max_payload;
+        let (start, chunk, last) = match item {
+            Item::FirstText(b) => (Some(true), b, false),
+            Item::FirstBinary(b) => (Some(false), b, false),
+            Item::Continue(b) => (None, b, false),
+            Item::Last(b) => (None, b, true),
+        };
+        if let Some(is_text) = start {
+            self.fragments = Some((is_text, BytesMut::new()));
+        }
+        let Some((is_text, buf)) = self.fragments.as_mut() else {
+            return self.close(ctx, DisconnectReason::ParseError);
+        };
+        if buf.len() + chunk.len() > max {
+            return self.close(ctx, DisconnectReason::ParseError);
+        }
+        buf.extend_from_slice(&chunk);
+        let is_text = *is_text;
+        if last {
+            let Some((_, buf)) = self.fragments.take() else {
+                return;
+            };
+            let data = buf.freeze();
+            if is_text {
+                match std::str::from_utf8(&data) {
+                    Ok(text) => self.on_text(text, ctx),
+                    Err(_) => self.close(ctx, DisconnectReason::ParseError),
+                }
+            } else {
+                self.on_binary(data, ctx);
+            }
+        }
+    }
+}
+
+impl Actor for WsSession {
+    type Context = WebsocketContext<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        if self.upgrade_from.is_some() {
+            // The connection comes from the polling session once the client
+            // finishes the upgrade; a client that never does is dropped.
+            ctx.run_later(self.server.config().connect_timeout, |act, ctx| {
+                if act.conn.is_none() {
+                    act.close(ctx, DisconnectReason::TransportClose);
+                }
+            });
+            return;
+        }
+        let sid = random_id();
+        Socket(ctx).push(OutPacket::open(&self.server.open_json(&sid, false)));
+        self.conn = Some(Conn::new(self.server.clone(), ctx.address().recipient()));
+        let config = self.server.config().clone();
+        heartbeat::start(self, ctx, &config);
+    }
+
+    fn stopped(&mut self, _: &mut Self::Context) {
+        if let Some(mut conn) = self.conn.take() {
+            conn.shutdown(DisconnectReason::TransportClose);
+        }
+        if let Some(polling) = self.upgrade_from.take() {
+            polling.do_send(ProbeAborted);
+        }
+    }
+}
+
+impl EngineActor for WsSession {
+    type Ctx = WebsocketContext<Self>;
+
+    fn heartbeat(&mut self) -> &mut Heartbeat {
+        &mut self.heartbeat
+    }
+
+    fn send_packet(&mut self, ctx: &mut Self::Ctx, packet: OutPacket) {
+        Socket(ctx).push(packet);
+    }
+
+    fn close(&mut self, ctx: &mut Self::Ctx, reason: DisconnectReason) {
+        if let Some(mut conn) = self.conn.take() {
+            conn.shutdown(reason);
+        }
+        let code = match reason {
+            DisconnectReason::ParseError => CloseCode::Protocol,
+            _ => CloseCode::Normal,
+        };
+        ctx.close(Some(CloseReason::from(code)));
+        ctx.stop();
+    }
+
+    fn has_joined(&self) -> bool {
+        self.conn.as_ref().is_some_and(Conn::has_joined)
+    }
+}
+
+impl StreamHandler<Result<ws::Message, ws::ProtocolError>> for WsSession {
+    fn handle(&mut self, msg: Result<ws::Message, ws::ProtocolError>, ctx: &mut Self::Context) {
+        match msg {
+            Ok(ws::Message::Text(text)) => self.on_text(&text, ctx),
+            Ok(ws::Message::Binary(data)) => self.on_binary(data, ctx),
+            Ok(ws::Message::Continuation(item)) => self.on_fragment(item, ctx),
+            Ok(ws::Message::Ping(data)) => ctx.pong(&data),
+            Ok(ws::Message::Pong(_)) | Ok(ws::Message::Nop) => {}
+            Ok(ws::Message::Close(_)) => self.close(ctx, DisconnectReason::TransportClose),
+            // A dropped connection is not the client's protocol mistake.
+            Err(ws::ProtocolError::Io(_)) => self.close(ctx, DisconnectReason::TransportClose),
+            Err(e) => {
+                tracing::debug!(error = %e, "websocket protocol error");
+                self.close(ctx, DisconnectReason::ParseError);
+            }
+        }
+    }
+}
+
+impl Handler<Command> for WsSession {
+    type Result = ();
+
+    fn handle(&mut self, cmd: Command, ctx: &mut Self::Context) {
+        let Some(conn) = self.conn.as_mut() else {
+            return;
+        };
+        if conn.on_command(cmd, &mut Socket(ctx)) == Flow::Close {
+            self.close(ctx, DisconnectReason::ServerClose);
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! Starts the echo server once per test binary and speaks the raw protocol.
+
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use actix_web::{App, HttpServer};
+use async_trait::async_trait;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use switchboard::realtime::{
+    self, echo, DisconnectReason, Event, NamespaceHandler, SocketHandle, SocketIoServer,
+};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Long enough for anything the server should do promptly.
+pub const PATIENCE: Duration = Duration::from_secs(3);
+
+static PORT: OnceLock<u16> = OnceLock::new();
+
+/// The port of a conformance server running on its own actix System.
+pub fn port() -> u16 {
+    *PORT.get_or_init(|| {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind test port");
+        let port = listener.local_addr().expect("local addr").port();
+        std::thread::spawn(move || {
+            actix_web::rt::System::new().block_on(async move {
+                let server = SocketIoServer::builder(echo::conformance_config())
+                    .namespace(
+                        "/",
+                        echo::Echo {
+                            echo_messages: true,
+                        },
+                    )
+                    .namespace(
+                        "/custom",
+                        echo::Echo {
+                            echo_messages: false,
+                        },
+                    )
+                    .namespace("/chat", Chat)
+                    .build();
+                let _ = SERVER.set(server.clone());
+                HttpServer::new(move || App::new().service(realtime::scope(server.clone())))
+                    .workers(2)
+                    .listen(listener)
+                    .expect("listen")
+                    .run()
+                    .await
+            })
+        });
+        port
+    })
+}
+
+pub fn http_url(query: &str) -> String {
+    format!("http://127.0.0.1:{}/socket.io/?{query}", port())
+}
+
+fn ws_url(query: &str) -> String {
+    format!("ws://127.0.0.1:{}/socket.io/?{query}", port())
+}
+
+pub async fn get(query: &str) -> (u16, String) {
+    let res = reqwest::get(http_url(query)).await.expect("GET");
+    let status = res.status().as_u16();
+    (status, res.text().await.expect("body"))
+}
+
+pub async fn post(query: &str, body: &str) -> (u16, String) {
+    let res = reqwest::Client::new()
+        .post(http_url(query))
+        .body(body.to_owned())
+        .send()
+        .await
+        .expect("POST");
+    let status = res.status().as_u16();
+    (status, res.text().await.expect("body"))
+}
+
+/// Opens a long-polling session; returns its sid and the open packet JSON.
+pub async fn open_polling() -> (String, Value) {
+    let (status, body) = get("EIO=4&transport=polling").await;
+    assert_eq!(status, 200, "{body}");
+    let json: Value =
+        serde_json::from_str(body.strip_prefix('0').expect("open packet")).expect("open JSON");
+    let sid = json["sid"].as_str().expect("sid").to_owned();
+    (sid, json)
+}
+
+pub fn sid_query(sid: &str) -> String {
+    format!("EIO=4&transport=polling&sid={sid}")
+}
+
+pub async fn ws_connect(query: &str) -> Result<Ws, tokio_tungstenite::tungstenite::Error> {
+    tokio_tungstenite::connect_async(ws_url(query))
+        .await
+        .map(|(ws, _)| ws)
+}
+
+/// A WebSocket session past the Engine.IO open packet (returned).
+pub async fn ws_open() -> (Ws, Value) {
+    let mut ws = ws_connect("EIO=4&transport=websocket")
+        .await
+        .expect("websocket connect");
+    let open = recv_raw_text(&mut ws).await;
+    let json = serde_json::from_str(open.strip_prefix('0').expect("open packet")).expect("JSON");
+    (ws, json)
+}
+
+/// A WebSocket connected to the main namespace, auth packet consumed.
+pub async fn ws_connected() -> Ws {
+    let (mut ws, _) = ws_open().await;
+    send(&mut ws, "40").await;
+    assert!(recv_text(&mut ws).await.starts_with("40{\"sid\":"));
+    assert_eq!(recv_text(&mut ws).await, r#"42["auth",{}]"#);
+    ws
+}
+
+pub async fn send(ws: &mut Ws, text: &str) {
+    ws.send(Message::text(text)).await.expect("send");
+}
+
+pub async fn send_binary(ws: &mut Ws, data: &[u8]) {
+    ws.send(Message::binary(data.to_vec())).await.expect("send");
+}
+
+/// The next message, whatever it is.
+pub async fn recv_raw(ws: &mut Ws) -> Option<Message> {
+    match tokio::time::timeout(PATIENCE, ws.next()).await {
+        Ok(Some(Ok(msg))) => Some(msg),
+        Ok(_) => None,
+        Err(_) => panic!("no message within {PATIENCE:?}"),
+    }
+}
+
+pub async fn recv_raw_text(ws: &mut Ws) -> String {
+    match recv_raw(ws).await {
+        Some(Message::Text(t)) => t.to_string(),
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+/// The next data message, answering pings on the way.
+pub async fn recv(ws: &mut Ws) -> Message {
+    loop {
+        match recv_raw(ws).await {
+            Some(Message::Text(t)) if t.as_str() == "2" => send(ws, "3").await,
+            Some(msg @ (Message::Text(_) | Message::Binary(_))) => return msg,
+            Some(_) => {}
+            None => panic!("connection closed"),
+        }
+    }
+}
+
+pub async fn recv_text(ws: &mut Ws) -> String {
+    match recv(ws).await {
+        Message::Text(t) => t.to_string(),
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+pub async fn recv_binary(ws: &mut Ws) -> Vec<u8> {
+    match recv(ws).await {
+        Message::Binary(b) => b.to_vec(),
+        other => panic!("expected binary, got {other:?}"),
+    }
+}
+
+/// Waits for the server to close the socket, answering pings meanwhile;
+/// fails if it stays open longer than `within`.
+pub async fn expect_closed(ws: &mut Ws, within: Duration) {
+    let wait = async {
+        loop {
+            match ws.next().await {
+                Some(Ok(Message::Text(t))) if t.as_str() == "2" => {
+                    let _ = ws.send(Message::text("3")).await;
+                }
+                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
+                Some(Ok(_)) => {}
+            }
+        }
+    };
+    tokio::time::timeout(within, wait)
+        .await
+        .expect("server should have closed the socket");
+}
+
+static SERVER: OnceLock<SocketIoServer> = OnceLock::new();
+
+/// (socket id, reason) of every socket that left `/chat`.
+pub static DISCONNECTS: Mutex<Vec<(String, DisconnectReason)>> = Mutex::new(Vec::new());
+
+pub fn disconnect_reason(sid: &str) -> Option<DisconnectReason> {
+    let seen = DISCONNECTS.lock().unwrap_or_else(|e| e.into_inner());
+    seen.iter().find(|(s, _)| s == sid).map(|(_, r)| *r)
+}
+
+/// A namespace exercising the application API: auth, rooms, presence,
+/// server-side disconnect.
+struct Chat;
+
+#[async_trait]
+impl NamespaceHandler for Chat {
+    async fn on_connect(&self, socket: SocketHandle, auth: Value) -> Result<(), String> {
+        match auth["token"].as_str() {
+            Some(user) if user.starts_with("user-") => {
+                socket.set_data(user.to_owned());
+                Ok(())
+            }
+            _ => Err("unauthorized".to_owned()),
+        }
+    }
+
+    async fn on_event(&self, socket: SocketHandle, event: Event) {
+        let arg = |i: usize| {
+            event
+                .args
+                .get(i)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        };
+        let (room, text) = (arg(0).to_owned(), arg(1).to_owned());
+        let reply = match event.name.as_str() {
+            "join" => {
+                socket.join(room);
+                json!("joined")
+            }
+            "leave" => {
+                socket.leave(room);
+                json!("left")
+            }
+            "say" => {
+                socket.broadcast_to(&room, "said", &text).expect("encode");
+                return;
+            }
+            "shout" => {
+                socket
+                    .emit_to_room(&room, "shouted", &text)
+                    .expect("encode");
+                return;
+            }
+            "announce" => {
+                let server = SERVER.get().expect("server");
+                server
+                    .emit_to_room("/chat", &room, "announced", &text)
+                    .expect("encode");
+                return;
+            }
+            "members" => {
+                let server = SERVER.get().expect("server");
+                json!(server.room_members("/chat", &room).await.len())
+            }
+            "whoami" => json!(socket.data::<String>().as_deref().map(String::as_str)),
+            "id" => json!(socket.id()),
+            "kick" => return socket.disconnect(),
+            "close" => return socket.close(),
+            _ => return,
+        };
+        if let Some(ack) = event.ack {
+            ack.send(&[reply]).expect("encode");
+        }
+    }
+
+    async fn on_disconnect(&self, socket: SocketHandle, reason: DisconnectReason) {
+        let mut seen = DISCONNECTS.lock().unwrap_or_else(|e| e.into_inner());
+        seen.push((socket.id().to_owned(), reason));
+    }
+}
+
+/// A WebSocket joined to `/chat` as `user`; returns it and the socket id.
+pub async fn chat_connect(user: &str) -> (Ws, String) {
+    let (mut ws, _) = ws_open().await;
+    send(&mut ws, &format!(r#"40/chat,{{"token":"{user}"}}"#)).await;
+    let answer = recv_text(&mut ws).await;
+    let handshake: Value =
+        serde_json::from_str(answer.strip_prefix("40/chat,").expect("CONNECT")).expect("JSON");
+    let sid = handshake["sid"].as_str().expect("sid").to_owned();
+    (ws, sid)
+}
+
+/// Sends `42/chat,<id>[event, args…]` and returns the ack's JSON array.
+pub async fn chat_call(ws: &mut Ws, id: u32, args: Value) -> Value {
+    send(ws, &format!("42/chat,{id}{args}")).await;
+    let answer = recv_text(ws).await;
+    let prefix = format!("43/chat,{id}");
+    serde_json::from_str(answer.strip_prefix(&prefix).expect("ACK")).expect("JSON")
+}
