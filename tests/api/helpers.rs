@@ -7,8 +7,12 @@ use switchboard::core::clock::ManualClock;
 use switchboard::core::config::Settings;
 use switchboard::{Application, Overrides};
 
+#[allow(dead_code)] // every suite uses a different subset of the fields
 pub struct TestApp {
+    /// Base URL of each service ("" when the service is not running).
     pub identity: String,
+    pub interview: String,
+    pub messaging: String,
     pub client: Client,
     pub clock: Arc<ManualClock>,
     pub outbox: PathBuf,
@@ -47,8 +51,8 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
     settings.database.max_connections = 8;
     settings.outbox.path = dir.path().join("outbox.jsonl").display().to_string();
     settings.services.identity.bind = "127.0.0.1:0".into();
-    settings.services.interview.enabled = false;
-    settings.services.messaging.enabled = false;
+    settings.services.interview.bind = "127.0.0.1:0".into();
+    settings.services.messaging.bind = "127.0.0.1:0".into();
     tweak(&mut settings);
     let clock = ManualClock::new();
     let app = Application::build_with(
@@ -59,14 +63,18 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
     )
     .await
     .expect("application builds");
-    let identity = app
-        .address("identity")
-        .map(|a| format!("http://{a}"))
-        .unwrap_or_default();
+    let base = |service: &str| {
+        app.address(service)
+            .map(|a| format!("http://{a}"))
+            .unwrap_or_default()
+    };
+    let (identity, interview, messaging) = (base("identity"), base("interview"), base("messaging"));
     let outbox = PathBuf::from(&settings.outbox.path);
     actix_web::rt::spawn(app.run_until_stopped());
     TestApp {
         identity,
+        interview,
+        messaging,
         client: Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
