@@ -24,6 +24,39 @@ enum Command {
     },
     /// Run database migrations and exit.
     Migrate,
+    /// Operator commands.
+    Admin {
+        #[command(subcommand)]
+        command: AdminCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum AdminCommand {
+    /// Create a messaging workspace and print its API key (shown once; stored hashed).
+    CreateWorkspace {
+        #[arg(long)]
+        name: String,
+        /// Starting balance in credits (at most two decimals).
+        #[arg(long, default_value = "0")]
+        credits: String,
+        /// credit.low threshold in credits (default from config).
+        #[arg(long)]
+        low_credit_threshold: Option<String>,
+        /// Carrier number (E.164) whose inbound SMS belong to this workspace.
+        #[arg(long)]
+        phone_number: Option<String>,
+        /// Default email sender display name (default: the workspace name).
+        #[arg(long)]
+        sender_name: Option<String>,
+    },
+    /// Add credits to a messaging workspace.
+    AddCredits {
+        #[arg(long)]
+        workspace: uuid::Uuid,
+        #[arg(long)]
+        credits: String,
+    },
 }
 
 #[actix_web::main]
@@ -42,6 +75,47 @@ async fn main() -> anyhow_free::Result {
         Command::Migrate => {
             startup::migrate(&settings).await?;
             tracing::info!("migrations applied");
+        }
+        Command::Admin { command } => admin(&settings, command).await?,
+    }
+    Ok(())
+}
+
+async fn admin(settings: &Settings, command: AdminCommand) -> anyhow_free::Result {
+    use switchboard::services::messaging::{add_credits, create_workspace, NewWorkspace};
+    let db = startup::migrate(settings).await?;
+    let now = chrono::Utc::now();
+    match command {
+        AdminCommand::CreateWorkspace {
+            name,
+            credits,
+            low_credit_threshold,
+            phone_number,
+            sender_name,
+        } => {
+            let created = create_workspace(
+                &db,
+                now,
+                settings.services.messaging.default_low_credit_threshold,
+                NewWorkspace {
+                    name,
+                    credits,
+                    low_credit_threshold,
+                    phone_number,
+                    sender_name,
+                },
+            )
+            .await?;
+            // The only place the key ever appears; scripts read the last line.
+            println!("workspace_id: {}", created.workspace.id);
+            println!("api_key: {}", created.api_key);
+        }
+        AdminCommand::AddCredits { workspace, credits } => {
+            let balance = add_credits(&db, now, workspace, &credits).await?;
+            println!(
+                "credits_balance: {}",
+                switchboard::services::messaging::domain::credits_text(balance)
+            );
         }
     }
     Ok(())

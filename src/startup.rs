@@ -83,6 +83,9 @@ impl Application {
         if s.identity.enabled {
             servers.push(services::identity::mount(&ctx, &s.identity.bind)?);
         }
+        if s.messaging.enabled {
+            servers.push(services::messaging::mount(&ctx, &s.messaging.bind)?);
+        }
         for (name, listener) in [
             ("marketplace", &s.marketplace),
             ("advertising", &s.advertising),

@@ -213,6 +213,27 @@ pub struct MessagingSettings {
     /// The address carriers call; the carrier signature is computed over it.
     pub public_url: String,
     pub mail_domain: String,
+    /// Lifetime of the bearer JWT from POST /api/v1/auth/token.
+    pub token_ttl_secs: i64,
+    /// Longest SMS text, in characters (Unicode scalar values).
+    pub max_sms_chars: usize,
+    pub max_whatsapp_chars: usize,
+    pub max_voice_chars: usize,
+    pub max_email_chars: usize,
+    pub max_bulk_recipients: usize,
+    /// credit.low threshold given to new workspaces, in credits.
+    pub default_low_credit_threshold: f64,
+    /// The outbox sandboxes report delivery themselves, so the whole cycle runs locally.
+    pub sandbox_delivery_reports: bool,
+    /// Messages handed to providers at the same time.
+    pub dispatch_concurrency: usize,
+    /// How long an Idempotency-Key is remembered.
+    pub idempotency_ttl_hours: i64,
+    pub default_deliveries_limit: u64,
+    pub max_deliveries_limit: u64,
+    pub costs: MessagingCosts,
+    pub rate_limits: MessagingRateLimits,
+    pub webhooks: WebhookDeliverySettings,
 }
 
 impl Default for MessagingSettings {
@@ -222,6 +243,98 @@ impl Default for MessagingSettings {
             bind: "127.0.0.1:8084".into(),
             public_url: "http://127.0.0.1:8084".into(),
             mail_domain: "mail.switchboard.local".into(),
+            token_ttl_secs: 3600,
+            max_sms_chars: 1600,
+            max_whatsapp_chars: 4096,
+            max_voice_chars: 3000,
+            max_email_chars: 512 * 1024,
+            max_bulk_recipients: 1000,
+            default_low_credit_threshold: 10.0,
+            sandbox_delivery_reports: true,
+            dispatch_concurrency: 8,
+            idempotency_ttl_hours: 24,
+            default_deliveries_limit: 50,
+            max_deliveries_limit: 1000,
+            costs: MessagingCosts::default(),
+            rate_limits: MessagingRateLimits::default(),
+            webhooks: WebhookDeliverySettings::default(),
+        }
+    }
+}
+
+/// Prices in hundredths of a credit.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct MessagingCosts {
+    pub sms_segment: i64,
+    pub email: i64,
+    pub whatsapp: i64,
+    pub voice: i64,
+}
+
+impl Default for MessagingCosts {
+    fn default() -> Self {
+        Self {
+            sms_segment: 100,
+            email: 10,
+            whatsapp: 50,
+            voice: 200,
+        }
+    }
+}
+
+/// Per-workspace limits (per client address for unauthenticated routes).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct MessagingRateLimits {
+    pub send: LimitSettings,
+    pub bulk: LimitSettings,
+    pub token: LimitSettings,
+    pub default: LimitSettings,
+}
+
+impl Default for MessagingRateLimits {
+    fn default() -> Self {
+        Self {
+            send: LimitSettings::new(100, 1),
+            bulk: LimitSettings::new(10, 300),
+            token: LimitSettings::new(30, 60),
+            default: LimitSettings::new(300, 60),
+        }
+    }
+}
+
+/// Delivery of customer webhooks: timeout, retry schedule, deactivation.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct WebhookDeliverySettings {
+    pub timeout_secs: u64,
+    pub deactivate_after: i32,
+    pub max_attempts: i32,
+    pub base_delay_secs: i64,
+    pub factor: i64,
+    pub max_delay_secs: i64,
+    pub jitter: f64,
+    pub max_retry_after_secs: i64,
+    pub poll_interval_ms: u64,
+    pub idle_stop_secs: u64,
+    pub sweep_interval_secs: u64,
+}
+
+impl Default for WebhookDeliverySettings {
+    fn default() -> Self {
+        Self {
+            timeout_secs: 30,
+            deactivate_after: 10,
+            max_attempts: 10,
+            base_delay_secs: 30,
+            factor: 4,
+            max_delay_secs: 6 * 3600,
+            jitter: 0.1,
+            max_retry_after_secs: 24 * 3600,
+            poll_interval_ms: 1000,
+            idle_stop_secs: 300,
+            sweep_interval_secs: 60,
         }
     }
 }
@@ -264,6 +377,86 @@ impl Default for OutboxSettings {
 #[serde(default)]
 pub struct ProvidersSettings {
     pub sms: SmsProviderSettings,
+    pub email: EmailProviderSettings,
+    pub whatsapp: WhatsAppProviderSettings,
+    pub voice: VoiceProviderSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct EmailProviderSettings {
+    /// `outbox` (built-in sandbox) or `smtp`.
+    pub provider: String,
+    pub host: String,
+    pub port: u16,
+    pub username: String,
+    pub password: String,
+    /// `none`, `starttls` or `tls`.
+    pub tls: String,
+    pub timeout_secs: u64,
+}
+
+impl Default for EmailProviderSettings {
+    fn default() -> Self {
+        Self {
+            provider: "outbox".into(),
+            host: "127.0.0.1".into(),
+            port: 25,
+            username: String::new(),
+            password: String::new(),
+            tls: "starttls".into(),
+            timeout_secs: 30,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct WhatsAppProviderSettings {
+    /// `outbox` (built-in sandbox) or `cloud_api` (WhatsApp Cloud API).
+    pub provider: String,
+    pub base_url: String,
+    pub api_version: String,
+    pub phone_number_id: String,
+    pub access_token: String,
+}
+
+impl Default for WhatsAppProviderSettings {
+    fn default() -> Self {
+        Self {
+            provider: "outbox".into(),
+            base_url: "https://graph.facebook.com".into(),
+            api_version: "v21.0".into(),
+            phone_number_id: String::new(),
+            access_token: String::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct VoiceProviderSettings {
+    /// `outbox` (built-in sandbox) or `twilio` (Twilio-compatible Calls API).
+    pub provider: String,
+    pub base_url: String,
+    pub account_sid: String,
+    pub auth_token: String,
+    pub from: String,
+    /// Text-to-speech voice named in the TwiML `<Say>`.
+    pub voice: String,
+}
+
+impl Default for VoiceProviderSettings {
+    fn default() -> Self {
+        Self {
+            provider: "outbox".into(),
+            base_url: "https://api.twilio.com".into(),
+            account_sid: String::new(),
+            auth_token: String::new(),
+            from: "+15005550006".into(),
+            voice: "alice".into(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

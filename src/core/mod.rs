@@ -6,6 +6,7 @@ pub mod config;
 pub mod db;
 pub mod http;
 pub mod jwt;
+pub mod outbound_url;
 pub mod password;
 pub mod phone;
 pub mod rate_limit;

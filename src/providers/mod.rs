@@ -1,9 +1,12 @@
 //! Ports to the outside world and their adapters. Each port is a trait with a built-in
 //! default (the local outbox) and a real adapter chosen in config.
 
+pub mod email;
 pub mod kyc;
 pub mod outbox;
 pub mod sms;
+pub mod voice;
+pub mod whatsapp;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderError {

@@ -1,0 +1,597 @@
+//! `WebhookEndpoint`: one actor per customer webhook. It owns the endpoint's ordered delivery
+//! queue, its retry timers and its consecutive-failure count. Every delivery is a database row
+//! before the actor hears of it, and every outcome is written before the next delivery starts,
+//! so a restart resumes exactly where the process stopped.
+
+use actix::prelude::*;
+use chrono::{DateTime, Duration, Utc};
+use dashmap::DashMap;
+use sea_orm::sea_query::{Expr, ExprTrait};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
+};
+use std::collections::{HashSet, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+use switchboard_entities::messaging::{delivery_attempt, webhook, webhook_delivery};
+use uuid::Uuid;
+
+/// Time as the server sees it (tests move it by hand).
+pub trait WebhookClock: Send + Sync + 'static {
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// What the transport needs to sign and post one delivery.
+#[derive(Debug, Clone)]
+pub struct OutgoingDelivery {
+    pub url: String,
+    /// The stored SHA-256 hex digest of the webhook secret: the HMAC key.
+    pub signing_key: String,
+    pub event_type: String,
+    pub delivery_id: Uuid,
+    pub body: String,
+    pub timeout: std::time::Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct TransportResponse {
+    pub status: u16,
+    pub body: String,
+    /// The receiver's Retry-After, when it sent one.
+    pub retry_after: Option<Duration>,
+}
+
+pub type TransportFuture = Pin<Box<dyn Future<Output = Result<TransportResponse, String>> + Send>>;
+
+/// Posts a delivery (the server signs it and applies the timeout and address policy).
+pub trait WebhookTransport: Send + Sync + 'static {
+    fn deliver(&self, delivery: OutgoingDelivery, now: DateTime<Utc>) -> TransportFuture;
+}
+
+/// Retry schedule and limits of the delivery rules.
+#[derive(Debug, Clone)]
+pub struct RetryPolicy {
+    pub timeout: std::time::Duration,
+    /// Consecutive failed attempts that deactivate the webhook.
+    pub deactivate_after: i32,
+    /// Attempts of one delivery before it is given up.
+    pub max_attempts: i32,
+    pub base_delay_secs: i64,
+    pub factor: i64,
+    pub max_delay_secs: i64,
+    /// Fraction (0..1) by which a delay is randomly shortened or lengthened.
+    pub jitter: f64,
+    /// Longest Retry-After honoured.
+    pub max_retry_after_secs: i64,
+    /// How often (real time) an actor checks whether its head delivery is due.
+    pub poll_interval: std::time::Duration,
+    /// An actor with nothing queued stops after this long; it is revived on demand.
+    pub idle_stop: std::time::Duration,
+    /// How often the registry looks for pending deliveries whose actor is not running.
+    pub sweep_interval: std::time::Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            timeout: std::time::Duration::from_secs(30),
+            deactivate_after: 10,
+            max_attempts: 10,
+            base_delay_secs: 30,
+            factor: 4,
+            max_delay_secs: 6 * 3600,
+            jitter: 0.1,
+            max_retry_after_secs: 24 * 3600,
+            poll_interval: std::time::Duration::from_secs(1),
+            idle_stop: std::time::Duration::from_secs(300),
+            sweep_interval: std::time::Duration::from_secs(60),
+        }
+    }
+}
+
+/// Delay before the next attempt after `failed_attempts` failures: base × factorⁿ⁻¹ capped,
+/// scaled by `1 + jitter × sample` (sample in −1..=1), never shorter than Retry-After.
+pub fn backoff(
+    policy: &RetryPolicy,
+    failed_attempts: i32,
+    retry_after: Option<Duration>,
+    sample: f64,
+) -> Duration {
+    let exp = Ord::min(Ord::max(failed_attempts, 1) - 1, 30) as u32;
+    let growth = Ord::max(policy.factor, 1).saturating_pow(exp);
+    let raw = Ord::min(
+        policy.base_delay_secs.saturating_mul(growth),
+        policy.max_delay_secs,
+    );
+    let scaled = (raw as f64 * (1.0 + policy.jitter * sample.clamp(-1.0, 1.0))).round() as i64;
+    let delay = Duration::seconds(Ord::max(scaled, 1));
+    match retry_after {
+        Some(ra) => {
+            let ra = Ord::min(ra, Duration::seconds(policy.max_retry_after_secs));
+            Ord::max(delay, ra)
+        }
+        None => delay,
+    }
+}
+
+pub struct EndpointDeps {
+    pub db: DatabaseConnection,
+    pub transport: Arc<dyn WebhookTransport>,
+    pub clock: Arc<dyn WebhookClock>,
+    pub policy: RetryPolicy,
+}
+
+pub const PENDING: &str = "pending";
+pub const SUCCEEDED: &str = "succeeded";
+pub const FAILED: &str = "failed";
+pub const SKIPPED: &str = "skipped";
+
+/// A delivery row for this webhook was written; deliver it after those before it.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Enqueue {
+    pub delivery_id: Uuid,
+}
+
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Loaded(Vec<Uuid>);
+
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Shutdown;
+
+enum Outcome {
+    /// Finished for good (succeeded, failed, skipped or no longer pending).
+    Done,
+    /// Not due before this time.
+    NotBefore(DateTime<Utc>),
+    /// The database failed; try again on a later tick.
+    Error,
+}
+
+pub struct WebhookEndpoint {
+    id: Uuid,
+    deps: Arc<EndpointDeps>,
+    queue: VecDeque<Uuid>,
+    queued: HashSet<Uuid>,
+    loaded: bool,
+    busy: bool,
+    head_not_before: Option<DateTime<Utc>>,
+    last_activity: Instant,
+}
+
+impl WebhookEndpoint {
+    pub fn new(id: Uuid, deps: Arc<EndpointDeps>) -> Self {
+        Self {
+            id,
+            deps,
+            queue: VecDeque::new(),
+            queued: HashSet::new(),
+            loaded: false,
+            busy: false,
+            head_not_before: None,
+            last_activity: Instant::now(),
+        }
+    }
+
+    fn push(&mut self, id: Uuid) {
+        if self.queued.insert(id) {
+            self.queue.push_back(id);
+        }
+    }
+
+    /// Starts the head delivery when it is due and nothing is in flight.
+    fn pump(&mut self, ctx: &mut Context<Self>) {
+        if !self.loaded || self.busy {
+            return;
+        }
+        let Some(&head) = self.queue.front() else {
+            return;
+        };
+        if let Some(t) = self.head_not_before {
+            if self.deps.clock.now() < t {
+                return;
+            }
+        }
+        self.busy = true;
+        self.last_activity = Instant::now();
+        let fut = attempt(self.deps.clone(), self.id, head);
+        ctx.spawn(fut.into_actor(self).map(move |outcome, act, ctx| {
+            act.busy = false;
+            act.last_activity = Instant::now();
+            match outcome {
+                Outcome::Done => {
+                    act.queue.pop_front();
+                    act.queued.remove(&head);
+                    act.head_not_before = None;
+                }
+                Outcome::NotBefore(t) => act.head_not_before = Some(t),
+                Outcome::Error => {
+                    act.head_not_before = Some(act.deps.clock.now() + Duration::seconds(1));
+                }
+            }
+            act.pump(ctx);
+        }));
+    }
+}
+
+impl Actor for WebhookEndpoint {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        // Deliveries written before this actor existed (or before a restart) come first.
+        let db = self.deps.db.clone();
+        let id = self.id;
+        ctx.spawn(
+            async move { pending_for(&db, id).await }
+                .into_actor(self)
+                .map(|res, _act, ctx| match res {
+                    Ok(ids) => ctx.notify(Loaded(ids)),
+                    Err(e) => {
+                        tracing::error!(error = %e, "loading pending webhook deliveries failed");
+                        ctx.notify_later(Loaded(Vec::new()), std::time::Duration::from_secs(1));
+                    }
+                }),
+        );
+        ctx.run_interval(self.deps.policy.poll_interval, |act, ctx| {
+            if act.queue.is_empty()
+                && !act.busy
+                && act.loaded
+                && act.last_activity.elapsed() >= act.deps.policy.idle_stop
+            {
+                ctx.stop();
+                return;
+            }
+            act.pump(ctx);
+        });
+    }
+}
+
+impl Handler<Loaded> for WebhookEndpoint {
+    type Result = ();
+    fn handle(&mut self, msg: Loaded, ctx: &mut Self::Context) {
+        let earlier: Vec<Uuid> = self.queue.drain(..).collect();
+        self.queued.clear();
+        for id in msg.0.into_iter().chain(earlier) {
+            self.push(id);
+        }
+        self.loaded = true;
+        self.pump(ctx);
+    }
+}
+
+impl Handler<Enqueue> for WebhookEndpoint {
+    type Result = ();
+    fn handle(&mut self, msg: Enqueue, ctx: &mut Self::Context) {
+        self.last_activity = Instant::now();
+        self.push(msg.delivery_id);
+        self.pump(ctx);
+    }
+}
+
+impl Handler<Shutdown> for WebhookEndpoint {
+    type Result = ();
+    fn handle(&mut self, _: Shutdown, ctx: &mut Self::Context) {
+        ctx.stop();
+    }
+}
+
+async fn pending_for(db: &DatabaseConnection, webhook_id: Uuid) -> Result<Vec<Uuid>, DbErr> {
+    webhook_delivery::Entity::find()
+        .select_only()
+        .column(webhook_delivery::Column::Id)
+        .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
+        .filter(webhook_delivery::Column::Status.eq(PENDING))
+        .order_by_asc(webhook_delivery::Column::Seq)
+        .into_tuple::<Uuid>()
+        .all(db)
+        .await
+}
+
+fn truncate(s: &str, max_chars: usize) -> String {
+    match s.char_indices().nth(max_chars) {
+        Some((i, _)) => s[..i].to_owned(),
+        None => s.to_owned(),
+    }
+}
+
+async fn attempt(deps: Arc<EndpointDeps>, webhook_id: Uuid, delivery_id: Uuid) -> Outcome {
+    match try_attempt(&deps, webhook_id, delivery_id).await {
+        Ok(o) => o,
+        Err(e) => {
+            tracing::error!(error = %e, %delivery_id, "webhook delivery bookkeeping failed");
+            Outcome::Error
+        }
+    }
+}
+
+async fn finish<C: ConnectionTrait>(
+    db: &C,
+    delivery_id: Uuid,
+    status: &str,
+    attempts: Option<i32>,
+    now: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    let mut q = webhook_delivery::Entity::update_many()
+        .col_expr(webhook_delivery::Column::Status, Expr::value(status))
+        .col_expr(webhook_delivery::Column::CompletedAt, Expr::value(now));
+    if let Some(n) = attempts {
+        q = q.col_expr(webhook_delivery::Column::Attempts, Expr::value(n));
+    }
+    q.filter(webhook_delivery::Column::Id.eq(delivery_id))
+        .filter(webhook_delivery::Column::Status.eq(PENDING))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+async fn try_attempt(
+    deps: &EndpointDeps,
+    webhook_id: Uuid,
+    delivery_id: Uuid,
+) -> Result<Outcome, DbErr> {
+    let db = &deps.db;
+    let now = deps.clock.now();
+    let Some(delivery) = webhook_delivery::Entity::find_by_id(delivery_id)
+        .one(db)
+        .await?
+    else {
+        return Ok(Outcome::Done);
+    };
+    if delivery.status != PENDING {
+        return Ok(Outcome::Done);
+    }
+    if delivery.next_attempt_at > now {
+        return Ok(Outcome::NotBefore(delivery.next_attempt_at));
+    }
+    let hook = webhook::Entity::find_by_id(webhook_id).one(db).await?;
+    let Some(hook) = hook.filter(|h| h.is_active) else {
+        finish(db, delivery_id, SKIPPED, None, now).await?;
+        return Ok(Outcome::Done);
+    };
+
+    let attempt_no = delivery.attempts + 1;
+    let started = Instant::now();
+    let result = deps
+        .transport
+        .deliver(
+            OutgoingDelivery {
+                url: hook.url.clone(),
+                signing_key: hook.secret_hash.clone(),
+                event_type: delivery.event_type.clone(),
+                delivery_id,
+                body: delivery.payload.clone(),
+                timeout: deps.policy.timeout,
+            },
+            now,
+        )
+        .await;
+    let elapsed_ms = started.elapsed().as_millis() as i64;
+    let now = deps.clock.now();
+    let (status, body, error, retry_after) = match &result {
+        Ok(r) => (
+            Some(i32::from(r.status)),
+            Some(truncate(&r.body, 1000)),
+            (!(200..300).contains(&r.status)).then(|| format!("HTTP {}", r.status)),
+            r.retry_after,
+        ),
+        Err(e) => (None, None, Some(truncate(e, 1000)), None),
+    };
+    let success = error.is_none();
+
+    let txn = db.begin().await?;
+    delivery_attempt::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        delivery_id: Set(delivery_id),
+        webhook_id: Set(webhook_id),
+        event_type: Set(delivery.event_type.clone()),
+        attempt: Set(attempt_no),
+        response_status: Set(status),
+        response_body: Set(body),
+        error: Set(error.clone()),
+        duration_ms: Set(elapsed_ms),
+        delivered_at: Set(now),
+    }
+    .insert(&txn)
+    .await?;
+
+    if success {
+        webhook::Entity::update_many()
+            .col_expr(webhook::Column::FailureCount, Expr::value(0))
+            .col_expr(webhook::Column::LastTriggeredAt, Expr::value(now))
+            .filter(webhook::Column::Id.eq(webhook_id))
+            .exec(&txn)
+            .await?;
+        finish(&txn, delivery_id, SUCCEEDED, Some(attempt_no), now).await?;
+        txn.commit().await?;
+        return Ok(Outcome::Done);
+    }
+
+    webhook::Entity::update_many()
+        .col_expr(
+            webhook::Column::FailureCount,
+            Expr::col(webhook::Column::FailureCount).add(1),
+        )
+        .col_expr(webhook::Column::UpdatedAt, Expr::value(now))
+        .filter(webhook::Column::Id.eq(webhook_id))
+        .exec(&txn)
+        .await?;
+    let failures = webhook::Entity::find_by_id(webhook_id)
+        .select_only()
+        .column(webhook::Column::FailureCount)
+        .into_tuple::<i32>()
+        .one(&txn)
+        .await?
+        .unwrap_or(0);
+    let mut deactivated = false;
+    if failures >= deps.policy.deactivate_after {
+        let res = webhook::Entity::update_many()
+            .col_expr(webhook::Column::IsActive, Expr::value(false))
+            .filter(webhook::Column::Id.eq(webhook_id))
+            .filter(webhook::Column::IsActive.eq(true))
+            .exec(&txn)
+            .await?;
+        deactivated = true;
+        if res.rows_affected == 1 {
+            tracing::warn!(
+                %webhook_id,
+                failures,
+                "webhook deactivated after consecutive failed deliveries"
+            );
+        }
+    }
+    let outcome = if deactivated || attempt_no >= deps.policy.max_attempts {
+        finish(&txn, delivery_id, FAILED, Some(attempt_no), now).await?;
+        Outcome::Done
+    } else {
+        let sample = rand::random::<f64>() * 2.0 - 1.0;
+        let at = now + backoff(&deps.policy, attempt_no, retry_after, sample);
+        webhook_delivery::Entity::update_many()
+            .col_expr(webhook_delivery::Column::Attempts, Expr::value(attempt_no))
+            .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(at))
+            .filter(webhook_delivery::Column::Id.eq(delivery_id))
+            .exec(&txn)
+            .await?;
+        Outcome::NotBefore(at)
+    };
+    txn.commit().await?;
+    Ok(outcome)
+}
+
+/// Finds or starts the actor of a webhook. Actors stop when idle and are revived from the
+/// database on the next delivery; a periodic sweep revives any endpoint with pending work.
+pub struct WebhookRegistry {
+    deps: Arc<EndpointDeps>,
+    actors: DashMap<Uuid, Addr<WebhookEndpoint>>,
+}
+
+impl WebhookRegistry {
+    pub fn new(deps: EndpointDeps) -> Arc<Self> {
+        Arc::new(Self {
+            deps: Arc::new(deps),
+            actors: DashMap::new(),
+        })
+    }
+
+    pub fn policy(&self) -> &RetryPolicy {
+        &self.deps.policy
+    }
+
+    fn get_or_start(&self, webhook_id: Uuid) -> Addr<WebhookEndpoint> {
+        let mut entry = self
+            .actors
+            .entry(webhook_id)
+            .or_insert_with(|| WebhookEndpoint::new(webhook_id, self.deps.clone()).start());
+        if !entry.connected() {
+            *entry = WebhookEndpoint::new(webhook_id, self.deps.clone()).start();
+        }
+        entry.clone()
+    }
+
+    /// Hands a delivery (already a row) to its endpoint's actor.
+    pub fn enqueue(&self, webhook_id: Uuid, delivery_id: Uuid) {
+        let mut msg = Enqueue { delivery_id };
+        for _ in 0..3 {
+            match self.get_or_start(webhook_id).try_send(msg) {
+                Ok(()) => return,
+                Err(SendError::Full(m)) => {
+                    self.get_or_start(webhook_id).do_send(m);
+                    return;
+                }
+                // The actor stopped between lookup and send: start a fresh one.
+                Err(SendError::Closed(m)) => {
+                    self.actors.remove(&webhook_id);
+                    msg = m;
+                }
+            }
+        }
+    }
+
+    /// Makes sure an actor runs for every webhook with pending deliveries (start-up and sweep).
+    pub async fn resume_pending(&self) -> Result<usize, DbErr> {
+        let ids: Vec<Uuid> = webhook_delivery::Entity::find()
+            .select_only()
+            .column(webhook_delivery::Column::WebhookId)
+            .distinct()
+            .filter(webhook_delivery::Column::Status.eq(PENDING))
+            .into_tuple::<Uuid>()
+            .all(&self.deps.db)
+            .await?;
+        for id in &ids {
+            self.get_or_start(*id);
+        }
+        Ok(ids.len())
+    }
+
+    /// Resumes pending work now and then every sweep interval.
+    pub fn spawn_sweeper(self: &Arc<Self>) {
+        let me = self.clone();
+        actix::spawn(async move {
+            let mut tick = tokio::time::interval(me.deps.policy.sweep_interval);
+            loop {
+                tick.tick().await;
+                match me.resume_pending().await {
+                    Ok(n) if n > 0 => tracing::debug!(endpoints = n, "webhook endpoints resumed"),
+                    Ok(_) => {}
+                    Err(e) => tracing::error!(error = %e, "resuming webhook deliveries failed"),
+                }
+            }
+        });
+    }
+
+    /// Number of endpoint actors currently running.
+    pub fn running(&self) -> usize {
+        self.actors.iter().filter(|a| a.connected()).count()
+    }
+
+    pub fn stop_all(&self) {
+        for a in self.actors.iter() {
+            a.do_send(Shutdown);
+        }
+        self.actors.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedule_spans_more_than_a_day_even_with_negative_jitter() {
+        let p = RetryPolicy::default();
+        let total: i64 = (1..p.max_attempts)
+            .map(|n| backoff(&p, n, None, -1.0).num_seconds())
+            .sum();
+        assert!(total >= 24 * 3600, "{total}");
+        assert_eq!(backoff(&p, 1, None, 0.0), Duration::seconds(30));
+        assert_eq!(backoff(&p, 2, None, 0.0), Duration::seconds(120));
+        assert_eq!(backoff(&p, 9, None, 0.0), Duration::seconds(6 * 3600));
+    }
+
+    #[test]
+    fn retry_after_lengthens_but_is_capped() {
+        let p = RetryPolicy::default();
+        assert_eq!(
+            backoff(&p, 1, Some(Duration::seconds(600)), 0.0),
+            Duration::seconds(600)
+        );
+        assert_eq!(
+            backoff(&p, 1, Some(Duration::days(9)), 0.0),
+            Duration::hours(24)
+        );
+        assert_eq!(
+            backoff(&p, 3, Some(Duration::seconds(1)), 0.0),
+            Duration::seconds(480)
+        );
+    }
+
+    #[test]
+    fn truncation_counts_characters() {
+        assert_eq!(truncate("жжж", 2), "жж");
+        assert_eq!(truncate("ab", 5), "ab");
+    }
+}

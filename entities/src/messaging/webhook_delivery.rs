@@ -1,0 +1,26 @@
+use sea_orm::entity::prelude::*;
+
+/// One event to deliver to one webhook; its id is the envelope id and the
+/// X-Service-Delivery-ID header, stable across retries.
+#[sea_orm::model]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "messaging_webhook_deliveries")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub webhook_id: Uuid,
+    pub workspace_id: Uuid,
+    /// Orders deliveries to one endpoint (creation order, monotonic per process).
+    pub seq: i64,
+    pub event_type: String,
+    /// The exact JSON body that is signed and sent.
+    pub payload: String,
+    /// pending, succeeded, failed (gave up), skipped (webhook missing or inactive).
+    pub status: String,
+    pub attempts: i32,
+    pub next_attempt_at: DateTimeUtc,
+    pub created_at: DateTimeUtc,
+    pub completed_at: Option<DateTimeUtc>,
+}
+
+impl ActiveModelBehavior for ActiveModel {}

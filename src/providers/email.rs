@@ -1,0 +1,170 @@
+//! Email port: the outbox sandbox by default, SMTP (lettre) for real traffic.
+
+use super::outbox::{Outbox, OutboxEntry};
+use super::ProviderError;
+use crate::core::clock::SharedClock;
+use crate::core::config::EmailProviderSettings;
+use async_trait::async_trait;
+use lettre::message::{header::ContentType, Mailbox, MultiPart, SinglePart};
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub struct EmailMessage<'a> {
+    pub to: &'a str,
+    pub from_name: &'a str,
+    pub from_address: &'a str,
+    pub subject: &'a str,
+    pub text: Option<&'a str>,
+    pub html: Option<&'a str>,
+    pub service: &'a str,
+}
+
+#[derive(Debug, Clone)]
+pub struct EmailReceipt {
+    pub provider_message_id: String,
+}
+
+#[async_trait]
+pub trait EmailSender: Send + Sync + 'static {
+    async fn send(&self, msg: &EmailMessage<'_>) -> Result<EmailReceipt, ProviderError>;
+    /// True for the built-in sandbox (it may report delivery itself).
+    fn is_sandbox(&self) -> bool {
+        false
+    }
+}
+
+pub fn from_settings(
+    settings: &EmailProviderSettings,
+    outbox: Arc<Outbox>,
+    clock: SharedClock,
+) -> Result<Arc<dyn EmailSender>, ProviderError> {
+    match settings.provider.as_str() {
+        "smtp" => Ok(Arc::new(SmtpEmail::new(settings)?)),
+        _ => Ok(Arc::new(OutboxEmail { outbox, clock })),
+    }
+}
+
+pub struct OutboxEmail {
+    pub outbox: Arc<Outbox>,
+    pub clock: SharedClock,
+}
+
+#[async_trait]
+impl EmailSender for OutboxEmail {
+    async fn send(&self, msg: &EmailMessage<'_>) -> Result<EmailReceipt, ProviderError> {
+        let id = format!("EM{}", uuid::Uuid::new_v4().simple());
+        let text = msg.text.or(msg.html).unwrap_or_default();
+        self.outbox
+            .append(&OutboxEntry {
+                channel: "email",
+                to: msg.to,
+                subject: Some(msg.subject),
+                text,
+                service: msg.service,
+                created_at: self.clock.now(),
+                provider_message_id: Some(&id),
+            })
+            .await?;
+        Ok(EmailReceipt {
+            provider_message_id: id,
+        })
+    }
+
+    fn is_sandbox(&self) -> bool {
+        true
+    }
+}
+
+pub struct SmtpEmail {
+    transport: AsyncSmtpTransport<Tokio1Executor>,
+}
+
+impl SmtpEmail {
+    pub fn new(s: &EmailProviderSettings) -> Result<Self, ProviderError> {
+        let bad = |e: lettre::transport::smtp::Error| ProviderError::Unreachable(e.to_string());
+        let mut builder = match s.tls.as_str() {
+            "tls" => AsyncSmtpTransport::<Tokio1Executor>::relay(&s.host).map_err(bad)?,
+            "starttls" => {
+                AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(&s.host).map_err(bad)?
+            }
+            // Plain SMTP: local relays and test servers.
+            _ => AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&s.host),
+        };
+        builder = builder
+            .port(s.port)
+            .timeout(Some(Duration::from_secs(s.timeout_secs.max(1))));
+        if !s.username.is_empty() {
+            builder = builder.credentials(Credentials::new(s.username.clone(), s.password.clone()));
+        }
+        Ok(Self {
+            transport: builder.build(),
+        })
+    }
+}
+
+#[async_trait]
+impl EmailSender for SmtpEmail {
+    async fn send(&self, msg: &EmailMessage<'_>) -> Result<EmailReceipt, ProviderError> {
+        let rejected = |m: String| ProviderError::Rejected {
+            status: 0,
+            message: m,
+        };
+        let from: Mailbox = format!("{} <{}>", quote_name(msg.from_name), msg.from_address)
+            .parse()
+            .map_err(|e: lettre::address::AddressError| rejected(e.to_string()))?;
+        let to: Mailbox = msg
+            .to
+            .parse()
+            .map_err(|e: lettre::address::AddressError| rejected(e.to_string()))?;
+        let domain = msg.from_address.rsplit('@').next().unwrap_or("localhost");
+        let message_id = format!("<{}@{}>", uuid::Uuid::new_v4().simple(), domain);
+        let builder = Message::builder()
+            .from(from)
+            .to(to)
+            .subject(msg.subject)
+            .message_id(Some(message_id.clone()));
+        let email = match (msg.text, msg.html) {
+            (Some(t), Some(h)) => builder.multipart(MultiPart::alternative_plain_html(
+                t.to_owned(),
+                h.to_owned(),
+            )),
+            (None, Some(h)) => builder.singlepart(
+                SinglePart::builder()
+                    .header(ContentType::TEXT_HTML)
+                    .body(h.to_owned()),
+            ),
+            (t, None) => builder.singlepart(
+                SinglePart::builder()
+                    .header(ContentType::TEXT_PLAIN)
+                    .body(t.unwrap_or_default().to_owned()),
+            ),
+        }
+        .map_err(|e| rejected(e.to_string()))?;
+        self.transport.send(email).await.map_err(|e| {
+            if e.is_permanent() {
+                rejected(e.to_string())
+            } else {
+                ProviderError::Unreachable(e.to_string())
+            }
+        })?;
+        Ok(EmailReceipt {
+            provider_message_id: message_id,
+        })
+    }
+}
+
+/// A display name safe inside a mailbox header: quoted, with quotes and backslashes escaped.
+fn quote_name(name: &str) -> String {
+    let escaped: String = name
+        .chars()
+        .filter(|c| !c.is_control())
+        .flat_map(|c| match c {
+            '"' | '\\' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect();
+    format!("\"{escaped}\"")
+}

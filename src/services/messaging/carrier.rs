@@ -1,0 +1,81 @@
+//! POST /carrier/status and /carrier/inbound: form-encoded Twilio callbacks, signed with
+//! `X-Carrier-Signature` over `[services.messaging] public_url` + path + query and the
+//! sorted form fields. Invalid signatures get 403 in plain text; valid ones `OK`.
+
+use super::error::{MessagingError, Result};
+use super::service::carrier::{self, Form};
+use super::MessagingState;
+use actix_web::{web, HttpRequest, HttpResponse};
+
+pub const SIGNATURE_HEADER: &str = "X-Carrier-Signature";
+
+fn forbidden() -> HttpResponse {
+    HttpResponse::Forbidden()
+        .content_type("text/plain; charset=utf-8")
+        .body("Forbidden: invalid carrier signature")
+}
+
+fn accepted() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .body("OK")
+}
+
+/// The verified form, or None when the signature does not match.
+fn verified(st: &MessagingState, req: &HttpRequest, body: &[u8]) -> Option<Form> {
+    let presented = req.headers().get(SIGNATURE_HEADER)?.to_str().ok()?;
+    let params: Vec<(String, String)> = url::form_urlencoded::parse(body).into_owned().collect();
+    let path = req
+        .uri()
+        .path_and_query()
+        .map_or_else(|| req.path().to_owned(), |pq| pq.as_str().to_owned());
+    let url = format!("{}{}", st.cfg.public_url.trim_end_matches('/'), path);
+    let token = &st.core.settings.providers.sms.auth_token;
+    carrier::verify(token, &url, &params, presented).then(|| params.into_iter().collect())
+}
+
+#[utoipa::path(post, path = "/carrier/status", tag = "carrier",
+    request_body(content = String, content_type = "application/x-www-form-urlencoded",
+        description = "Twilio status callback fields: MessageSid, MessageStatus, ErrorCode, …"),
+    params(("X-Carrier-Signature" = String, Header, description = "Twilio-style request signature")),
+    responses(
+        (status = 200, description = "Acknowledged", body = String, content_type = "text/plain"),
+        (status = 403, description = "Invalid signature", body = String, content_type = "text/plain"),
+        (status = 413, description = "Body too large", body = super::dto::ErrorEnvelope),
+        (status = 500, description = "Internal error", body = super::dto::ErrorEnvelope)))]
+pub async fn status(
+    req: HttpRequest,
+    st: web::Data<MessagingState>,
+    body: web::Bytes,
+) -> Result<HttpResponse> {
+    let Some(form) = verified(&st, &req, &body) else {
+        return Ok(forbidden());
+    };
+    carrier::status(&st, &form)
+        .await
+        .map_err(MessagingError::from)?;
+    Ok(accepted())
+}
+
+#[utoipa::path(post, path = "/carrier/inbound", tag = "carrier",
+    request_body(content = String, content_type = "application/x-www-form-urlencoded",
+        description = "Twilio inbound message fields: MessageSid, From, To, Body, …"),
+    params(("X-Carrier-Signature" = String, Header, description = "Twilio-style request signature")),
+    responses(
+        (status = 200, description = "Acknowledged", body = String, content_type = "text/plain"),
+        (status = 403, description = "Invalid signature", body = String, content_type = "text/plain"),
+        (status = 413, description = "Body too large", body = super::dto::ErrorEnvelope),
+        (status = 500, description = "Internal error", body = super::dto::ErrorEnvelope)))]
+pub async fn inbound(
+    req: HttpRequest,
+    st: web::Data<MessagingState>,
+    body: web::Bytes,
+) -> Result<HttpResponse> {
+    let Some(form) = verified(&st, &req, &body) else {
+        return Ok(forbidden());
+    };
+    carrier::inbound(&st, &form)
+        .await
+        .map_err(MessagingError::from)?;
+    Ok(accepted())
+}

@@ -1,0 +1,506 @@
+//! Parsed values of the messaging service: once constructed they are valid.
+
+use super::error::MessagingError;
+use serde_json::{Map, Value};
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    Sms,
+    Email,
+    WhatsApp,
+    Voice,
+}
+
+impl Channel {
+    pub fn parse(s: &str) -> Result<Self, MessagingError> {
+        match s {
+            "sms" => Ok(Self::Sms),
+            "email" => Ok(Self::Email),
+            "whatsapp" => Ok(Self::WhatsApp),
+            "voice" => Ok(Self::Voice),
+            _ => Err(MessagingError::validation(
+                "channel must be one of sms, email, whatsapp, voice",
+            )),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sms => "sms",
+            Self::Email => "email",
+            Self::WhatsApp => "whatsapp",
+            Self::Voice => "voice",
+        }
+    }
+
+    /// Channels addressed by phone number.
+    pub fn is_phone(self) -> bool {
+        !matches!(self, Self::Email)
+    }
+}
+
+/// `+`, a non-zero digit, then up to 14 more digits (the spec's format rule, not a
+/// carrier lookup).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct E164(String);
+
+impl E164 {
+    pub fn parse(s: &str) -> Result<Self, MessagingError> {
+        let ok = s
+            .strip_prefix('+')
+            .filter(|d| (1..=15).contains(&d.len()))
+            .filter(|d| d.bytes().all(|b| b.is_ascii_digit()))
+            .is_some_and(|d| !d.starts_with('0'));
+        if ok {
+            Ok(Self(s.to_owned()))
+        } else {
+            Err(MessagingError::validation(format!(
+                "invalid phone number '{}': use E.164, e.g. +14155550123",
+                clip(s, 40)
+            )))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A practical e-mail address check: one `@`, a dot-atom local part of at most 64
+/// characters, a domain of letter/digit/hyphen labels with a top-level label of letters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmailAddress(String);
+
+impl EmailAddress {
+    pub fn parse(s: &str) -> Result<Self, MessagingError> {
+        if is_email(s) {
+            Ok(Self(s.to_owned()))
+        } else {
+            Err(MessagingError::validation(format!(
+                "invalid email address '{}'",
+                clip(s, 60)
+            )))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn is_email(s: &str) -> bool {
+    if s.len() > 254 {
+        return false;
+    }
+    let Some((local, domain)) = s.split_once('@') else {
+        return false;
+    };
+    let atext = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+/=?^_`{|}~-".contains(c);
+    let local_ok = !local.is_empty()
+        && local.len() <= 64
+        && local
+            .split('.')
+            .all(|p| !p.is_empty() && p.chars().all(atext));
+    let labels: Vec<&str> = domain.split('.').collect();
+    let domain_ok = labels.len() >= 2
+        && domain.len() <= 253
+        && labels.iter().all(|l| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
+        && labels
+            .last()
+            .is_some_and(|t| t.len() >= 2 && t.chars().all(|c| c.is_ascii_alphabetic()));
+    local_ok && domain_ok
+}
+
+/// A recipient address valid for its channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recipient {
+    Phone(E164),
+    Email(EmailAddress),
+}
+
+impl Recipient {
+    pub fn parse(channel: Channel, s: &str) -> Result<Self, MessagingError> {
+        if channel.is_phone() {
+            E164::parse(s).map(Self::Phone)
+        } else {
+            EmailAddress::parse(s).map(Self::Email)
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Phone(p) => p.as_str(),
+            Self::Email(e) => e.as_str(),
+        }
+    }
+}
+
+/// An email sender: the display name as given, the address `<slug>@{mail_domain}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sender {
+    pub name: String,
+    pub address: String,
+}
+
+impl Sender {
+    pub fn parse(name: &str, mail_domain: &str) -> Result<Self, MessagingError> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+            return Err(MessagingError::validation(
+                "from must be a display name of 1 to 100 printable characters",
+            ));
+        }
+        Ok(Self {
+            address: format!("{}@{}", local_part(name), mail_domain),
+            name: name.to_owned(),
+        })
+    }
+
+    pub fn header(&self) -> String {
+        format!("{} <{}>", self.name, self.address)
+    }
+}
+
+/// Lowercase ASCII letters and digits of the name, other runs become one `-`.
+fn local_part(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    let out: String = out.trim_end_matches('-').chars().take(64).collect();
+    let out = out.trim_end_matches('-').to_owned();
+    if out.is_empty() {
+        "noreply".into()
+    } else {
+        out
+    }
+}
+
+pub fn clip(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+// ---- SMS segments ----
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Gsm7,
+    Ucs2,
+}
+
+/// The GSM 03.38 default alphabet (one septet each).
+const GSM7_BASIC: &str = "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";
+/// The extension table: escape plus the character, two septets each.
+const GSM7_EXTENSION: &str = "\u{000C}^{}\\[~]|€";
+
+fn gsm7_width(c: char) -> Option<usize> {
+    if GSM7_BASIC.contains(c) {
+        Some(1)
+    } else if GSM7_EXTENSION.contains(c) {
+        Some(2)
+    } else {
+        None
+    }
+}
+
+/// How carriers split `text`: GSM-7 when every character is in the GSM alphabets (160
+/// septets single, 153 per part), else UCS-2 (70 code units single, 67 per part). A
+/// two-septet extension character or a surrogate pair is never split across parts.
+pub fn sms_segments(text: &str) -> (Encoding, u32) {
+    let gsm: Option<Vec<usize>> = text.chars().map(gsm7_width).collect();
+    let (encoding, widths, single, part) = match gsm {
+        Some(w) => (Encoding::Gsm7, w, 160, 153),
+        None => (
+            Encoding::Ucs2,
+            text.chars().map(char::len_utf16).collect(),
+            70,
+            67,
+        ),
+    };
+    let total: usize = widths.iter().sum();
+    if total <= single {
+        return (encoding, 1);
+    }
+    let mut parts = 1u32;
+    let mut used = 0usize;
+    for w in widths {
+        if used + w > part {
+            parts += 1;
+            used = 0;
+        }
+        used += w;
+    }
+    (encoding, parts)
+}
+
+// ---- templates ----
+
+/// Replaces `{{ name }}` placeholders with the recipient's values. A placeholder without a
+/// value is an error naming it (the recipient is counted as failed), so nobody receives
+/// "Hello {{name}}".
+pub fn render(template: &str, vars: &Map<String, Value>) -> Result<String, String> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        let Some(len) = rest[start + 2..].find("}}") else {
+            break;
+        };
+        let name = rest[start + 2..start + 2 + len].trim();
+        let is_name = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.');
+        out.push_str(&rest[..start]);
+        if is_name {
+            match vars.get(name) {
+                Some(Value::String(s)) => out.push_str(s),
+                Some(Value::Null) => {}
+                Some(v @ (Value::Number(_) | Value::Bool(_))) => out.push_str(&v.to_string()),
+                Some(v) => out.push_str(&v.to_string()),
+                None => return Err(format!("no value for placeholder {{{{{name}}}}}")),
+            }
+        } else {
+            // Not a placeholder (e.g. "{{ }}"): kept as written.
+            out.push_str(&rest[start..start + 2 + len + 2]);
+        }
+        rest = &rest[start + 2 + len + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+// ---- events ----
+
+pub const EVENTS: [&str; 6] = [
+    "message.sent",
+    "message.delivered",
+    "message.failed",
+    "message.received",
+    "credit.low",
+    "credit.depleted",
+];
+
+/// Statuses in the order a message moves through them; callbacks never move backwards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Queued,
+    Sent,
+    Delivered,
+    Failed,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Sent => "sent",
+            Self::Delivered => "delivered",
+            Self::Failed => "failed",
+        }
+    }
+
+    /// The states a message may be in for a move to `self` to go forward.
+    pub fn predecessors(self) -> &'static [&'static str] {
+        match self {
+            Self::Queued => &[],
+            Self::Sent => &["queued"],
+            Self::Delivered | Self::Failed => &["queued", "sent"],
+        }
+    }
+
+    /// A carrier's status word (Twilio message and call statuses).
+    pub fn from_carrier(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "sent" | "in-progress" | "ringing" => Some(Self::Sent),
+            "delivered" | "read" | "completed" => Some(Self::Delivered),
+            "failed" | "undelivered" | "busy" | "no-answer" | "canceled" => Some(Self::Failed),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Credits as the API shows them: a JSON number, whole when it is whole (3, 0.1, 12.34).
+pub fn credits_value(hundredths: i64) -> Value {
+    if hundredths % 100 == 0 {
+        Value::from(hundredths / 100)
+    } else {
+        serde_json::Number::from_f64(hundredths as f64 / 100.0)
+            .map(Value::Number)
+            .unwrap_or(Value::Null)
+    }
+}
+
+/// "3", "0.1", "12.34" for messages.
+pub fn credits_text(hundredths: i64) -> String {
+    credits_value(hundredths).to_string()
+}
+
+/// Parses a credit amount with at most two decimals into hundredths.
+pub fn parse_credits(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let (whole, frac) = s.split_once('.').unwrap_or((s, ""));
+    if whole.is_empty() && frac.is_empty()
+        || frac.len() > 2
+        || !whole.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let whole: i64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    let frac: i64 = format!("{frac:0<2}").parse().ok()?;
+    whole.checked_mul(100)?.checked_add(frac)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn segment_table() {
+        let a = |n| "a".repeat(n);
+        assert_eq!(sms_segments(&a(1)), (Encoding::Gsm7, 1));
+        assert_eq!(sms_segments(&a(160)), (Encoding::Gsm7, 1));
+        assert_eq!(sms_segments(&a(161)), (Encoding::Gsm7, 2));
+        assert_eq!(sms_segments(&a(306)), (Encoding::Gsm7, 2));
+        assert_eq!(sms_segments(&a(307)), (Encoding::Gsm7, 3));
+        assert_eq!(sms_segments(&a(459)), (Encoding::Gsm7, 3));
+        assert_eq!(sms_segments(&a(460)), (Encoding::Gsm7, 4));
+        let zh = |n| "ж".repeat(n);
+        assert_eq!(sms_segments(&zh(70)), (Encoding::Ucs2, 1));
+        assert_eq!(sms_segments(&zh(71)), (Encoding::Ucs2, 2));
+        assert_eq!(sms_segments(&zh(134)), (Encoding::Ucs2, 2));
+        assert_eq!(sms_segments(&zh(135)), (Encoding::Ucs2, 3));
+    }
+
+    #[test]
+    fn extension_characters_take_two_septets_and_never_split() {
+        let text = format!("{}€{}", "a".repeat(152), "a".repeat(152));
+        assert_eq!(sms_segments(&text), (Encoding::Gsm7, 3));
+        assert_eq!(sms_segments(&"€".repeat(80)), (Encoding::Gsm7, 1));
+        assert_eq!(sms_segments(&"€".repeat(81)), (Encoding::Gsm7, 2));
+        assert_eq!(sms_segments("{}[]~|^\\\u{000C}"), (Encoding::Gsm7, 1));
+    }
+
+    #[test]
+    fn surrogate_pairs_never_split() {
+        let text = format!("{}😀{}", "ж".repeat(66), "ж".repeat(66));
+        assert_eq!(sms_segments(&text), (Encoding::Ucs2, 3));
+        assert_eq!(sms_segments(&"😀".repeat(35)), (Encoding::Ucs2, 1));
+        assert_eq!(sms_segments(&"😀".repeat(36)), (Encoding::Ucs2, 2));
+        // One non-GSM character switches the whole message to UCS-2.
+        assert_eq!(
+            sms_segments(&format!("{}’", "a".repeat(69))),
+            (Encoding::Ucs2, 1)
+        );
+        assert_eq!(
+            sms_segments(&format!("{}’", "a".repeat(70))),
+            (Encoding::Ucs2, 2)
+        );
+    }
+
+    #[test]
+    fn e164() {
+        for ok in ["+14155550123", "+491761234567", "+1", "+123456789012345"] {
+            assert!(E164::parse(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "14155550123",
+            "+0123",
+            "+",
+            "+1234567890123456",
+            "+1 415",
+            "+1a",
+            "",
+        ] {
+            assert!(E164::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn emails() {
+        for ok in ["a@b.co", "first.last+tag@mail.example.org", "x_y@a-b.io"] {
+            assert!(EmailAddress::parse(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "a",
+            "a@b",
+            "@b.co",
+            "a@.co",
+            "a..b@c.co",
+            "a b@c.co",
+            "a@b.c0",
+            "a@-b.co",
+        ] {
+            assert!(EmailAddress::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn templates() {
+        let vars = json!({"name": "Ann", "n": 3, "nil": null})
+            .as_object()
+            .unwrap()
+            .clone();
+        assert_eq!(
+            render("Hi {{name}}, {{ n }} left{{nil}}", &vars).unwrap(),
+            "Hi Ann, 3 left"
+        );
+        assert!(render("Hi {{nope}}", &vars).unwrap_err().contains("nope"));
+        assert_eq!(render("{{ }} and {{", &vars).unwrap(), "{{ }} and {{");
+    }
+
+    #[test]
+    fn sender_address_is_a_slug_of_the_name() {
+        let s = Sender::parse("Acme Shop!", "mail.example.com").unwrap();
+        assert_eq!(s.address, "acme-shop@mail.example.com");
+        assert_eq!(
+            Sender::parse("Ключ", "m.io").unwrap().address,
+            "noreply@m.io"
+        );
+        assert!(Sender::parse(" ", "m.io").is_err());
+    }
+
+    #[test]
+    fn credits() {
+        assert_eq!(credits_value(300), json!(3));
+        assert_eq!(credits_value(10), json!(0.1));
+        assert_eq!(credits_value(1234), json!(12.34));
+        assert_eq!(parse_credits("12.5"), Some(1250));
+        assert_eq!(parse_credits("0.01"), Some(1));
+        assert_eq!(parse_credits("7"), Some(700));
+        assert_eq!(parse_credits("1.234"), None);
+        assert_eq!(parse_credits("-1"), None);
+        assert_eq!(parse_credits("."), None);
+    }
+
+    #[test]
+    fn statuses_only_move_forward() {
+        assert!(Status::Sent.predecessors().contains(&"queued"));
+        assert!(!Status::Sent.predecessors().contains(&"delivered"));
+        assert!(!Status::Delivered.predecessors().contains(&"failed"));
+        assert_eq!(Status::from_carrier("undelivered"), Some(Status::Failed));
+        assert_eq!(Status::from_carrier("queued"), None);
+    }
+}

@@ -1,0 +1,150 @@
+//! Messaging service: SMS, email, WhatsApp and voice sends, bulk sends with templates,
+//! credits, signed customer webhooks (one `WebhookEndpoint` actor each) and carrier
+//! callbacks (`specs/messaging-and-ads.md`).
+
+mod account;
+mod auth;
+mod carrier;
+pub mod domain;
+mod dto;
+mod error;
+mod limits;
+mod messages;
+mod openapi;
+pub mod service;
+mod webhooks;
+
+use crate::core::config::MessagingSettings;
+use crate::core::CoreContext;
+use crate::providers::email::EmailSender;
+use crate::providers::voice::VoiceCaller;
+use crate::providers::whatsapp::WhatsAppSender;
+use crate::providers::{email, voice, whatsapp};
+use crate::startup::{serve, StartupError};
+use actix_web::dev::Server;
+use actix_web::web;
+use dashmap::DashSet;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use switchboard_actors::{EndpointDeps, RetryPolicy, WebhookRegistry};
+use tokio::sync::mpsc::UnboundedSender;
+use uuid::Uuid;
+
+pub use error::MessagingEnvelope;
+pub use service::admin::{add_credits, create_workspace, AdminError, NewWorkspace};
+
+#[derive(Clone)]
+pub struct MessagingState {
+    pub core: CoreContext,
+    pub cfg: Arc<MessagingSettings>,
+    pub email: Arc<dyn EmailSender>,
+    pub whatsapp: Arc<dyn WhatsAppSender>,
+    pub voice: Arc<dyn VoiceCaller>,
+    /// Whether SMS goes to the built-in sandbox (which may report delivery itself).
+    pub sms_sandbox: bool,
+    pub webhooks: Arc<WebhookRegistry>,
+    queue: UnboundedSender<Uuid>,
+    in_flight: Arc<DashSet<Uuid>>,
+}
+
+impl MessagingState {
+    /// Hands stored, queued messages to the dispatcher.
+    pub fn dispatch(&self, ids: &[Uuid]) {
+        for id in ids {
+            // A closed channel means the process is stopping; the start-up scan resends.
+            let _ = self.queue.send(*id);
+        }
+    }
+}
+
+fn retry_policy(s: &MessagingSettings) -> RetryPolicy {
+    let w = &s.webhooks;
+    RetryPolicy {
+        timeout: Duration::from_secs(w.timeout_secs.max(1)),
+        deactivate_after: w.deactivate_after.max(1),
+        max_attempts: w.max_attempts.max(1),
+        base_delay_secs: w.base_delay_secs.max(1),
+        factor: w.factor.max(1),
+        max_delay_secs: w.max_delay_secs.max(1),
+        jitter: w.jitter.clamp(0.0, 0.9),
+        max_retry_after_secs: w.max_retry_after_secs.max(0),
+        poll_interval: Duration::from_millis(w.poll_interval_ms.max(10)),
+        idle_stop: Duration::from_secs(w.idle_stop_secs.max(1)),
+        sweep_interval: Duration::from_secs(w.sweep_interval_secs.max(1)),
+    }
+}
+
+/// Builds the service's state and background workers (dispatcher, webhook actors, which
+/// resume work left by an earlier run) and starts its listener.
+pub fn mount(
+    core: &CoreContext,
+    bind: &str,
+) -> Result<(&'static str, SocketAddr, Server), StartupError> {
+    let cfg = Arc::new(core.settings.services.messaging.clone());
+    let providers = &core.settings.providers;
+    let email = email::from_settings(&providers.email, core.outbox.clone(), core.clock.clone())
+        .map_err(|e| StartupError::Http(e.to_string()))?;
+    let transport =
+        service::transport::HttpTransport::new(core.settings.webhooks.allow_private_urls)
+            .map_err(|e| StartupError::Http(e.to_string()))?;
+    let registry = WebhookRegistry::new(EndpointDeps {
+        db: core.db.clone(),
+        transport: Arc::new(transport),
+        clock: Arc::new(service::transport::Clock(core.clock.clone())),
+        policy: retry_policy(&cfg),
+    });
+    let (tx, rx) = service::dispatch::channel();
+    let state = MessagingState {
+        core: core.clone(),
+        email,
+        whatsapp: whatsapp::from_settings(
+            &providers.whatsapp,
+            core.outbox.clone(),
+            core.clock.clone(),
+            core.http.clone(),
+        ),
+        voice: voice::from_settings(
+            &providers.voice,
+            core.outbox.clone(),
+            core.clock.clone(),
+            core.http.clone(),
+        ),
+        sms_sandbox: providers.sms.provider != "twilio",
+        webhooks: registry.clone(),
+        queue: tx,
+        in_flight: Arc::new(DashSet::new()),
+        cfg,
+    };
+    registry.spawn_sweeper();
+    tokio::spawn(service::dispatch::run(state.clone(), rx));
+    let data = web::Data::new(state);
+    serve::<MessagingEnvelope, _>("messaging", bind, core, move |cfg| {
+        routes(cfg, data.clone())
+    })
+}
+
+fn routes(cfg: &mut web::ServiceConfig, data: web::Data<MessagingState>) {
+    cfg.app_data(data)
+        .configure(openapi::docs)
+        .service(web::resource("/api/v1/messages/send").post(messages::send))
+        .service(web::resource("/api/v1/messages/bulk").post(messages::bulk))
+        .service(web::resource("/api/v1/messages").get(messages::list))
+        .service(web::resource("/api/v1/messages/{id}").get(messages::get))
+        .service(web::resource("/api/v1/auth/token").post(account::token))
+        .service(web::resource("/api/v1/account").get(account::account))
+        .service(
+            web::resource("/api/v1/webhooks")
+                .post(webhooks::create)
+                .get(webhooks::list),
+        )
+        .service(
+            web::resource("/api/v1/webhooks/{id}")
+                .get(webhooks::get)
+                .patch(webhooks::update)
+                .delete(webhooks::delete),
+        )
+        .service(web::resource("/api/v1/webhooks/{id}/deliveries").get(webhooks::deliveries))
+        .service(web::resource("/carrier/status").post(carrier::status))
+        .service(web::resource("/carrier/inbound").post(carrier::inbound));
+}

@@ -1,0 +1,98 @@
+//! The messaging service's OpenAPI document at /api-docs/openapi.json and Swagger UI at
+//! /api-docs/ (served offline).
+
+use super::dto::*;
+use super::{account, carrier, messages, webhooks};
+use actix_web::{web, HttpResponse};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_swagger_ui::SwaggerUi;
+
+/// Every error the JSON endpoints can answer, in the spec's body.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+pub enum Errors {
+    /// validation_error (invalid field, phone, e-mail, recipients, malformed JSON)
+    #[response(status = 400)]
+    BadRequest(ErrorEnvelope),
+    /// unauthorized: missing or invalid X-API-Key (or bearer token)
+    #[response(status = 401)]
+    Unauthorized(ErrorEnvelope),
+    /// insufficient_credits: the message names credits needed and held
+    #[response(status = 402)]
+    PaymentRequired(ErrorEnvelope),
+    /// not_found
+    #[response(status = 404)]
+    NotFound(ErrorEnvelope),
+    /// method_not_allowed
+    #[response(status = 405)]
+    MethodNotAllowed(ErrorEnvelope),
+    /// idempotency_conflict: the Idempotency-Key was used with another body
+    #[response(status = 409)]
+    Conflict(ErrorEnvelope),
+    /// payload_too_large
+    #[response(status = 413)]
+    TooLarge(ErrorEnvelope),
+    /// unsupported_media_type
+    #[response(status = 415)]
+    UnsupportedMediaType(ErrorEnvelope),
+    /// rate_limit_exceeded (with Retry-After)
+    #[response(status = 429)]
+    TooManyRequests(ErrorEnvelope),
+    /// internal_error
+    #[response(status = 500)]
+    Internal(ErrorEnvelope),
+}
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
+        let components = api.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-API-Key"))),
+        );
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Switchboard messaging service", version = "1.0",
+         description = "SMS, email, WhatsApp and voice messages, bulk sends, credits, signed webhooks and carrier callbacks."),
+    paths(
+        messages::send, messages::bulk, messages::list, messages::get,
+        account::token, account::account,
+        webhooks::create, webhooks::list, webhooks::get, webhooks::update, webhooks::delete,
+        webhooks::deliveries,
+        carrier::status, carrier::inbound,
+    ),
+    components(schemas(ErrorEnvelope, Content)),
+    modifiers(&Security),
+    tags((name = "messages"), (name = "account"), (name = "webhooks"), (name = "carrier"))
+)]
+struct ApiDoc;
+
+pub fn document() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
+}
+
+pub fn docs(cfg: &mut web::ServiceConfig) {
+    cfg.route(
+        "/api-docs",
+        web::get().to(|| async {
+            HttpResponse::MovedPermanently()
+                .insert_header(("Location", "/api-docs/"))
+                .finish()
+        }),
+    )
+    .service(
+        SwaggerUi::new("/api-docs/{_:.*}")
+            .url("/api-docs/openapi.json", document())
+            .config(utoipa_swagger_ui::Config::default().validator_url("none")),
+    );
+}

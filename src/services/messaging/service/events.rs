@@ -1,0 +1,94 @@
+//! Customer events: one delivery row per subscribed active webhook, written in the caller's
+//! transaction; the webhook actors are told only after it commits.
+
+use super::super::MessagingState;
+use chrono::{DateTime, Utc};
+use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Set};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicI64, Ordering};
+use switchboard_entities::messaging::{webhook, webhook_delivery};
+use uuid::Uuid;
+
+/// Deliveries written in a transaction, to hand to their actors once it commits.
+#[derive(Debug, Default)]
+#[must_use = "notify the webhook actors after the transaction commits"]
+pub struct Emitted(Vec<(Uuid, Uuid)>);
+
+impl Emitted {
+    pub fn extend(&mut self, other: Emitted) {
+        self.0.extend(other.0);
+    }
+
+    pub fn notify(self, st: &MessagingState) {
+        for (webhook_id, delivery_id) in self.0 {
+            st.webhooks.enqueue(webhook_id, delivery_id);
+        }
+    }
+}
+
+static SEQ: AtomicI64 = AtomicI64::new(0);
+
+/// A per-process monotonic sequence, seeded from wall-clock microseconds so it also grows
+/// across restarts: it orders the deliveries of one endpoint.
+fn next_seq() -> i64 {
+    let wall = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64);
+    let mut cur = SEQ.load(Ordering::Relaxed);
+    loop {
+        let next = (cur + 1).max(wall);
+        match SEQ.compare_exchange_weak(cur, next, Ordering::SeqCst, Ordering::Relaxed) {
+            Ok(_) => return next,
+            Err(actual) => cur = actual,
+        }
+    }
+}
+
+pub fn subscribes(hook: &webhook::Model, event: &str) -> bool {
+    hook.events
+        .as_array()
+        .is_some_and(|a| a.iter().any(|e| e.as_str() == Some(event)))
+}
+
+/// Writes one delivery of `event` for every active webhook of the workspace subscribed to it.
+pub async fn emit<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    workspace_id: Uuid,
+    event: &str,
+    data: Value,
+) -> Result<Emitted, DbErr> {
+    let hooks = webhook::Entity::find()
+        .filter(webhook::Column::WorkspaceId.eq(workspace_id))
+        .filter(webhook::Column::IsActive.eq(true))
+        .all(db)
+        .await?;
+    let mut out = Emitted::default();
+    for hook in hooks.into_iter().filter(|h| subscribes(h, event)) {
+        let id = Uuid::new_v4();
+        let payload = json!({
+            "id": id,
+            "type": event,
+            "created_at": now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            "data": data,
+        })
+        .to_string();
+        webhook_delivery::Entity::insert(webhook_delivery::ActiveModel {
+            id: Set(id),
+            webhook_id: Set(hook.id),
+            workspace_id: Set(workspace_id),
+            seq: Set(next_seq()),
+            event_type: Set(event.to_owned()),
+            payload: Set(payload),
+            status: Set("pending".into()),
+            attempts: Set(0),
+            next_attempt_at: Set(now),
+            created_at: Set(now),
+            completed_at: Set(None),
+        })
+        .exec_without_returning(db)
+        .await?;
+        out.0.push((hook.id, id));
+    }
+    Ok(out)
+}

@@ -1,0 +1,10 @@
+//! Workflows of the messaging service over the database and the providers.
+
+pub mod admin;
+pub mod billing;
+pub mod carrier;
+pub mod dispatch;
+pub mod events;
+pub mod idempotency;
+pub mod transport;
+pub mod webhooks;

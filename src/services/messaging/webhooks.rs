@@ -1,0 +1,124 @@
+//! /api/v1/webhooks: create, list, read, update, delete, delivery history.
+
+use super::auth::ApiKey;
+use super::dto::*;
+use super::error::{MessagingError, Result};
+use super::limits;
+use super::openapi::Errors;
+use super::service::webhooks as svc;
+use super::MessagingState;
+use actix_web::{web, HttpRequest, HttpResponse};
+use uuid::Uuid;
+
+async fn limit(req: &HttpRequest, st: &MessagingState, ws: Uuid) -> Result<()> {
+    limits::check(req, st, "default", st.cfg.rate_limits.default, ws).await
+}
+
+#[utoipa::path(post, path = "/api/v1/webhooks", tag = "webhooks", request_body = WebhookCreate,
+    security(("api_key" = [])),
+    responses((status = 201, description = "Created; the secret is shown only now",
+        body = Success<WebhookCreated>), Errors))]
+pub async fn create(
+    req: HttpRequest,
+    st: web::Data<MessagingState>,
+    ApiKey(ws): ApiKey,
+    body: web::Json<WebhookCreate>,
+) -> Result<HttpResponse> {
+    limit(&req, &st, ws.id).await?;
+    let (hook, secret) = svc::create(&st, ws.id, body.into_inner()).await?;
+    Ok(HttpResponse::Created().json(ok(WebhookCreated {
+        webhook: hook.into(),
+        secret,
+        warning: "Store this secret now: it is not shown again. Signatures are keyed with \
+                  its SHA-256 hex digest."
+            .into(),
+    })))
+}
+
+#[utoipa::path(get, path = "/api/v1/webhooks", tag = "webhooks",
+    security(("api_key" = [])),
+    responses((status = 200, body = Success<WebhookList>), Errors))]
+pub async fn list(
+    req: HttpRequest,
+    st: web::Data<MessagingState>,
+    ApiKey(ws): ApiKey,
+) -> Result<HttpResponse> {
+    limit(&req, &st, ws.id).await?;
+    let hooks = svc::list(&st, ws.id).await?;
+    Ok(HttpResponse::Ok().json(ok(WebhookList {
+        webhooks: hooks.into_iter().map(Into::into).collect(),
+    })))
+}
+
+#[utoipa::path(get, path = "/api/v1/webhooks/{id}", tag = "webhooks",
+    params(("id" = Uuid, Path)), security(("api_key" = [])),
+    responses((status = 200, body = Success<WebhookData>), Errors))]
+pub async fn get(
+    req: HttpRequest,
+    st: web::Data<MessagingState>,
+    ApiKey(ws): ApiKey,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse> {
+    limit(&req, &st, ws.id).await?;
+    let hook = svc::get(&st, ws.id, id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(ok(WebhookData {
+        webhook: hook.into(),
+    })))
+}
+
+#[utoipa::path(patch, path = "/api/v1/webhooks/{id}", tag = "webhooks",
+    params(("id" = Uuid, Path)), request_body = WebhookUpdate, security(("api_key" = [])),
+    responses((status = 200, body = Success<WebhookData>), Errors))]
+pub async fn update(
+    req: HttpRequest,
+    st: web::Data<MessagingState>,
+    ApiKey(ws): ApiKey,
+    id: web::Path<Uuid>,
+    body: web::Json<WebhookUpdate>,
+) -> Result<HttpResponse> {
+    limit(&req, &st, ws.id).await?;
+    let hook = svc::update(&st, ws.id, id.into_inner(), body.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(ok(WebhookData {
+        webhook: hook.into(),
+    })))
+}
+
+#[utoipa::path(delete, path = "/api/v1/webhooks/{id}", tag = "webhooks",
+    params(("id" = Uuid, Path)), security(("api_key" = [])),
+    responses((status = 200, body = Success<Deleted>), Errors))]
+pub async fn delete(
+    req: HttpRequest,
+    st: web::Data<MessagingState>,
+    ApiKey(ws): ApiKey,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse> {
+    limit(&req, &st, ws.id).await?;
+    let id = id.into_inner();
+    svc::delete(&st, ws.id, id).await?;
+    Ok(HttpResponse::Ok().json(ok(Deleted { id, deleted: true })))
+}
+
+#[utoipa::path(get, path = "/api/v1/webhooks/{id}/deliveries", tag = "webhooks",
+    params(("id" = Uuid, Path), DeliveriesQuery), security(("api_key" = [])),
+    responses((status = 200, description = "Delivery attempts, newest first",
+        body = Success<Deliveries>), Errors))]
+pub async fn deliveries(
+    req: HttpRequest,
+    st: web::Data<MessagingState>,
+    ApiKey(ws): ApiKey,
+    id: web::Path<Uuid>,
+    q: web::Query<DeliveriesQuery>,
+) -> Result<HttpResponse> {
+    limit(&req, &st, ws.id).await?;
+    let n = q.limit.unwrap_or(st.cfg.default_deliveries_limit);
+    if n == 0 || n > st.cfg.max_deliveries_limit {
+        return Err(MessagingError::validation(format!(
+            "limit must be 1 to {}",
+            st.cfg.max_deliveries_limit
+        )));
+    }
+    let rows = svc::attempts(&st, ws.id, id.into_inner(), n).await?;
+    Ok(HttpResponse::Ok().json(ok(Deliveries {
+        deliveries: rows.into_iter().map(Into::into).collect(),
+    })))
+}
