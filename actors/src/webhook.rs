@@ -467,13 +467,24 @@ async fn try_attempt(
 pub struct WebhookRegistry {
     deps: Arc<EndpointDeps>,
     actors: DashMap<Uuid, Addr<WebhookEndpoint>>,
+    /// Where endpoint actors run, whichever thread or task asks for one.
+    arbiter: ArbiterHandle,
 }
 
 impl WebhookRegistry {
+    /// Must be called inside an actix System: the actors run on the current arbiter.
     pub fn new(deps: EndpointDeps) -> Arc<Self> {
         Arc::new(Self {
             deps: Arc::new(deps),
             actors: DashMap::new(),
+            arbiter: Arbiter::current(),
+        })
+    }
+
+    fn spawn_actor(&self, webhook_id: Uuid) -> Addr<WebhookEndpoint> {
+        let deps = self.deps.clone();
+        WebhookEndpoint::start_in_arbiter(&self.arbiter, move |_| {
+            WebhookEndpoint::new(webhook_id, deps)
         })
     }
 
@@ -485,9 +496,9 @@ impl WebhookRegistry {
         let mut entry = self
             .actors
             .entry(webhook_id)
-            .or_insert_with(|| WebhookEndpoint::new(webhook_id, self.deps.clone()).start());
+            .or_insert_with(|| self.spawn_actor(webhook_id));
         if !entry.connected() {
-            *entry = WebhookEndpoint::new(webhook_id, self.deps.clone()).start();
+            *entry = self.spawn_actor(webhook_id);
         }
         entry.clone()
     }

@@ -1,0 +1,314 @@
+use super::*;
+use crate::helpers::*;
+use serde_json::json;
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+async fn sent_message(app: &TestApp, key: &str, to: &str) -> (String, String) {
+    let v = json_body(
+        app.post_key("/api/v1/messages/send", key, sms(to, "Hi"))
+            .await,
+    )
+    .await;
+    let id = v["data"]["message_id"].as_str().unwrap().to_owned();
+    let m = wait_status(app, key, &id, "sent").await;
+    (id, m["provider_message_id"].as_str().unwrap().to_owned())
+}
+
+async fn no_auto_delivery() -> TestApp {
+    app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await
+}
+
+#[actix_web::test]
+async fn bad_signatures_get_403_in_plain_text() {
+    let app = no_auto_delivery().await;
+    let ws = workspace(&app, "5").await;
+    let (id, sid) = sent_message(&app, &ws.key, "+14155550123").await;
+    let params = [("MessageSid", sid.as_str()), ("MessageStatus", "delivered")];
+    for path in ["/carrier/status", "/carrier/inbound"] {
+        let missing = app
+            .client
+            .post(app.m(path))
+            .form(&params)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(missing.status(), 403);
+        assert!(missing.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain"));
+        assert!(missing.text().await.unwrap().contains("Forbidden"));
+        // Signed for another URL (the signature covers public_url + path).
+        let wrong_url = carrier_signature(
+            "carrier-token",
+            &format!("http://other.example{path}"),
+            &params,
+        );
+        let res = app
+            .client
+            .post(app.m(path))
+            .header("X-Carrier-Signature", wrong_url)
+            .form(&params)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 403);
+        let wrong_token = carrier_signature(
+            "other-token",
+            &format!("https://sb.example.com{path}"),
+            &params,
+        );
+        let res = app
+            .client
+            .post(app.m(path))
+            .header("X-Carrier-Signature", wrong_token)
+            .form(&params)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 403);
+    }
+    // A signature over different parameters does not fit.
+    let sig = carrier_signature(
+        "carrier-token",
+        "https://sb.example.com/carrier/status",
+        &[("MessageSid", sid.as_str()), ("MessageStatus", "failed")],
+    );
+    let res = app
+        .client
+        .post(app.m("/carrier/status"))
+        .header("X-Carrier-Signature", sig)
+        .form(&params)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403);
+    assert_eq!(message(&app, &ws.key, &id).await["status"], "sent");
+}
+
+#[actix_web::test]
+async fn status_callbacks_move_forward_only_and_trigger_webhooks() {
+    let app = no_auto_delivery().await;
+    let ws = workspace(&app, "5").await;
+    let rx = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&rx)
+        .await;
+    webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.delivered", "message.failed"],
+    )
+    .await;
+    let (id, sid) = sent_message(&app, &ws.key, "+14155550123").await;
+
+    let res = carrier_post(
+        &app,
+        "/carrier/status",
+        &[
+            ("MessageSid", &sid),
+            ("MessageStatus", "delivered"),
+            ("AccountSid", "AC1"),
+        ],
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.text().await.unwrap(), "OK");
+    let m = message(&app, &ws.key, &id).await;
+    assert_eq!(m["status"], "delivered");
+    assert!(m["delivered_at"].is_string());
+    // Late, out-of-order callbacks never move it back.
+    for late in ["sent", "queued", "sending", "failed", "undelivered"] {
+        let res = carrier_post(
+            &app,
+            "/carrier/status",
+            &[("MessageSid", &sid), ("MessageStatus", late)],
+        )
+        .await;
+        assert_eq!(res.status(), 200);
+        assert_eq!(
+            message(&app, &ws.key, &id).await["status"],
+            "delivered",
+            "{late}"
+        );
+    }
+    // Another message fails with the carrier's error code.
+    let (id2, sid2) = sent_message(&app, &ws.key, "+14155550124").await;
+    carrier_post(
+        &app,
+        "/carrier/status",
+        &[
+            ("MessageSid", &sid2),
+            ("MessageStatus", "undelivered"),
+            ("ErrorCode", "30003"),
+        ],
+    )
+    .await;
+    let m2 = message(&app, &ws.key, &id2).await;
+    assert_eq!(m2["status"], "failed");
+    assert_eq!(m2["error_code"], "30003");
+    assert!(m2["failed_at"].is_string());
+    carrier_post(
+        &app,
+        "/carrier/status",
+        &[("MessageSid", &sid2), ("MessageStatus", "delivered")],
+    )
+    .await;
+    assert_eq!(message(&app, &ws.key, &id2).await["status"], "failed");
+    // Unknown ids and unknown statuses are acknowledged.
+    let res = carrier_post(
+        &app,
+        "/carrier/status",
+        &[("MessageSid", "SMunknown"), ("MessageStatus", "delivered")],
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+
+    let reqs = eventually("two webhooks", || async {
+        let r = rx.received_requests().await.unwrap();
+        (r.len() >= 2).then_some(r)
+    })
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(
+        rx.received_requests().await.unwrap().len(),
+        2,
+        "one event per move"
+    );
+    let delivered: serde_json::Value = serde_json::from_slice(&reqs[0].body).unwrap();
+    assert_eq!(delivered["type"], "message.delivered");
+    assert_eq!(delivered["data"]["message_id"], id);
+    let failed: serde_json::Value = serde_json::from_slice(&reqs[1].body).unwrap();
+    assert_eq!(failed["type"], "message.failed");
+    let keys: Vec<&String> = failed["data"].as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "channel",
+            "error_code",
+            "error_message",
+            "message_id",
+            "recipient",
+            "status"
+        ]
+    );
+    assert_eq!(failed["data"]["error_code"], "30003");
+    assert_eq!(failed["data"]["recipient"], "+14155550124");
+}
+
+#[actix_web::test]
+async fn a_failed_callback_before_sent_is_not_undone_by_a_late_sent() {
+    let app = no_auto_delivery().await;
+    let ws = workspace(&app, "5").await;
+    let (id, sid) = sent_message(&app, &ws.key, "+14155550123").await;
+    carrier_post(
+        &app,
+        "/carrier/status",
+        &[("MessageSid", &sid), ("MessageStatus", "failed")],
+    )
+    .await;
+    carrier_post(
+        &app,
+        "/carrier/status",
+        &[("MessageSid", &sid), ("MessageStatus", "sent")],
+    )
+    .await;
+    let m = message(&app, &ws.key, &id).await;
+    assert_eq!(m["status"], "failed");
+    assert_eq!(m["error_code"], "carrier_failed");
+}
+
+#[actix_web::test]
+async fn inbound_messages_are_stored_for_the_number_owner_and_announced() {
+    let app = app().await;
+    let owner = workspace_with(&app, "1", None, Some("+15550001111")).await;
+    let other = workspace_with(&app, "1", None, Some("+15550002222")).await;
+    let rx = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(204))
+        .mount(&rx)
+        .await;
+    webhook(
+        &app,
+        &owner.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.received"],
+    )
+    .await;
+    let params = [
+        ("MessageSid", "SMinbound1"),
+        ("From", "+4915112345678"),
+        ("To", "+15550001111"),
+        ("Body", "STOP please"),
+        ("NumMedia", "0"),
+    ];
+    let res = carrier_post(&app, "/carrier/inbound", &params).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.text().await.unwrap(), "OK");
+    // The carrier retries: still one message.
+    carrier_post(&app, "/carrier/inbound", &params).await;
+    let list = json_body(
+        app.get_key("/api/v1/messages?status=received", &owner.key)
+            .await,
+    )
+    .await;
+    assert_eq!(list["data"]["pagination"]["total"], 1);
+    let m = &list["data"]["messages"][0];
+    assert_eq!(m["direction"], "inbound");
+    assert_eq!(m["from"], "+4915112345678");
+    assert_eq!(m["to"], "+15550001111");
+    assert_eq!(m["text"], "STOP please");
+    assert_eq!(m["credits_used"], json!(0));
+    let theirs = json_body(app.get_key("/api/v1/messages", &other.key).await).await;
+    assert_eq!(theirs["data"]["pagination"]["total"], 0);
+    let reqs = eventually("message.received", || async {
+        let r = rx.received_requests().await.unwrap();
+        (!r.is_empty()).then_some(r)
+    })
+    .await;
+    let ev: serde_json::Value = serde_json::from_slice(&reqs[0].body).unwrap();
+    assert_eq!(ev["type"], "message.received");
+    assert_eq!(
+        ev["data"],
+        json!({"from": "+4915112345678", "to": "+15550001111", "content": "STOP please", "channel": "sms"})
+    );
+    // A number nobody owns is acknowledged and dropped.
+    let res = carrier_post(
+        &app,
+        "/carrier/inbound",
+        &[
+            ("MessageSid", "SMx"),
+            ("From", "+1"),
+            ("To", "+19999999999"),
+            ("Body", "?"),
+        ],
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+}
+
+#[actix_web::test]
+async fn the_signed_url_includes_the_query_string() {
+    let app = no_auto_delivery().await;
+    let ws = workspace(&app, "5").await;
+    let (id, sid) = sent_message(&app, &ws.key, "+14155550123").await;
+    let params = [("MessageSid", sid.as_str()), ("MessageStatus", "delivered")];
+    let sig = carrier_signature(
+        "carrier-token",
+        "https://sb.example.com/carrier/status?region=eu",
+        &params,
+    );
+    let res = app
+        .client
+        .post(app.m("/carrier/status?region=eu"))
+        .header("X-Carrier-Signature", sig)
+        .form(&params)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(message(&app, &ws.key, &id).await["status"], "delivered");
+}

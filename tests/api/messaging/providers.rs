@@ -1,0 +1,288 @@
+use super::*;
+use serde_json::json;
+use wiremock::matchers::{basic_auth, body_string_contains, header, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+#[actix_web::test]
+async fn sms_goes_through_the_twilio_adapter_with_a_status_callback() {
+    let twilio = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/2010-04-01/Accounts/AC9/Messages.json"))
+        .and(basic_auth("AC9", "carrier-token"))
+        .and(body_string_contains("To=%2B14155550123"))
+        .and(body_string_contains("Body=Hello+there"))
+        .and(body_string_contains(
+            "StatusCallback=https%3A%2F%2Fsb.example.com%2Fcarrier%2Fstatus",
+        ))
+        .respond_with(
+            ResponseTemplate::new(201).set_body_json(json!({"sid": "SMtw1", "status": "queued"})),
+        )
+        .expect(1)
+        .mount(&twilio)
+        .await;
+    let app = app_with(|s| {
+        s.providers.sms.provider = "twilio".into();
+        s.providers.sms.base_url = twilio.uri();
+        s.providers.sms.account_sid = "AC9".into();
+    })
+    .await;
+    let ws = workspace(&app, "5").await;
+    let v = json_body(
+        app.post_key(
+            "/api/v1/messages/send",
+            &ws.key,
+            sms("+14155550123", "Hello there"),
+        )
+        .await,
+    )
+    .await;
+    let id = v["data"]["message_id"].as_str().unwrap();
+    let m = wait_status(&app, &ws.key, id, "sent").await;
+    assert_eq!(m["provider_message_id"], "SMtw1");
+    // A real carrier reports delivery by callback.
+    carrier_post(
+        &app,
+        "/carrier/status",
+        &[("MessageSid", "SMtw1"), ("MessageStatus", "delivered")],
+    )
+    .await;
+    assert_eq!(message(&app, &ws.key, id).await["status"], "delivered");
+    assert!(app.outbox_for("+14155550123").is_empty());
+}
+
+#[actix_web::test]
+async fn a_refusing_provider_fails_the_message_and_refunds_it() {
+    let twilio = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(400)
+                .set_body_json(json!({"code": 21211, "message": "Invalid 'To'"})),
+        )
+        .mount(&twilio)
+        .await;
+    let app = app_with(|s| {
+        s.providers.sms.provider = "twilio".into();
+        s.providers.sms.base_url = twilio.uri();
+        s.providers.sms.account_sid = "AC9".into();
+    })
+    .await;
+    let ws = workspace(&app, "5").await;
+    let rx = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&rx)
+        .await;
+    webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.failed", "message.sent"],
+    )
+    .await;
+    let v = json_body(
+        app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "x"))
+            .await,
+    )
+    .await;
+    let m = wait_status(
+        &app,
+        &ws.key,
+        v["data"]["message_id"].as_str().unwrap(),
+        "failed",
+    )
+    .await;
+    assert_eq!(m["error_code"], "provider_rejected_400");
+    assert_eq!(app.balance(&ws.key).await, json!(5));
+    let reqs = eventually("message.failed", || async {
+        let r = rx.received_requests().await.unwrap();
+        (!r.is_empty()).then_some(r)
+    })
+    .await;
+    let ev: serde_json::Value = serde_json::from_slice(&reqs[0].body).unwrap();
+    assert_eq!(ev["type"], "message.failed");
+}
+
+#[actix_web::test]
+async fn whatsapp_uses_the_cloud_api_and_voice_the_calls_api() {
+    let meta = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v21.0/PN123/messages"))
+        .and(header("authorization", "Bearer wa-token"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"messaging_product": "whatsapp", "messages": [{"id": "wamid.ABC"}]}),
+        ))
+        .expect(1)
+        .mount(&meta)
+        .await;
+    let calls = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/2010-04-01/Accounts/ACv/Calls.json"))
+        .and(basic_auth("ACv", "voice-token"))
+        .and(body_string_contains("Twiml=%3CResponse%3E%3CSay"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"sid": "CAcall1"})))
+        .expect(1)
+        .mount(&calls)
+        .await;
+    let app = app_with(|s| {
+        let w = &mut s.providers.whatsapp;
+        w.provider = "cloud_api".into();
+        w.base_url = meta.uri();
+        w.phone_number_id = "PN123".into();
+        w.access_token = "wa-token".into();
+        let v = &mut s.providers.voice;
+        v.provider = "twilio".into();
+        v.base_url = calls.uri();
+        v.account_sid = "ACv".into();
+        v.auth_token = "voice-token".into();
+    })
+    .await;
+    let ws = workspace(&app, "5").await;
+    let v = json_body(
+        app.post_key(
+            "/api/v1/messages/bulk",
+            &ws.key,
+            json!({"channel": "whatsapp", "content": {"text": "Hi {{n}}"}, "recipients": [{"to": "+5215512345678", "n": "Eva"}]}),
+        )
+        .await,
+    )
+    .await;
+    let m = wait_status(
+        &app,
+        &ws.key,
+        v["data"]["message_ids"][0].as_str().unwrap(),
+        "sent",
+    )
+    .await;
+    assert_eq!(m["provider_message_id"], "wamid.ABC");
+    let sent: serde_json::Value =
+        serde_json::from_slice(&meta.received_requests().await.unwrap()[0].body).unwrap();
+    assert_eq!(sent["to"], "5215512345678");
+    assert_eq!(sent["text"]["body"], "Hi Eva");
+    let v = json_body(
+        app.post_key(
+            "/api/v1/messages/bulk",
+            &ws.key,
+            json!({"channel": "voice", "content": {"text": "Code <1 & 2>"}, "recipients": [{"to": "+4930123456"}]}),
+        )
+        .await,
+    )
+    .await;
+    let id = v["data"]["message_ids"][0].as_str().unwrap();
+    let m = wait_status(&app, &ws.key, id, "sent").await;
+    assert_eq!(m["provider_message_id"], "CAcall1");
+    let body = String::from_utf8(calls.received_requests().await.unwrap()[0].body.clone()).unwrap();
+    assert!(
+        body.contains("Code+%26lt%3B1+%26amp%3B+2%26gt%3B"),
+        "{body}"
+    );
+    // The call's status callback completes it.
+    carrier_post(
+        &app,
+        "/carrier/status",
+        &[("CallSid", "CAcall1"), ("CallStatus", "completed")],
+    )
+    .await;
+    assert_eq!(message(&app, &ws.key, id).await["status"], "delivered");
+}
+
+/// A real SMTP server (Python's aiosmtpd) writing what it receives to a maildir.
+struct SmtpServer {
+    child: std::process::Child,
+    port: u16,
+    maildir: tempfile::TempDir,
+}
+
+impl SmtpServer {
+    async fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let maildir = tempfile::tempdir().unwrap();
+        let child = std::process::Command::new("python3")
+            .args([
+                "-m",
+                "aiosmtpd",
+                "-n",
+                "-l",
+                &format!("127.0.0.1:{port}"),
+                "-c",
+                "aiosmtpd.handlers.Mailbox",
+            ])
+            .arg(maildir.path().join("mail"))
+            .spawn()
+            .expect("python3 with aiosmtpd (scripts/setup installs it)");
+        for _ in 0..200 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        Self {
+            child,
+            port,
+            maildir,
+        }
+    }
+
+    fn messages(&self) -> Vec<String> {
+        let dir = self.maildir.path().join("mail").join("new");
+        std::fs::read_dir(dir)
+            .map(|it| {
+                it.filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for SmtpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[actix_web::test]
+async fn email_is_delivered_to_a_real_smtp_server() {
+    let smtp = SmtpServer::start().await;
+    let port = smtp.port;
+    let app = app_with(move |s| {
+        s.services.messaging.mail_domain = "mail.acme.test".into();
+        let e = &mut s.providers.email;
+        e.provider = "smtp".into();
+        e.host = "127.0.0.1".into();
+        e.port = port;
+        e.tls = "none".into();
+    })
+    .await;
+    let ws = workspace(&app, "1").await;
+    let v = json_body(
+        app.post_key(
+            "/api/v1/messages/send",
+            &ws.key,
+            json!({"to": "ann@example.com", "channel": "email", "from": "Acme Deals",
+                   "content": {"subject": "Order shipped", "text": "Plain body", "html": "<p>HTML body</p>"}}),
+        )
+        .await,
+    )
+    .await;
+    let id = v["data"]["message_id"].as_str().unwrap();
+    let m = wait_status(&app, &ws.key, id, "sent").await;
+    let mail = eventually("mail in the maildir", || async { smtp.messages().pop() }).await;
+    assert!(mail.contains("Subject: Order shipped"), "{mail}");
+    assert!(mail.contains("acme-deals@mail.acme.test"), "{mail}");
+    assert!(mail.contains("\"Acme Deals\""), "{mail}");
+    assert!(mail.contains("To: ann@example.com"), "{mail}");
+    assert!(
+        mail.contains("Plain body") && mail.contains("<p>HTML body</p>"),
+        "{mail}"
+    );
+    let mid = m["provider_message_id"].as_str().unwrap();
+    assert!(mail.contains(mid), "Message-ID is the provider id: {mid}");
+    assert!(app.outbox_for("ann@example.com").is_empty());
+}

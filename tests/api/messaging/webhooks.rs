@@ -1,0 +1,814 @@
+use super::*;
+use crate::helpers::*;
+use serde_json::json;
+use std::collections::BTreeSet;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+
+async fn receiver(status: u16) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/hook"))
+        .respond_with(ResponseTemplate::new(status).set_body_string("thanks"))
+        .mount(&server)
+        .await;
+    server
+}
+
+/// A receiver that answers `first` for the first `n` requests and 200 afterwards.
+async fn flaky_receiver(first: ResponseTemplate, n: u64) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(first)
+        .up_to_n_times(n)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("ok"))
+        .with_priority(2)
+        .mount(&server)
+        .await;
+    server
+}
+
+async fn received(server: &MockServer, n: usize) -> Vec<Request> {
+    eventually(&format!("{n} webhook requests"), || async {
+        let r = server.received_requests().await.unwrap();
+        (r.len() >= n).then_some(r)
+    })
+    .await
+}
+
+fn header<'a>(r: &'a Request, name: &str) -> &'a str {
+    r.headers.get(name).unwrap().to_str().unwrap()
+}
+
+fn keys(v: &serde_json::Value) -> BTreeSet<String> {
+    v.as_object().unwrap().keys().cloned().collect()
+}
+
+async fn wait_attempts(app: &TestApp, key: &str, hook: &str, n: usize) -> Vec<serde_json::Value> {
+    eventually(&format!("{n} attempts"), || async {
+        let a = attempts(app, key, hook).await;
+        (a.len() >= n).then_some(a)
+    })
+    .await
+}
+
+async fn get_hook(app: &TestApp, key: &str, id: &str) -> serde_json::Value {
+    let res = app.get_key(&format!("/api/v1/webhooks/{id}"), key).await;
+    assert_eq!(res.status(), 200);
+    json_body(res).await["data"]["webhook"].clone()
+}
+
+#[actix_web::test]
+async fn deliveries_are_signed_and_carry_the_spec_fields() {
+    let app = app().await;
+    let ws = workspace(&app, "10").await;
+    let rx = receiver(200).await;
+    let (hook, secret) = webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.sent", "message.delivered"],
+    )
+    .await;
+    assert_eq!(secret.len(), 64);
+    assert!(secret.bytes().all(|b| b.is_ascii_hexdigit()));
+    let v = json_body(
+        app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "Hi"))
+            .await,
+    )
+    .await;
+    let id = v["data"]["message_id"].as_str().unwrap();
+    let reqs = received(&rx, 2).await;
+    let mut events = Vec::new();
+    for r in &reqs {
+        assert_eq!(header(r, "content-type"), "application/json");
+        let body: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+        assert_eq!(header(r, "x-service-event"), body["type"]);
+        assert_eq!(header(r, "x-service-delivery-id"), body["id"]);
+        assert_eq!(
+            header(r, "x-service-signature"),
+            receiver_signature(&secret, &r.body)
+        );
+        let ts = header(r, "x-service-timestamp");
+        let mut signed = format!("{ts}.").into_bytes();
+        signed.extend_from_slice(&r.body);
+        assert_eq!(
+            header(r, "x-service-signature-v2"),
+            receiver_signature(&secret, &signed)
+        );
+        assert!(ts.parse::<i64>().unwrap() > 1_700_000_000);
+        assert_eq!(
+            keys(&body),
+            ["created_at", "data", "id", "type"]
+                .map(String::from)
+                .into()
+        );
+        events.push(body);
+    }
+    // Sent before delivered: one endpoint receives in order.
+    assert_eq!(events[0]["type"], "message.sent");
+    assert_eq!(events[1]["type"], "message.delivered");
+    let sent = &events[0]["data"];
+    assert_eq!(
+        keys(sent),
+        ["channel", "message_id", "provider_message_id", "recipient"]
+            .map(String::from)
+            .into()
+    );
+    assert_eq!(sent["message_id"], id);
+    assert_eq!(sent["channel"], "sms");
+    assert_eq!(sent["recipient"], "+14155550123");
+    let delivered = &events[1]["data"];
+    assert_eq!(
+        keys(delivered),
+        [
+            "channel",
+            "delivered_at",
+            "message_id",
+            "recipient",
+            "status"
+        ]
+        .map(String::from)
+        .into()
+    );
+    assert_eq!(delivered["status"], "delivered");
+    let records = wait_attempts(&app, &ws.key, &hook, 2).await;
+    for r in &records {
+        assert_eq!(r["response_status"], 200);
+        assert_eq!(r["response_body"], "thanks");
+        assert!(r["error"].is_null());
+        assert!(r["delivered_at"].is_string());
+        assert_eq!(r["attempt"], 1);
+    }
+    let h = eventually("last_triggered_at", || async {
+        let h = get_hook(&app, &ws.key, &hook).await;
+        h["last_triggered_at"].is_string().then_some(h)
+    })
+    .await;
+    assert_eq!(h["failure_count"], 0);
+}
+
+#[actix_web::test]
+async fn only_subscribed_events_reach_only_active_webhooks() {
+    let app = app().await;
+    let ws = workspace(&app, "10").await;
+    let delivered_only = receiver(200).await;
+    let inactive = receiver(200).await;
+    webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", delivered_only.uri()),
+        &["message.delivered"],
+    )
+    .await;
+    let res = app
+        .post_key(
+            "/api/v1/webhooks",
+            &ws.key,
+            json!({"url": format!("{}/hook", inactive.uri()), "events": ["message.sent"], "is_active": false}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    // A webhook of another workspace hears nothing of this one.
+    let other = workspace(&app, "1").await;
+    let foreign = receiver(200).await;
+    webhook(
+        &app,
+        &other.key,
+        &format!("{}/hook", foreign.uri()),
+        &["message.sent", "message.delivered"],
+    )
+    .await;
+    let v = json_body(
+        app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "Hi"))
+            .await,
+    )
+    .await;
+    wait_status(
+        &app,
+        &ws.key,
+        v["data"]["message_id"].as_str().unwrap(),
+        "delivered",
+    )
+    .await;
+    let got = received(&delivered_only, 1).await;
+    assert_eq!(header(&got[0], "x-service-event"), "message.delivered");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(delivered_only.received_requests().await.unwrap().len(), 1);
+    assert!(inactive.received_requests().await.unwrap().is_empty());
+    assert!(foreign.received_requests().await.unwrap().is_empty());
+}
+
+#[actix_web::test]
+async fn failed_deliveries_retry_with_backoff_under_one_delivery_id() {
+    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
+    let ws = workspace(&app, "10").await;
+    let rx = flaky_receiver(ResponseTemplate::new(500).set_body_string("boom"), 2).await;
+    let (hook, _) = webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.sent"],
+    )
+    .await;
+    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "Hi"))
+        .await;
+    let first = wait_attempts(&app, &ws.key, &hook, 1).await;
+    assert_eq!(first[0]["response_status"], 500);
+    assert_eq!(first[0]["response_body"], "boom");
+    assert_eq!(first[0]["error"], "HTTP 500");
+    assert_eq!(get_hook(&app, &ws.key, &hook).await["failure_count"], 1);
+    // Not retried before its time.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(attempts(&app, &ws.key, &hook).await.len(), 1);
+    app.advance(chrono::Duration::seconds(34)); // 30 s ± 10 %
+    wait_attempts(&app, &ws.key, &hook, 2).await;
+    assert_eq!(get_hook(&app, &ws.key, &hook).await["failure_count"], 2);
+    app.advance(chrono::Duration::seconds(133)); // 120 s ± 10 %
+    let all = wait_attempts(&app, &ws.key, &hook, 3).await;
+    assert_eq!(all[0]["response_status"], 200);
+    assert_eq!(all[0]["attempt"], 3);
+    let ids: BTreeSet<_> = all
+        .iter()
+        .map(|a| a["delivery_id"].clone().to_string())
+        .collect();
+    assert_eq!(ids.len(), 1, "one delivery, three attempts");
+    let reqs = rx.received_requests().await.unwrap();
+    let header_ids: BTreeSet<_> = reqs
+        .iter()
+        .map(|r| header(r, "x-service-delivery-id").to_owned())
+        .collect();
+    assert_eq!(header_ids.len(), 1);
+    let h = get_hook(&app, &ws.key, &hook).await;
+    assert_eq!(h["failure_count"], 0);
+    assert!(h["last_triggered_at"].is_string());
+}
+
+#[actix_web::test]
+async fn retry_after_is_honoured() {
+    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
+    let ws = workspace(&app, "10").await;
+    let rx = flaky_receiver(
+        ResponseTemplate::new(503).insert_header("Retry-After", "3600"),
+        1,
+    )
+    .await;
+    let (hook, _) = webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.sent"],
+    )
+    .await;
+    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "Hi"))
+        .await;
+    wait_attempts(&app, &ws.key, &hook, 1).await;
+    app.advance(chrono::Duration::minutes(30));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(
+        attempts(&app, &ws.key, &hook).await.len(),
+        1,
+        "Retry-After is one hour"
+    );
+    app.advance(chrono::Duration::minutes(31));
+    let all = wait_attempts(&app, &ws.key, &hook, 2).await;
+    assert_eq!(all[0]["response_status"], 200);
+}
+
+#[actix_web::test]
+async fn ten_consecutive_failures_deactivate_and_reactivation_resets() {
+    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
+    let ws = workspace(&app, "10").await;
+    let rx = receiver(500).await;
+    let (hook, _) = webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.sent"],
+    )
+    .await;
+    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "Hi"))
+        .await;
+    for n in 1..=10 {
+        wait_attempts(&app, &ws.key, &hook, n).await;
+        app.advance(chrono::Duration::hours(7)); // beyond the longest delay (6 h + 10 %)
+    }
+    let h = eventually("deactivation", || async {
+        let h = get_hook(&app, &ws.key, &hook).await;
+        (h["is_active"] == false).then_some(h)
+    })
+    .await;
+    assert_eq!(h["failure_count"], 10);
+    let all = attempts(&app, &ws.key, &hook).await;
+    assert_eq!(all.len(), 10);
+    let first =
+        chrono::DateTime::parse_from_rfc3339(all[9]["delivered_at"].as_str().unwrap()).unwrap();
+    let last =
+        chrono::DateTime::parse_from_rfc3339(all[0]["delivered_at"].as_str().unwrap()).unwrap();
+    assert!(last - first >= chrono::Duration::hours(24));
+    // Inactive: new events are not delivered.
+    app.post_key(
+        "/api/v1/messages/send",
+        &ws.key,
+        sms("+14155550123", "Again"),
+    )
+    .await;
+    app.advance(chrono::Duration::hours(7));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(attempts(&app, &ws.key, &hook).await.len(), 10);
+    // Back to active: the count starts afresh and deliveries resume.
+    let res = app
+        .client
+        .patch(app.m(&format!("/api/v1/webhooks/{hook}")))
+        .header("X-API-Key", &ws.key)
+        .json(&json!({"is_active": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let h = json_body(res).await["data"]["webhook"].clone();
+    assert_eq!(
+        (h["is_active"].clone(), h["failure_count"].clone()),
+        (json!(true), json!(0))
+    );
+    app.post_key(
+        "/api/v1/messages/send",
+        &ws.key,
+        sms("+14155550123", "Third"),
+    )
+    .await;
+    wait_attempts(&app, &ws.key, &hook, 11).await;
+}
+
+#[actix_web::test]
+async fn deliveries_to_one_endpoint_stay_in_order() {
+    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
+    let ws = workspace(&app, "10").await;
+    let rx = flaky_receiver(ResponseTemplate::new(500), 1).await;
+    let (hook, _) = webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.sent"],
+    )
+    .await;
+    let first = json_body(
+        app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "1"))
+            .await,
+    )
+    .await;
+    wait_attempts(&app, &ws.key, &hook, 1).await;
+    let second = json_body(
+        app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "2"))
+            .await,
+    )
+    .await;
+    wait_status(
+        &app,
+        &ws.key,
+        second["data"]["message_id"].as_str().unwrap(),
+        "sent",
+    )
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(
+        rx.received_requests().await.unwrap().len(),
+        1,
+        "the second waits for the first"
+    );
+    app.advance(chrono::Duration::seconds(34));
+    let reqs = received(&rx, 3).await;
+    let order: Vec<String> = reqs
+        .iter()
+        .map(|r| {
+            let b: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+            b["data"]["message_id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let a = first["data"]["message_id"].as_str().unwrap();
+    let b = second["data"]["message_id"].as_str().unwrap();
+    assert_eq!(order, vec![a, a, b]);
+}
+
+#[actix_web::test]
+async fn credit_low_once_per_crossing_and_depleted_at_zero() {
+    let app = app().await;
+    let ws = workspace_with(&app, "3", Some("2"), None).await;
+    let rx = receiver(200).await;
+    let (hook, _) = webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["credit.low", "credit.depleted"],
+    )
+    .await;
+    for _ in 0..3 {
+        let res = app
+            .post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "x"))
+            .await;
+        assert_eq!(res.status(), 201);
+    }
+    let reqs = received(&rx, 2).await;
+    let bodies: Vec<serde_json::Value> = reqs
+        .iter()
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    assert_eq!(bodies[0]["type"], "credit.low");
+    assert_eq!(
+        bodies[0]["data"],
+        json!({"workspace_id": ws.id, "balance": 1, "threshold": 2})
+    );
+    assert_eq!(bodies[1]["type"], "credit.depleted");
+    assert_eq!(bodies[1]["data"], json!({"balance": 0}));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(attempts(&app, &ws.key, &hook).await.len(), 2);
+}
+
+#[actix_web::test]
+async fn webhook_crud_is_scoped_to_the_workspace() {
+    let app = app().await;
+    let ws = workspace(&app, "1").await;
+    let other = workspace(&app, "1").await;
+    let res = app
+        .post_key(
+            "/api/v1/webhooks",
+            &ws.key,
+            json!({"url": "http://127.0.0.1:9/a", "events": ["message.sent", "message.sent", "credit.low"]}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let v = json_body(res).await;
+    let w = &v["data"]["webhook"];
+    assert_eq!(w["events"], json!(["message.sent", "credit.low"]));
+    assert_eq!(w["is_active"], true);
+    assert!(w["created_at"].is_string());
+    assert!(v["data"]["warning"]
+        .as_str()
+        .unwrap()
+        .contains("not shown again"));
+    assert!(w.get("secret").is_none() && w.get("secret_hash").is_none());
+    let id = w["id"].as_str().unwrap();
+
+    let list = json_body(app.get_key("/api/v1/webhooks", &ws.key).await).await;
+    assert_eq!(list["data"]["webhooks"].as_array().unwrap().len(), 1);
+    assert!(list["data"]["webhooks"][0].get("secret").is_none());
+    let theirs = json_body(app.get_key("/api/v1/webhooks", &other.key).await).await;
+    assert!(theirs["data"]["webhooks"].as_array().unwrap().is_empty());
+
+    let patch = |key: &str, body: serde_json::Value| {
+        app.client
+            .patch(app.m(&format!("/api/v1/webhooks/{id}")))
+            .header("X-API-Key", key.to_owned())
+            .json(&body)
+            .send()
+    };
+    let res = patch(
+        &ws.key,
+        json!({"url": "http://127.0.0.1:9/b", "events": ["message.failed"]}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(res.status(), 200);
+    let w = json_body(res).await["data"]["webhook"].clone();
+    assert_eq!(w["url"], "http://127.0.0.1:9/b");
+    assert_eq!(w["events"], json!(["message.failed"]));
+    assert_err(
+        patch(&ws.key, json!({"events": []})).await.unwrap(),
+        400,
+        "validation_error",
+    )
+    .await;
+    assert_err(
+        patch(&ws.key, json!({"events": ["message.bounced"]}))
+            .await
+            .unwrap(),
+        400,
+        "validation_error",
+    )
+    .await;
+    assert_err(
+        patch(&ws.key, json!({"url": "ftp://x.y"})).await.unwrap(),
+        400,
+        "validation_error",
+    )
+    .await;
+    assert_err(
+        patch(&ws.key, json!({"secret": "x"})).await.unwrap(),
+        400,
+        "validation_error",
+    )
+    .await;
+    assert_err(
+        patch(&other.key, json!({"is_active": false}))
+            .await
+            .unwrap(),
+        404,
+        "not_found",
+    )
+    .await;
+    assert_err(
+        app.get_key(&format!("/api/v1/webhooks/{id}"), &other.key)
+            .await,
+        404,
+        "not_found",
+    )
+    .await;
+    assert_err(
+        app.get_key(&format!("/api/v1/webhooks/{id}/deliveries"), &other.key)
+            .await,
+        404,
+        "not_found",
+    )
+    .await;
+    let delete = |key: &str| {
+        app.client
+            .delete(app.m(&format!("/api/v1/webhooks/{id}")))
+            .header("X-API-Key", key.to_owned())
+            .send()
+    };
+    assert_err(delete(&other.key).await.unwrap(), 404, "not_found").await;
+    let res = delete(&ws.key).await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(json_body(res).await["data"]["deleted"], true);
+    assert_err(
+        app.get_key(&format!("/api/v1/webhooks/{id}"), &ws.key)
+            .await,
+        404,
+        "not_found",
+    )
+    .await;
+    assert_err(delete(&ws.key).await.unwrap(), 404, "not_found").await;
+
+    for bad in [
+        json!({"url": "not a url", "events": ["message.sent"]}),
+        json!({"url": "http://127.0.0.1:9/a", "events": []}),
+        json!({"url": "http://127.0.0.1:9/a", "events": ["nope"]}),
+        json!({"url": "http://127.0.0.1:9/a"}),
+        json!({"events": ["message.sent"]}),
+    ] {
+        assert_err(
+            app.post_key("/api/v1/webhooks", &ws.key, bad).await,
+            400,
+            "validation_error",
+        )
+        .await;
+    }
+}
+
+#[actix_web::test]
+async fn private_and_loopback_urls_are_refused_by_default() {
+    let app = app_with(|s| s.webhooks.allow_private_urls = false).await;
+    let ws = workspace(&app, "1").await;
+    for url in [
+        "http://127.0.0.1:8080/hook",
+        "http://localhost/hook",
+        "http://10.0.0.5/hook",
+        "http://192.168.1.10/hook",
+        "http://169.254.169.254/latest",
+        "http://[::1]/hook",
+    ] {
+        let res = app
+            .post_key(
+                "/api/v1/webhooks",
+                &ws.key,
+                json!({"url": url, "events": ["message.sent"]}),
+            )
+            .await;
+        let v = assert_err(res, 400, "validation_error").await;
+        assert!(
+            v["message"].as_str().unwrap().contains("private"),
+            "{url}: {v}"
+        );
+    }
+}
+
+#[actix_web::test]
+async fn delivery_history_has_a_default_size_and_truncates_bodies() {
+    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
+    let ws = workspace(&app, "100").await;
+    let rx = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("x".repeat(5000)))
+        .mount(&rx)
+        .await;
+    let (hook, _) = webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.sent"],
+    )
+    .await;
+    let recipients: Vec<_> = (0..55)
+        .map(|i| json!({"to": format!("+1415555{i:04}")}))
+        .collect();
+    let res = app
+        .post_key(
+            "/api/v1/messages/bulk",
+            &ws.key,
+            json!({"channel": "sms", "content": {"text": "x"}, "recipients": recipients}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    wait_attempts(&app, &ws.key, &hook, 55).await;
+    let res = app
+        .get_key(&format!("/api/v1/webhooks/{hook}/deliveries"), &ws.key)
+        .await;
+    let v = json_body(res).await;
+    let list = v["data"]["deliveries"].as_array().unwrap();
+    assert_eq!(list.len(), 50);
+    assert_eq!(
+        list[0]["response_body"].as_str().unwrap().chars().count(),
+        1000
+    );
+    assert_eq!(list[0]["event_type"], "message.sent");
+    let res = app
+        .get_key(
+            &format!("/api/v1/webhooks/{hook}/deliveries?limit=5"),
+            &ws.key,
+        )
+        .await;
+    assert_eq!(
+        json_body(res).await["data"]["deliveries"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+    for bad in ["limit=0", "limit=abc", "limit=100000"] {
+        let res = app
+            .get_key(
+                &format!("/api/v1/webhooks/{hook}/deliveries?{bad}"),
+                &ws.key,
+            )
+            .await;
+        assert_err(res, 400, "validation_error").await;
+    }
+    let res = app
+        .get_key(
+            &format!("/api/v1/webhooks/{}/deliveries", uuid::Uuid::new_v4()),
+            &ws.key,
+        )
+        .await;
+    assert_err(res, 404, "not_found").await;
+}
+
+#[actix_web::test]
+async fn pending_work_resumes_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = Settings::default();
+    settings.database.url = fresh_database_url(dir.path()).await;
+    settings.database.max_connections = 8;
+    settings.outbox.path = dir.path().join("outbox.jsonl").display().to_string();
+    settings.services.identity.enabled = false;
+    settings.services.interview.enabled = false;
+    settings.services.messaging.bind = "127.0.0.1:0".into();
+    settings.services.messaging.sandbox_delivery_reports = false;
+    test_settings(&mut settings);
+    let clock = switchboard::core::clock::ManualClock::new();
+
+    let receiver = flaky_receiver(ResponseTemplate::new(500), 1).await;
+    // The first run's SMS carrier answers too slowly to finish before the stop.
+    let slow_carrier = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(201)
+                .set_body_json(json!({"sid": "SMslow"}))
+                .set_delay(std::time::Duration::from_secs(30)),
+        )
+        .mount(&slow_carrier)
+        .await;
+    let mut first_settings = settings.clone();
+    first_settings.providers.sms.provider = "twilio".into();
+    first_settings.providers.sms.base_url = slow_carrier.uri();
+    first_settings.providers.sms.account_sid = "AC1".into();
+
+    let db = sea_orm::Database::connect(&settings.database.url)
+        .await
+        .unwrap();
+    let first = Detached::start(first_settings, clock.clone());
+    let ws = create_workspace(
+        &db,
+        chrono::Utc::now(),
+        10.0,
+        NewWorkspace {
+            name: "Restart Co".into(),
+            credits: "10".into(),
+            low_credit_threshold: Some("0".into()),
+            phone_number: Some("+15550009999".into()),
+            sender_name: None,
+        },
+    )
+    .await
+    .unwrap();
+    let key = ws.api_key;
+    let client = reqwest::Client::new();
+    let res = client
+        .post(format!("{}/api/v1/webhooks", first.base))
+        .header("X-API-Key", &key)
+        .json(&json!({"url": format!("{}/hook", receiver.uri()), "events": ["message.received"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let hook = json_body(res).await["data"]["webhook"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // An inbound message produces a delivery that fails once and waits for its retry.
+    let params = [
+        ("MessageSid", "SMin1"),
+        ("From", "+4915112345678"),
+        ("To", "+15550009999"),
+        ("Body", "hi"),
+    ];
+    let sig = carrier_signature(
+        "carrier-token",
+        "https://sb.example.com/carrier/inbound",
+        &params,
+    );
+    let res = client
+        .post(format!("{}/carrier/inbound", first.base))
+        .header("X-Carrier-Signature", sig)
+        .form(&params)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let attempts_url = |base: &str| format!("{base}/api/v1/webhooks/{hook}/deliveries");
+    eventually("first attempt", || async {
+        let v: serde_json::Value = client
+            .get(attempts_url(&first.base))
+            .header("X-API-Key", &key)
+            .send()
+            .await
+            .ok()?
+            .json()
+            .await
+            .ok()?;
+        (v["data"]["deliveries"].as_array()?.len() == 1).then_some(())
+    })
+    .await;
+    // A message accepted by the API but not yet accepted by the carrier.
+    let res = client
+        .post(format!("{}/api/v1/messages/send", first.base))
+        .header("X-API-Key", &key)
+        .json(&sms("+14155550777", "survives"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let msg_id = json_body(res).await["data"]["message_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    eventually("carrier called", || async {
+        (!slow_carrier.received_requests().await?.is_empty()).then_some(())
+    })
+    .await;
+    first.stop();
+
+    // Second run on the same database, sandbox carrier.
+    clock.advance(chrono::Duration::seconds(40));
+    let second = Detached::start(settings.clone(), clock.clone());
+    let v = eventually("retried delivery", || async {
+        let v: serde_json::Value = client
+            .get(attempts_url(&second.base))
+            .header("X-API-Key", &key)
+            .send()
+            .await
+            .ok()?
+            .json()
+            .await
+            .ok()?;
+        (v["data"]["deliveries"].as_array()?.len() == 2).then_some(v)
+    })
+    .await;
+    let d = v["data"]["deliveries"].as_array().unwrap();
+    assert_eq!(d[0]["response_status"], 200);
+    assert_eq!(d[0]["delivery_id"], d[1]["delivery_id"]);
+    let m = eventually("queued message sent", || async {
+        let v: serde_json::Value = client
+            .get(format!("{}/api/v1/messages/{msg_id}", second.base))
+            .header("X-API-Key", &key)
+            .send()
+            .await
+            .ok()?
+            .json()
+            .await
+            .ok()?;
+        (v["data"]["status"] == "sent").then_some(v)
+    })
+    .await;
+    assert!(m["data"]["provider_message_id"]
+        .as_str()
+        .unwrap()
+        .starts_with("SM"));
+    let outbox = std::fs::read_to_string(dir.path().join("outbox.jsonl")).unwrap();
+    assert!(outbox.contains("survives"));
+    second.stop();
+    db.close().await.ok();
+}
