@@ -70,7 +70,13 @@ async fn main() -> anyhow_free::Result {
                 settings.restrict_to(&only);
             }
             let app = Application::build(settings).await?;
+            let db = app.context().db.clone();
             app.run_until_stopped().await?;
+            // Background work (dispatcher, webhook actors) returns its connections before
+            // the runtime goes away, so nothing is dropped mid-query at exit.
+            if let Err(e) = db.close().await {
+                tracing::warn!(error = %e, "closing the database pool failed");
+            }
         }
         Command::Migrate => {
             startup::migrate(&settings).await?;
