@@ -66,8 +66,13 @@ async fn spawn_one(st: &MessagingState, limit: &Arc<Semaphore>, id: Uuid) {
     };
     let st = st.clone();
     tokio::spawn(async move {
-        if let Err(e) = process(&st, id).await {
-            tracing::error!(error = %e, message_id = %id, "dispatching message failed");
+        match process(&st, id).await {
+            Ok(()) => {}
+            // At shutdown the pool closes under queued work; it stays queued for the next run.
+            Err(DbErr::ConnectionAcquire(_)) => {
+                tracing::debug!(message_id = %id, "no database connection; message stays queued")
+            }
+            Err(e) => tracing::error!(error = %e, message_id = %id, "dispatching message failed"),
         }
         st.in_flight.remove(&id);
         drop(permit);
