@@ -9,7 +9,8 @@ cargo build --release --bin switchboard --example messaging_load
 T="${CARGO_TARGET_DIR:-target}/release"
 WORK=$(mktemp -d)
 trap 'kill $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-export SWITCHBOARD__DATABASE__URL="sqlite://$WORK/db.sqlite?mode=rwc"
+# BENCH_DATABASE_URL=postgres://… measures on PostgreSQL (an empty database) instead.
+export SWITCHBOARD__DATABASE__URL="${BENCH_DATABASE_URL:-sqlite://$WORK/db.sqlite?mode=rwc}"
 export SWITCHBOARD__OUTBOX__PATH="$WORK/outbox.jsonl"
 export SWITCHBOARD__SERVICES__MESSAGING__BIND=127.0.0.1:18184
 export SWITCHBOARD__WEBHOOKS__ALLOW_PRIVATE_URLS=true   # the receiver is on loopback
