@@ -812,3 +812,65 @@ async fn pending_work_resumes_after_a_restart() {
     second.stop();
     db.close().await.ok();
 }
+
+#[actix_web::test]
+async fn a_slow_receiver_times_out_and_counts_as_a_failure() {
+    let app = app_with(|s| {
+        s.services.messaging.sandbox_delivery_reports = false;
+        s.services.messaging.webhooks.timeout_secs = 1;
+    })
+    .await;
+    let ws = workspace(&app, "10").await;
+    let rx = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(5)))
+        .mount(&rx)
+        .await;
+    let (hook, _) = webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.sent"],
+    )
+    .await;
+    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "x"))
+        .await;
+    let a = wait_attempts(&app, &ws.key, &hook, 1).await;
+    assert!(a[0]["response_status"].is_null());
+    assert_eq!(a[0]["error"], "timed out");
+    assert_eq!(get_hook(&app, &ws.key, &hook).await["failure_count"], 1);
+}
+
+#[actix_web::test]
+async fn credit_low_fires_again_after_a_top_up_and_a_new_crossing() {
+    let app = app().await;
+    let ws = workspace_with(&app, "2", Some("2"), None).await;
+    let rx = receiver(200).await;
+    webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["credit.low"],
+    )
+    .await;
+    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "x"))
+        .await;
+    received(&rx, 1).await;
+    let db = sea_orm::Database::connect(&app.settings.database.url)
+        .await
+        .unwrap();
+    let balance = switchboard::services::messaging::add_credits(&db, app.clock_now(), ws.id, "5")
+        .await
+        .unwrap();
+    assert_eq!(balance, 600);
+    db.close().await.ok();
+    for _ in 0..5 {
+        app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "x"))
+            .await;
+    }
+    let reqs = received(&rx, 2).await;
+    let second: serde_json::Value = serde_json::from_slice(&reqs[1].body).unwrap();
+    assert_eq!(second["data"]["balance"], json!(1));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(rx.received_requests().await.unwrap().len(), 2);
+}
