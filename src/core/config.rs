@@ -360,3 +360,47 @@ impl Settings {
         self.services.advertising.enabled &= keep("advertising");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_then_environment() {
+        let dir = std::env::temp_dir().join(format!("sb-config-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("config.toml");
+        std::fs::write(
+            &path,
+            "[services.identity]\nbind = \"127.0.0.1:9100\"\n[services.identity.rate_limits]\nsignin_per_phone = { limit = 7, window_secs = 60 }\n",
+        )
+        .unwrap();
+        let s = Settings::load(&path).unwrap();
+        assert_eq!(s.services.identity.bind, "127.0.0.1:9100");
+        assert_eq!(
+            s.services.identity.rate_limits.signin_per_phone,
+            LimitSettings::new(7, 60)
+        );
+        assert_eq!(
+            s.services.identity.otp_ttl_secs, 300,
+            "unset keys keep defaults"
+        );
+        // The only test that touches SWITCHBOARD__ variables.
+        std::env::set_var("SWITCHBOARD__SERVICES__IDENTITY__BIND", "127.0.0.1:9200");
+        let s = Settings::load(&path).unwrap();
+        std::env::remove_var("SWITCHBOARD__SERVICES__IDENTITY__BIND");
+        assert_eq!(s.services.identity.bind, "127.0.0.1:9200");
+        let mut only = s.clone();
+        only.restrict_to(&["identity".into()]);
+        assert!(only.services.identity.enabled && !only.services.messaging.enabled);
+    }
+
+    #[test]
+    fn production_refuses_the_dev_secret() {
+        let mut s = Settings::default();
+        s.server.environment = "production".into();
+        assert!(s.check().is_err());
+        s.auth.jwt_secret = "a-long-and-random-production-secret".into();
+        assert!(s.check().is_ok());
+    }
+}
