@@ -21,6 +21,8 @@ function connect(onEvent) {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(wsUrl, { perMessageDeflate: false });
     ws.on("error", reject);
+    // A server may drop a socket that did not join in time (connectTimeout); report it.
+    ws.on("close", () => reject(new Error("closed before connect")));
     ws.on("message", (buf) => {
       const m = buf.toString();
       if (m === "2") return ws.send("3");
@@ -35,14 +37,18 @@ async function idle(count) {
   await sleep(500);
   const before = rssMb();
   const sockets = [];
-  for (let i = 0; i < count; i += 200) {
-    const batch = [];
-    for (let j = i; j < Math.min(count, i + 200); j++) batch.push(connect());
-    sockets.push(...(await Promise.all(batch)));
+  let failures = 0;
+  while (sockets.length < count) {
+    const n = Math.min(200, count - sockets.length);
+    const batch = await Promise.allSettled(Array.from({ length: n }, () => connect()));
+    for (const r of batch) {
+      if (r.status === "fulfilled") sockets.push(r.value);
+      else if (++failures > count / 10) throw new Error(`too many failed connects: ${r.reason}`);
+    }
   }
   await sleep(3000); // let both servers settle (several ping rounds at 300 ms)
   const after = rssMb();
-  console.log(JSON.stringify({ mode: "idle", sockets: sockets.length, rss_before_mb: +before.toFixed(1), rss_after_mb: +after.toFixed(1), added_mb: +(after - before).toFixed(1) }));
+  console.log(JSON.stringify({ mode: "idle", sockets: sockets.length, rss_before_mb: +before.toFixed(1), rss_after_mb: +after.toFixed(1), added_mb: +(after - before).toFixed(1), retried_connects: failures }));
   sockets.forEach((s) => s.terminate());
 }
 

@@ -18,8 +18,8 @@ bench() { # name, command...
   local pid=$!
   sleep 1.5
   echo "== $name (pid $pid)"
-  node "$here/load.mjs" idle "http://127.0.0.1:$PORT" "$pid" "$IDLE"
-  node "$here/load.mjs" echo "http://127.0.0.1:$PORT" "$pid" "$CLIENTS" "$INFLIGHT" "$TRIPS"
+  timeout 300 node "$here/load.mjs" idle "http://127.0.0.1:$PORT" "$pid" "$IDLE"
+  timeout 300 node "$here/load.mjs" echo "http://127.0.0.1:$PORT" "$pid" "$CLIENTS" "$INFLIGHT" "$TRIPS"
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 PORT=3000 bench "rust socketio_echo" env PORT=3000 "$RUST_BIN"
