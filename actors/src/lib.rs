@@ -1,1 +1,5 @@
-pub fn placeholder() {}
+//! Stateful actors of Switchboard. Each owns the state of one thing that lives longer than a
+//! request (an interview, a conversation…), persists every outcome before announcing it,
+//! and reaches the outside world only through the port traits it defines.
+
+pub mod interview;

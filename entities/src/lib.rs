@@ -2,3 +2,4 @@
 //! as a prefix because services share one database.
 
 pub mod identity;
+pub mod interview;

@@ -3,3 +3,4 @@
 //! and `error.rs` its error envelope.
 
 pub mod identity;
+pub mod interview;

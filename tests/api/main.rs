@@ -4,4 +4,5 @@
 
 mod helpers;
 mod identity;
+mod interview;
 mod providers;
