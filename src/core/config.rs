@@ -453,7 +453,10 @@ mod tests {
         s.server.environment = "production".into();
         assert!(s.check().is_err());
         s.auth.jwt_secret = "a-long-and-random-production-secret".into();
-        assert!(s.check().is_err(), "interview keys are still the development ones");
+        assert!(
+            s.check().is_err(),
+            "interview keys are still the development ones"
+        );
         s.services.interview.api_key = "live-api-key-0123456789".into();
         s.services.interview.admin_key = "live-admin-key-0123456789".into();
         assert!(s.check().is_ok());
