@@ -1,7 +1,8 @@
 """Signs up a throwaway identity account through the public flow and prints its access token.
 
-Usage: identity_signup.py BASE_URL OUTBOX_PATH
-The OTP is read from the built-in outbox, as a local user would.
+Usage: identity_signup.py BASE_URL OUTBOX_PATH [--with-phone]
+The OTP is read from the built-in outbox, as a local user would. With --with-phone the
+output is "PHONE TOKEN" (PIN 2468).
 """
 import json
 import random
@@ -28,7 +29,10 @@ def main():
     temp = post(base, "/auth/otp/verify", {"phone": phone, "code": code, "purpose": "signup"})["temp_token"]
     handle = "fuzz_%06d" % random.randrange(10**6)
     data = post(base, "/auth/signup", {"temp_token": temp, "pin": "2468", "handle": handle})
-    print(data["access_token"])
+    if "--with-phone" in sys.argv:
+        print(phone, data["access_token"])
+    else:
+        print(data["access_token"])
 
 
 if __name__ == "__main__":

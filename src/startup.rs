@@ -83,6 +83,9 @@ impl Application {
         if s.identity.enabled {
             servers.push(services::identity::mount(&ctx, &s.identity.bind)?);
         }
+        if s.interview.enabled {
+            servers.push(services::interview::mount(&ctx, &s.interview.bind)?);
+        }
         if s.messaging.enabled {
             servers.push(services::messaging::mount(&ctx, &s.messaging.bind)?);
         }

@@ -1,7 +1,8 @@
-//! Stateful actors of Switchboard, with their messages. Side effects they need from the
-//! outside (HTTP, time) come through traits defined here and implemented by the server, so
-//! this crate depends only on the entities.
+//! Stateful actors of Switchboard. Each owns the state of one thing that lives longer than a
+//! request (an interview, a conversation…), persists every outcome before announcing it,
+//! and reaches the outside world only through the port traits it defines.
 
+pub mod interview;
 pub mod webhook;
 
 pub use webhook::{

@@ -2,4 +2,5 @@
 //! as a prefix because services share one database.
 
 pub mod identity;
+pub mod interview;
 pub mod messaging;

@@ -188,9 +188,25 @@ impl Default for IdentityRateLimits {
 pub struct InterviewSettings {
     pub enabled: bool,
     pub bind: String,
+    /// Public address of this service; interview_url is `{public_url}/interview/{token}`.
     pub public_url: String,
+    /// Calling backends send it as `X-API-Key` to create sessions.
     pub api_key: String,
+    /// Sent as `X-Admin-Key` to delete sessions.
     pub admin_key: String,
+    /// A session can be started or answered until this long after creation.
+    pub session_ttl_hours: i64,
+    pub default_max_questions: i32,
+    /// Upper bound accepted for max_questions (lower bound 1).
+    pub max_questions_limit: i32,
+    pub default_time_limit_minutes: i32,
+    /// Upper bound accepted for time_limit_minutes (lower bound 1).
+    pub time_limit_minutes_limit: i32,
+    /// How often a running session reads the clock for its time limit.
+    pub timer_tick_ms: u64,
+    /// A session actor without a running timer stops after this long idle.
+    pub actor_idle_secs: u64,
+    pub webhook: InterviewWebhookSettings,
 }
 
 impl Default for InterviewSettings {
@@ -201,6 +217,33 @@ impl Default for InterviewSettings {
             public_url: "http://127.0.0.1:8083".into(),
             api_key: "dev-interview-api-key".into(),
             admin_key: "dev-interview-admin-key".into(),
+            session_ttl_hours: 168,
+            default_max_questions: 8,
+            max_questions_limit: 50,
+            default_time_limit_minutes: 30,
+            time_limit_minutes_limit: 240,
+            timer_tick_ms: 500,
+            actor_idle_secs: 300,
+            webhook: InterviewWebhookSettings::default(),
+        }
+    }
+}
+
+/// Completion webhook delivery: attempts with exponential backoff from `backoff_ms`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct InterviewWebhookSettings {
+    pub max_attempts: i32,
+    pub backoff_ms: u64,
+    pub timeout_secs: u64,
+}
+
+impl Default for InterviewWebhookSettings {
+    fn default() -> Self {
+        Self {
+            max_attempts: 5,
+            backoff_ms: 2000,
+            timeout_secs: 30,
         }
     }
 }
@@ -537,6 +580,15 @@ impl Settings {
                     .into(),
             ));
         }
+        let iv = &self.services.interview;
+        if self.server.is_production()
+            && iv.enabled
+            && (iv.api_key.starts_with("dev-") || iv.admin_key.starts_with("dev-"))
+        {
+            return Err(ConfigError::Unsafe(
+                "services.interview api_key/admin_key are development keys".into(),
+            ));
+        }
         if self.auth.jwt_secret.len() < 8 && self.server.is_production() {
             return Err(ConfigError::Unsafe("auth.jwt_secret is too short".into()));
         }
@@ -551,5 +603,55 @@ impl Settings {
         self.services.interview.enabled &= keep("interview");
         self.services.messaging.enabled &= keep("messaging");
         self.services.advertising.enabled &= keep("advertising");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_then_environment() {
+        let dir = std::env::temp_dir().join(format!("sb-config-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("config.toml");
+        std::fs::write(
+            &path,
+            "[services.identity]\nbind = \"127.0.0.1:9100\"\n[services.identity.rate_limits]\nsignin_per_phone = { limit = 7, window_secs = 60 }\n",
+        )
+        .unwrap();
+        let s = Settings::load(&path).unwrap();
+        assert_eq!(s.services.identity.bind, "127.0.0.1:9100");
+        assert_eq!(
+            s.services.identity.rate_limits.signin_per_phone,
+            LimitSettings::new(7, 60)
+        );
+        assert_eq!(
+            s.services.identity.otp_ttl_secs, 300,
+            "unset keys keep defaults"
+        );
+        // The only test that touches SWITCHBOARD__ variables.
+        std::env::set_var("SWITCHBOARD__SERVICES__IDENTITY__BIND", "127.0.0.1:9200");
+        let s = Settings::load(&path).unwrap();
+        std::env::remove_var("SWITCHBOARD__SERVICES__IDENTITY__BIND");
+        assert_eq!(s.services.identity.bind, "127.0.0.1:9200");
+        let mut only = s.clone();
+        only.restrict_to(&["identity".into()]);
+        assert!(only.services.identity.enabled && !only.services.messaging.enabled);
+    }
+
+    #[test]
+    fn production_refuses_the_dev_secret() {
+        let mut s = Settings::default();
+        s.server.environment = "production".into();
+        assert!(s.check().is_err());
+        s.auth.jwt_secret = "a-long-and-random-production-secret".into();
+        assert!(
+            s.check().is_err(),
+            "interview keys are still the development ones"
+        );
+        s.services.interview.api_key = "live-api-key-0123456789".into();
+        s.services.interview.admin_key = "live-admin-key-0123456789".into();
+        assert!(s.check().is_ok());
     }
 }

@@ -19,25 +19,42 @@ fn hasher() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
+/// Hashing runs on at most `cores - 1` blocking threads (at least one): argon2 is CPU-bound,
+/// and an unbounded number of parallel hashes would starve every other request of CPU.
+fn permits() -> &'static tokio::sync::Semaphore {
+    static SEM: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SEM.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        tokio::sync::Semaphore::new(cores.saturating_sub(1).max(1))
+    })
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, PasswordError> {
+    let _permit = permits().acquire().await.map_err(|_| PasswordError::Join)?;
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|_| PasswordError::Join)
+}
+
 pub async fn hash(secret: String) -> Result<String, PasswordError> {
-    tokio::task::spawn_blocking(move || {
+    blocking(move || {
         hasher()
             .hash_password(secret.as_bytes())
             .map(|h| h.to_string())
             .map_err(|e| PasswordError::Hash(e.to_string()))
     })
-    .await
-    .map_err(|_| PasswordError::Join)?
+    .await?
 }
 
 /// True when `secret` matches the stored PHC string; a malformed stored hash never matches.
 pub async fn verify(secret: String, stored: String) -> Result<bool, PasswordError> {
-    tokio::task::spawn_blocking(move || match PasswordHash::new(&stored) {
+    blocking(move || match PasswordHash::new(&stored) {
         Ok(parsed) => hasher().verify_password(secret.as_bytes(), &parsed).is_ok(),
         Err(_) => false,
     })
     .await
-    .map_err(|_| PasswordError::Join)
 }
 
 /// A hash to verify against when no account exists, so that the time taken does not reveal it.

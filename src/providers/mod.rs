@@ -1,6 +1,7 @@
 //! Ports to the outside world and their adapters. Each port is a trait with a built-in
 //! default (the local outbox) and a real adapter chosen in config.
 
+pub mod ai;
 pub mod email;
 pub mod kyc;
 pub mod outbox;

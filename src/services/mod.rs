@@ -3,4 +3,5 @@
 //! and `error.rs` its error envelope.
 
 pub mod identity;
+pub mod interview;
 pub mod messaging;

@@ -4,5 +4,6 @@
 
 mod helpers;
 mod identity;
+mod interview;
 mod messaging;
 mod providers;

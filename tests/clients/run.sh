@@ -32,6 +32,29 @@ if [ ! -f "$node_dir/node_modules/.package-lock.json" ] ||
     (cd "$node_dir" && npm ci --no-audit --no-fund --silent)
 fi
 
+# The interview service for the interview-session tests (SWITCHBOARD_BIN names a
+# prebuilt binary; otherwise it is built, debug).
+if [ -z "${SWITCHBOARD_BIN:-}" ]; then
+    (cd "$repo" && cargo build --quiet --bin switchboard)
+    SWITCHBOARD_BIN="${CARGO_TARGET_DIR:-$repo/target}/debug/switchboard"
+fi
+work="$(mktemp -d)"
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+export INTERVIEW_URL="http://127.0.0.1:$port"
+export INTERVIEW_API_KEY="client-test-key"
+SWITCHBOARD__DATABASE__URL="sqlite://$work/db.sqlite?mode=rwc" \
+SWITCHBOARD__OUTBOX__PATH="$work/outbox.jsonl" \
+SWITCHBOARD__SERVICES__INTERVIEW__BIND="127.0.0.1:$port" \
+SWITCHBOARD__SERVICES__INTERVIEW__PUBLIC_URL="$INTERVIEW_URL" \
+SWITCHBOARD__SERVICES__INTERVIEW__API_KEY="$INTERVIEW_API_KEY" \
+RUST_LOG=warn "$SWITCHBOARD_BIN" --config "$work/none.toml" serve --only interview &
+iv_pid=$!
+trap 'kill $iv_pid 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 1 100); do
+    curl -fs "$INTERVIEW_URL/health" >/dev/null 2>&1 && break
+    sleep 0.2
+done
+
 status=0
 echo "== python-socketio =="
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider) || status=1

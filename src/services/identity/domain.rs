@@ -62,20 +62,29 @@ impl Handle {
         canonical(&self.0)
     }
 
+    /// Reserved when it folds onto a reserved word, reading `1` as `l` or as `i`
+    /// (`adm1n` is `admin`, `he1p` is `help`).
     pub fn is_reserved(&self) -> bool {
-        let canon = self.canonical();
-        reserved().contains(canon.as_str()) || canon.starts_with("switchboard")
+        let set = reserved();
+        [fold(&self.0, 'l'), fold(&self.0, 'i')]
+            .iter()
+            .any(|f| set.contains(f.as_str()) || f.starts_with("switchboard"))
     }
 }
 
-fn canonical(s: &str) -> String {
+/// Folds `0` to `o` and `1` to `one`.
+fn fold(s: &str, one: char) -> String {
     s.chars()
         .map(|c| match c {
             '0' => 'o',
-            '1' => 'l',
+            '1' => one,
             c => c,
         })
         .collect()
+}
+
+fn canonical(s: &str) -> String {
+    fold(s, 'l')
 }
 
 fn reserved() -> &'static HashSet<String> {
@@ -85,7 +94,7 @@ fn reserved() -> &'static HashSet<String> {
             .lines()
             .map(str::trim)
             .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(canonical)
+            .map(str::to_owned)
             .collect()
     })
 }

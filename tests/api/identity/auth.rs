@@ -553,3 +553,27 @@ async fn pin_reset_changes_pin_clears_lock_and_signs_out_others() {
     )
     .await;
 }
+
+#[actix_web::test]
+async fn concurrent_signups_for_one_handle_one_wins() {
+    let app = spawn_app().await;
+    let h = handle();
+    let (p1, p2) = (phone(), phone());
+    let (t1, t2) = (
+        app.temp_token(&p1, "signup").await,
+        app.temp_token(&p2, "signup").await,
+    );
+    let (r1, r2) = futures_util::join!(
+        app.post(
+            "/auth/signup",
+            json!({"temp_token": t1, "pin": "1234", "handle": h})
+        ),
+        app.post(
+            "/auth/signup",
+            json!({"temp_token": t2, "pin": "1234", "handle": h})
+        )
+    );
+    let mut statuses = [r1.status().as_u16(), r2.status().as_u16()];
+    statuses.sort();
+    assert_eq!(statuses, [201, 409]);
+}

@@ -116,3 +116,23 @@ async fn openapi_and_swagger_ui_are_served() {
     assert_eq!(res.status(), 200);
     assert!(res.text().await.unwrap().contains("swagger"));
 }
+
+#[actix_web::test]
+async fn every_response_carries_rate_limit_headers() {
+    let app = spawn_app().await;
+    for path in [
+        "/health",
+        "/no/such/route",
+        "/api-docs/openapi.json",
+        "/users/me",
+    ] {
+        let res = app.get(path).await;
+        for h in [
+            "x-ratelimit-limit",
+            "x-ratelimit-remaining",
+            "x-ratelimit-reset",
+        ] {
+            assert!(res.headers().contains_key(h), "{h} missing on {path}");
+        }
+    }
+}

@@ -276,3 +276,23 @@ async fn sessions_list_marks_current_masks_ip_and_revokes_own_only() {
         1
     );
 }
+
+#[actix_web::test]
+async fn concurrent_refreshes_of_one_token_never_both_succeed() {
+    let app = spawn_app().await;
+    let (_, data) = account(&app).await;
+    let body_json = json!({"refresh_token": s(&data, "refresh_token")});
+    let results = futures_util::future::join_all(
+        (0..4).map(|_| app.post("/auth/refresh", body_json.clone())),
+    )
+    .await;
+    let ok = results.iter().filter(|r| r.status() == 200).count();
+    assert!(ok <= 1, "{ok} refreshes succeeded with one token");
+    // Whatever happened, the old token is spent.
+    assert_error(
+        app.post("/auth/refresh", body_json).await,
+        401,
+        "INVALID_REFRESH_TOKEN",
+    )
+    .await;
+}

@@ -1,0 +1,43 @@
+//! What the actor needs from outside, implemented by the application.
+
+use super::model::{AnswerScore, JobProfile, Question, Report, Turn};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use switchboard_entities::interview::session;
+use uuid::Uuid;
+
+/// The current time; tests move it forward instead of sleeping.
+pub trait TimeSource: Send + Sync + 'static {
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// The interviewer (AI port). Infallible by contract: an adapter that talks to a model
+/// falls back to a local interviewer itself, so a session never stalls on the model.
+#[async_trait]
+pub trait Interviewer: Send + Sync + 'static {
+    /// Skills the job asks for, used to find gaps in the report.
+    fn required_skills(&self, job: &JobProfile) -> Vec<String>;
+    async fn greeting(&self, job: &JobProfile) -> String;
+    /// Question `number` (1-based) of `total`, given the conversation so far.
+    async fn question(
+        &self,
+        job: &JobProfile,
+        number: u32,
+        total: u32,
+        history: &[Turn],
+    ) -> Question;
+    async fn score(&self, job: &JobProfile, question: &Question, answer: &str) -> AnswerScore;
+}
+
+/// Fan-out of a session's events to the sockets that joined it.
+pub trait Broadcast: Send + Sync + 'static {
+    fn emit(&self, session_id: Uuid, event: &str, data: &Value);
+}
+
+/// Runs after the report is stored and before `interview_complete` is announced (e.g. to
+/// queue the completion webhook). Errors are the hook's to log; completion stands.
+#[async_trait]
+pub trait CompletionHook: Send + Sync + 'static {
+    async fn completed(&self, session: &session::Model, report: &Report);
+}

@@ -1,0 +1,24 @@
+use sea_orm::entity::prelude::*;
+
+/// A completion notification to deliver; a row before the first attempt, so a restart
+/// resumes pending deliveries.
+#[sea_orm::model]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "interview_webhook_deliveries")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub session_id: Uuid,
+    pub url: String,
+    pub body: String,
+    pub signature: Option<String>,
+    /// `pending`, `delivered` or `failed` (attempts exhausted).
+    pub status: String,
+    pub attempts: i32,
+    pub last_error: Option<String>,
+    pub last_status: Option<i32>,
+    pub created_at: DateTimeUtc,
+    pub delivered_at: Option<DateTimeUtc>,
+}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,785 @@
+//! AI port for interviews: a built-in deterministic interviewer (the default, works offline)
+//! and an OpenAI-compatible chat-completions adapter that falls back to the built-in one
+//! whenever the model fails, times out or answers something unusable.
+
+use crate::core::config::AiSettings;
+use async_trait::async_trait;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use switchboard_actors::interview::{AnswerScore, Interviewer, JobProfile, Question, Turn};
+
+/// Skills the built-in interviewer recognises in job descriptions, CVs and answers.
+const SKILLS: &[&str] = &[
+    "rust",
+    "python",
+    "java",
+    "javascript",
+    "typescript",
+    "go",
+    "c++",
+    "c#",
+    "kotlin",
+    "swift",
+    "php",
+    "ruby",
+    "sql",
+    "postgresql",
+    "mysql",
+    "mongodb",
+    "redis",
+    "docker",
+    "kubernetes",
+    "aws",
+    "azure",
+    "gcp",
+    "terraform",
+    "linux",
+    "git",
+    "react",
+    "vue",
+    "angular",
+    "node.js",
+    "django",
+    "spring",
+    "graphql",
+    "rest",
+    "microservices",
+    "ci/cd",
+    "testing",
+    "security",
+    "machine learning",
+    "data analysis",
+    "excel",
+    "tableau",
+    "figma",
+    "photoshop",
+    "seo",
+    "marketing",
+    "sales",
+    "negotiation",
+    "customer service",
+    "accounting",
+    "bookkeeping",
+    "project management",
+    "agile",
+    "scrum",
+    "leadership",
+    "mentoring",
+    "teaching",
+    "nursing",
+    "first aid",
+    "plumbing",
+    "electrical",
+    "carpentry",
+    "welding",
+    "painting",
+    "driving",
+    "forklift",
+    "logistics",
+    "inventory",
+    "cooking",
+    "cleaning",
+    "hvac",
+    "networking",
+];
+
+/// Finds known skills in `text`, as whole words, in lexicon order.
+pub fn find_skills(text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    SKILLS
+        .iter()
+        .filter(|s| contains_word(&lower, s))
+        .map(|s| (*s).to_owned())
+        .collect()
+}
+
+fn contains_word(haystack: &str, word: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '+' || c == '#';
+    haystack.match_indices(word).any(|(i, _)| {
+        let before = haystack[..i].chars().next_back();
+        let after = haystack[i + word.len()..].chars().next();
+        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+    })
+}
+
+fn count_any(text: &str, markers: &[&str]) -> usize {
+    markers.iter().filter(|m| text.contains(*m)).count()
+}
+
+/// The interviewer chosen in config.
+pub fn from_settings(cfg: &AiSettings, http: reqwest::Client) -> Arc<dyn Interviewer> {
+    match cfg.provider.as_str() {
+        "openai" => Arc::new(OpenAiInterviewer {
+            http,
+            base_url: cfg.base_url.trim_end_matches('/').to_owned(),
+            api_key: cfg.api_key.clone(),
+            model: cfg.model.clone(),
+            timeout: Duration::from_secs(cfg.timeout_secs.max(1)),
+            fallback: BuiltinInterviewer,
+        }),
+        _ => Arc::new(BuiltinInterviewer),
+    }
+}
+
+/// Rule-based interviewer: questions from templates fitted to the job and CV, answers
+/// scored with a transparent rubric (see `score`).
+pub struct BuiltinInterviewer;
+
+impl BuiltinInterviewer {
+    fn level(job: &JobProfile) -> &'static str {
+        let l = job.experience_level.as_deref().unwrap_or("").to_lowercase();
+        if l.contains("senior")
+            || l.contains("lead")
+            || l.contains("principal")
+            || l.contains("expert")
+        {
+            "senior"
+        } else if l.contains("junior")
+            || l.contains("entry")
+            || l.contains("intern")
+            || l.contains("graduate")
+        {
+            "junior"
+        } else {
+            "mid"
+        }
+    }
+
+    fn category_for(number: u32) -> &'static str {
+        [
+            "technical",
+            "problem_solving",
+            "communication",
+            "cultural_fit",
+        ][((number.max(1) - 1) % 4) as usize]
+    }
+
+    fn question_sync(job: &JobProfile, number: u32, total: u32, history: &[Turn]) -> Question {
+        let category = Self::category_for(number);
+        let title = &job.job_title;
+        let required = find_skills(&format!(
+            "{} {}",
+            job.job_title,
+            job.job_description.as_deref().unwrap_or("")
+        ));
+        let cv = find_skills(job.cv_text.as_deref().unwrap_or(""));
+        // Prefer a required skill not yet brought up in earlier questions.
+        let asked = history
+            .iter()
+            .map(|t| t.question.to_lowercase())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let fresh = |list: &[String]| list.iter().find(|s| !asked.contains(s.as_str())).cloned();
+        let skill = fresh(&required)
+            .or_else(|| fresh(&cv))
+            .or_else(|| required.first().cloned());
+        let on_cv = skill.as_ref().is_some_and(|s| cv.contains(s));
+        let field = job
+            .job_category
+            .as_deref()
+            .filter(|c| !c.trim().is_empty())
+            .unwrap_or("this field");
+        let level = Self::level(job);
+        let pick = |options: &[String]| {
+            let i = (job.seed.wrapping_add(u64::from(number))) % options.len() as u64;
+            options[i as usize].clone()
+        };
+        let content = match category {
+            "technical" => {
+                let s = skill.clone().unwrap_or_else(|| "the main tools of your trade".into());
+                let mut opts = vec![
+                    format!("As a {title}, how have you used {s} in your work? Please describe a concrete task and how you carried it out."),
+                    format!("What are the most common mistakes people make with {s}, and how do you avoid them?"),
+                ];
+                if on_cv {
+                    opts.push(format!("Your CV mentions {s}. Tell me about the most demanding thing you have done with it."));
+                }
+                if level == "senior" {
+                    opts.push(format!("How would you set standards for {s} across a team of {title}s, and how would you review their work?"));
+                } else if level == "junior" {
+                    opts.push(format!("How did you learn {s}, and what would you like to get better at?"));
+                }
+                pick(&opts)
+            }
+            "problem_solving" => pick(&[
+                format!("Describe a difficult problem you solved as a {title}. How did you find the cause and decide what to do?"),
+                format!("Imagine something goes wrong on your first week in {field} and nobody is available to help. Walk me through how you would handle it step by step."),
+                if level == "senior" {
+                    "Tell me about a decision where you had to weigh trade-offs under time pressure. What options did you consider and why did you choose as you did?".to_owned()
+                } else {
+                    "Tell me about a time you had to learn something quickly to finish a task. What did you do?".to_owned()
+                },
+            ]),
+            "communication" => pick(&[
+                "How would you explain a recent piece of your work to someone with no background in your field?".to_owned(),
+                format!("Tell me about a disagreement with a colleague or customer as a {title}. How did you handle the conversation?"),
+                "How do you keep the people you work with informed about progress and problems?".to_owned(),
+            ]),
+            _ => pick(&[
+                "What kind of team and working environment helps you do your best work?".to_owned(),
+                format!("Why are you interested in this {title} role, and what would you like to achieve in your first six months?"),
+                "Tell me about feedback you received that changed how you work.".to_owned(),
+            ]),
+        };
+        let content = if number == total && total > 1 {
+            format!("Last question: {content}")
+        } else {
+            content
+        };
+        let suggestions = match category {
+            "technical" => vec![
+                "Let me describe a recent project".to_owned(),
+                "I have not used this yet, but here is how I would start".to_owned(),
+                "Could you rephrase the question?".to_owned(),
+            ],
+            "problem_solving" => vec![
+                "Let me walk you through an example".to_owned(),
+                "First I would gather the facts".to_owned(),
+                "Could you rephrase the question?".to_owned(),
+            ],
+            _ => vec![
+                "Let me give you an example".to_owned(),
+                "Could you rephrase the question?".to_owned(),
+            ],
+        };
+        Question {
+            content,
+            category: category.to_owned(),
+            suggestions,
+        }
+    }
+
+    /// The rubric. Each category starts from a base and earns points for observable
+    /// features of the answer; evasive or very short answers are capped.
+    fn score_sync(job: &JobProfile, question: &Question, answer: &str) -> AnswerScore {
+        let text = answer.to_lowercase();
+        let words = text.split_whitespace().count();
+        let sentences = answer
+            .split(['.', '!', '?'])
+            .filter(|s| s.split_whitespace().count() >= 3)
+            .count();
+        // 0..1, full marks from ~60 words; very long answers lose a little for focus.
+        let length =
+            ((words as f64 - 5.0) / 55.0).clamp(0.0, 1.0) - if words > 400 { 0.2 } else { 0.0 };
+        let required = find_skills(&format!(
+            "{} {} {}",
+            job.job_title,
+            job.job_description.as_deref().unwrap_or(""),
+            job.cv_text.as_deref().unwrap_or("")
+        ));
+        let named = find_skills(answer);
+        let relevant = named
+            .iter()
+            .filter(|s| {
+                required.contains(s) || question.content.to_lowercase().contains(s.as_str())
+            })
+            .count();
+        let specific = text.chars().any(|c| c.is_ascii_digit())
+            || count_any(
+                &text,
+                &[
+                    "for example",
+                    "for instance",
+                    "e.g.",
+                    "such as",
+                    "specifically",
+                    "in particular",
+                ],
+            ) > 0;
+        let structure = count_any(
+            &text,
+            &[
+                "first",
+                "then",
+                "finally",
+                "because",
+                "so that",
+                "as a result",
+                "after that",
+                "next",
+            ],
+        );
+        let reasoning = count_any(
+            &text,
+            &[
+                "because",
+                "so that",
+                "therefore",
+                "trade-off",
+                "tradeoff",
+                "root cause",
+                "measure",
+                "debug",
+                "test",
+                "analy",
+                "option",
+                "alternative",
+                "prioriti",
+                "investigat",
+                "hypothes",
+            ],
+        );
+        let results = count_any(
+            &text,
+            &[
+                "as a result",
+                "resulted",
+                "outcome",
+                "improved",
+                "reduced",
+                "increased",
+                "saved",
+                "fixed",
+                "solved",
+                "delivered",
+            ],
+        );
+        let collaboration = count_any(
+            &text,
+            &[
+                "team",
+                "colleague",
+                "together",
+                "collaborat",
+                "feedback",
+                "help",
+                "mentor",
+                "learn",
+                "customer",
+                "respect",
+                "listen",
+                "communicat",
+                "share",
+            ],
+        );
+        let evasive = count_any(
+            &text,
+            &[
+                "i don't know",
+                "i dont know",
+                "no idea",
+                "not sure",
+                "whatever",
+                "pass",
+            ],
+        ) > 0
+            && words < 25;
+        let blame = count_any(
+            &text,
+            &[
+                "their fault",
+                "his fault",
+                "her fault",
+                "stupid",
+                "idiot",
+                "hate my",
+                "useless",
+            ],
+        );
+
+        let clamp = |x: f64| (x.clamp(0.0, 100.0) * 10.0).round() / 10.0;
+        let mut technical = 20.0
+            + 15.0 * relevant.min(3) as f64
+            + if named.len() > relevant { 5.0 } else { 0.0 }
+            + if specific { 15.0 } else { 0.0 }
+            + 20.0 * length;
+        let mut communication = 20.0
+            + 40.0 * length
+            + if sentences >= 2 { 20.0 } else { 0.0 }
+            + 10.0 * structure.min(2) as f64;
+        let mut problem_solving = 20.0
+            + 12.0 * reasoning.min(4) as f64
+            + if results > 0 { 12.0 } else { 0.0 }
+            + 20.0 * length;
+        let mut cultural_fit =
+            30.0 + 12.0 * collaboration.min(4) as f64 + 22.0 * length - 30.0 * blame.min(1) as f64;
+        if evasive || words < 5 {
+            for s in [
+                &mut technical,
+                &mut communication,
+                &mut problem_solving,
+                &mut cultural_fit,
+            ] {
+                *s = s.min(25.0);
+            }
+        }
+        let (technical, communication, problem_solving, cultural_fit) = (
+            clamp(technical),
+            clamp(communication),
+            clamp(problem_solving),
+            clamp(cultural_fit),
+        );
+        let own = match question.category.as_str() {
+            "technical" => technical,
+            "communication" => communication,
+            "problem_solving" => problem_solving,
+            _ => cultural_fit,
+        };
+        let composite =
+            clamp((technical + communication + problem_solving + cultural_fit + own) / 5.0);
+
+        let mut strengths = Vec::new();
+        let mut weaknesses = Vec::new();
+        let mut red_flags = Vec::new();
+        if relevant > 0 {
+            strengths.push(format!("Named relevant skills: {}", named.join(", ")));
+        }
+        if specific {
+            strengths.push("Gave concrete, specific examples".to_owned());
+        }
+        if results > 0 {
+            strengths.push("Described measurable outcomes".to_owned());
+        }
+        if collaboration >= 2 {
+            strengths.push("Emphasised teamwork and collaboration".to_owned());
+        }
+        if words < 20 {
+            weaknesses.push("Answers were very brief".to_owned());
+        }
+        if !specific {
+            weaknesses.push("Lacked concrete examples".to_owned());
+        }
+        if reasoning == 0 {
+            weaknesses.push("Did not explain the reasoning behind decisions".to_owned());
+        }
+        if evasive {
+            red_flags.push(format!("Could not answer: \"{}\"", question.content));
+        }
+        if blame > 0 {
+            red_flags.push("Blamed or disparaged others".to_owned());
+        }
+        let highlight = answer
+            .split(['.', '!', '?'])
+            .map(str::trim)
+            .filter(|s| s.split_whitespace().count() >= 5)
+            .find(|s| {
+                let l = s.to_lowercase();
+                l.chars().any(|c| c.is_ascii_digit())
+                    || count_any(
+                        &l,
+                        &[
+                            "improved",
+                            "reduced",
+                            "increased",
+                            "led",
+                            "built",
+                            "solved",
+                            "delivered",
+                            "fixed",
+                        ],
+                    ) > 0
+            })
+            .map(|s| s.chars().take(200).collect::<String>());
+        let verdict = match composite {
+            c if c >= 80.0 => "Strong answer",
+            c if c >= 65.0 => "Good answer",
+            c if c >= 50.0 => "Adequate answer",
+            _ => "Weak answer",
+        };
+        let mut reasons = Vec::new();
+        if specific {
+            reasons.push("specific");
+        } else {
+            reasons.push("short on concrete examples");
+        }
+        if relevant > 0 {
+            reasons.push("names relevant skills");
+        }
+        if reasoning > 1 {
+            reasons.push("explains its reasoning");
+        }
+        if words < 20 {
+            reasons.push("very brief");
+        }
+        AnswerScore {
+            technical,
+            communication,
+            problem_solving,
+            cultural_fit,
+            composite_score: composite,
+            summary: format!("{verdict}: {}.", reasons.join(", ")),
+            skills: named,
+            strengths,
+            weaknesses,
+            red_flags,
+            highlight,
+        }
+    }
+}
+
+#[async_trait]
+impl Interviewer for BuiltinInterviewer {
+    fn required_skills(&self, job: &JobProfile) -> Vec<String> {
+        find_skills(&format!(
+            "{} {}",
+            job.job_title,
+            job.job_description.as_deref().unwrap_or("")
+        ))
+        .into_iter()
+        .take(8)
+        .collect()
+    }
+
+    async fn greeting(&self, job: &JobProfile) -> String {
+        format!(
+            "Hello {}, welcome to your interview for the {} position. I will ask you {} questions; you have up to {} minutes. Take your time and answer as concretely as you can.",
+            job.candidate_name, job.job_title, job.max_questions, job.time_limit_minutes
+        )
+    }
+
+    async fn question(
+        &self,
+        job: &JobProfile,
+        number: u32,
+        total: u32,
+        history: &[Turn],
+    ) -> Question {
+        Self::question_sync(job, number, total, history)
+    }
+
+    async fn score(&self, job: &JobProfile, question: &Question, answer: &str) -> AnswerScore {
+        Self::score_sync(job, question, answer)
+    }
+}
+
+/// Talks to an OpenAI-compatible `/chat/completions` endpoint.
+pub struct OpenAiInterviewer {
+    http: reqwest::Client,
+    base_url: String,
+    api_key: String,
+    model: String,
+    timeout: Duration,
+    fallback: BuiltinInterviewer,
+}
+
+impl OpenAiInterviewer {
+    async fn chat(&self, system: &str, user: &str) -> Result<String, String> {
+        let body = json!({
+            "model": self.model,
+            "temperature": 0.3,
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": user},
+            ],
+        });
+        let call = self
+            .http
+            .post(format!("{}/chat/completions", self.base_url))
+            .bearer_auth(&self.api_key)
+            .json(&body)
+            .send();
+        let res = tokio::time::timeout(self.timeout, call)
+            .await
+            .map_err(|_| "timed out".to_owned())?
+            .map_err(|e| e.to_string())?;
+        if !res.status().is_success() {
+            return Err(format!("status {}", res.status()));
+        }
+        let v: Value = tokio::time::timeout(self.timeout, res.json())
+            .await
+            .map_err(|_| "timed out".to_owned())?
+            .map_err(|e| e.to_string())?;
+        v["choices"][0]["message"]["content"]
+            .as_str()
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| "no content in the answer".to_owned())
+    }
+
+    /// Models often wrap JSON in a code fence; take the outermost object.
+    fn json_in(text: &str) -> Option<Value> {
+        let start = text.find('{')?;
+        let end = text.rfind('}')?;
+        serde_json::from_str(text.get(start..=end)?).ok()
+    }
+
+    fn context(job: &JobProfile) -> String {
+        format!(
+            "Job title: {}\nCategory: {}\nExperience level: {}\nJob description: {}\nCandidate CV: {}",
+            job.job_title,
+            job.job_category.as_deref().unwrap_or("-"),
+            job.experience_level.as_deref().unwrap_or("-"),
+            job.job_description.as_deref().unwrap_or("-"),
+            job.cv_text
+                .as_deref()
+                .unwrap_or("-")
+                .chars()
+                .take(4000)
+                .collect::<String>()
+        )
+    }
+}
+
+const SYSTEM: &str = "You are a fair, professional job interviewer. Be concise.";
+
+#[async_trait]
+impl Interviewer for OpenAiInterviewer {
+    fn required_skills(&self, job: &JobProfile) -> Vec<String> {
+        self.fallback.required_skills(job)
+    }
+
+    async fn greeting(&self, job: &JobProfile) -> String {
+        let prompt = format!(
+            "{}\n\nWrite a two-sentence greeting to the candidate {} that says there will be {} questions and up to {} minutes. Plain text only.",
+            Self::context(job), job.candidate_name, job.max_questions, job.time_limit_minutes
+        );
+        match self.chat(SYSTEM, &prompt).await {
+            Ok(text) => text,
+            Err(e) => {
+                tracing::warn!(error = %e, "AI greeting failed; using the built-in interviewer");
+                self.fallback.greeting(job).await
+            }
+        }
+    }
+
+    async fn question(
+        &self,
+        job: &JobProfile,
+        number: u32,
+        total: u32,
+        history: &[Turn],
+    ) -> Question {
+        let category = BuiltinInterviewer::category_for(number);
+        let past: String = history
+            .iter()
+            .map(|t| format!("Q: {}\nA: {}\n", t.question, t.answer))
+            .collect();
+        let prompt = format!(
+            "{}\n\nConversation so far:\n{past}\nAsk question {number} of {total}, in the category {category}. Answer only with JSON: {{\"question\": string, \"suggestions\": [up to 3 short quick replies]}}",
+            Self::context(job)
+        );
+        let parsed = self.chat(SYSTEM, &prompt).await.and_then(|t| {
+            let v = Self::json_in(&t).ok_or("answer was not JSON")?;
+            let content = v["question"]
+                .as_str()
+                .filter(|s| !s.trim().is_empty())
+                .ok_or("no question")?;
+            Ok(Question {
+                content: content.trim().to_owned(),
+                category: category.to_owned(),
+                suggestions: v["suggestions"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|s| s.as_str().map(str::to_owned))
+                            .take(3)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+        });
+        match parsed {
+            Ok(q) => q,
+            Err(e) => {
+                tracing::warn!(error = %e, "AI question failed; using the built-in interviewer");
+                self.fallback.question(job, number, total, history).await
+            }
+        }
+    }
+
+    async fn score(&self, job: &JobProfile, question: &Question, answer: &str) -> AnswerScore {
+        let prompt = format!(
+            "{}\n\nQuestion ({}): {}\nCandidate answer: {}\n\nScore the answer 0-100 on technical, communication, problem_solving and cultural_fit. Answer only with JSON: {{\"technical\": n, \"communication\": n, \"problem_solving\": n, \"cultural_fit\": n, \"summary\": string, \"skills\": [string], \"strengths\": [string], \"weaknesses\": [string], \"red_flags\": [string], \"highlight\": string or null}}",
+            Self::context(job), question.category, question.content, answer
+        );
+        let parsed = self.chat(SYSTEM, &prompt).await.and_then(|t| {
+            let v = Self::json_in(&t).ok_or("answer was not JSON")?;
+            let num = |k: &str| {
+                v[k].as_f64()
+                    .filter(|x| x.is_finite())
+                    .map(|x| (x.clamp(0.0, 100.0) * 10.0).round() / 10.0)
+                    .ok_or(format!("missing {k}"))
+            };
+            let list = |k: &str| -> Vec<String> {
+                v[k].as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|s| s.as_str().map(str::to_owned))
+                            .take(10)
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            let (t, c, p, f) = (
+                num("technical")?,
+                num("communication")?,
+                num("problem_solving")?,
+                num("cultural_fit")?,
+            );
+            let own = match question.category.as_str() {
+                "technical" => t,
+                "communication" => c,
+                "problem_solving" => p,
+                _ => f,
+            };
+            Ok(AnswerScore {
+                technical: t,
+                communication: c,
+                problem_solving: p,
+                cultural_fit: f,
+                composite_score: (((t + c + p + f + own) / 5.0) * 10.0).round() / 10.0,
+                summary: v["summary"].as_str().unwrap_or("").to_owned(),
+                skills: list("skills"),
+                strengths: list("strengths"),
+                weaknesses: list("weaknesses"),
+                red_flags: list("red_flags"),
+                highlight: v["highlight"].as_str().map(str::to_owned),
+            })
+        });
+        match parsed {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, "AI scoring failed; using the built-in rubric");
+                self.fallback.score(job, question, answer).await
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job() -> JobProfile {
+        JobProfile {
+            candidate_name: "Ada".into(),
+            job_title: "Backend Engineer".into(),
+            job_description: Some("We use Rust, PostgreSQL and Docker.".into()),
+            max_questions: 4,
+            time_limit_minutes: 30,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn skills_are_whole_words() {
+        assert_eq!(
+            find_skills("Rust and PostgreSQL, not trusty"),
+            vec!["rust", "postgresql"]
+        );
+        assert!(find_skills("going").is_empty());
+    }
+
+    #[test]
+    fn questions_fit_the_job() {
+        let q = BuiltinInterviewer::question_sync(&job(), 1, 4, &[]);
+        assert_eq!(q.category, "technical");
+        assert!(
+            q.content.contains("rust") || q.content.contains("Backend Engineer"),
+            "{}",
+            q.content
+        );
+    }
+
+    #[test]
+    fn rubric_rewards_specific_answers() {
+        let q = BuiltinInterviewer::question_sync(&job(), 1, 4, &[]);
+        let weak = BuiltinInterviewer::score_sync(&job(), &q, "I don't know");
+        let strong = BuiltinInterviewer::score_sync(&job(), &q, "At my last job I rewrote our billing service in Rust because the Python version could not keep up. First I measured the hot paths, then I moved them to Rust with PostgreSQL. As a result latency dropped by 60% and the team could ship faster together.");
+        assert!(weak.composite_score <= 25.0);
+        assert!(strong.composite_score > 60.0, "{strong:?}");
+        assert!(strong.skills.contains(&"rust".to_owned()));
+        assert!(!weak.red_flags.is_empty());
+    }
+}

@@ -1,0 +1,91 @@
+//! Who may call what. The backend holds the API key; a candidate holds only the session
+//! token from the interview URL (sent as `X-Session-Token`); deletion needs the admin key.
+//! Every comparison is constant-time.
+
+use super::error::{InterviewError, Result};
+use super::InterviewState;
+use crate::core::secrets::constant_time_eq;
+use actix_web::HttpRequest;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use switchboard_entities::interview::session;
+use uuid::Uuid;
+
+pub const API_KEY: &str = "X-API-Key";
+pub const ADMIN_KEY: &str = "X-Admin-Key";
+pub const SESSION_TOKEN: &str = "X-Session-Token";
+
+fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+fn has_api_key(st: &InterviewState, req: &HttpRequest) -> bool {
+    header(req, API_KEY).is_some_and(|k| constant_time_eq(k.as_bytes(), st.cfg.api_key.as_bytes()))
+}
+
+pub fn require_api_key(st: &InterviewState, req: &HttpRequest) -> Result<()> {
+    if has_api_key(st, req) {
+        Ok(())
+    } else {
+        Err(InterviewError::Unauthorized(
+            "a valid X-API-Key header is required".into(),
+        ))
+    }
+}
+
+pub fn require_admin(st: &InterviewState, req: &HttpRequest) -> Result<()> {
+    let ok = header(req, ADMIN_KEY)
+        .is_some_and(|k| constant_time_eq(k.as_bytes(), st.cfg.admin_key.as_bytes()));
+    if ok {
+        Ok(())
+    } else {
+        Err(InterviewError::Forbidden(
+            "deleting sessions needs a valid X-Admin-Key header".into(),
+        ))
+    }
+}
+
+pub fn parse_id(raw: &str) -> Result<Uuid> {
+    Uuid::parse_str(raw).map_err(|_| InterviewError::not_found())
+}
+
+/// Loads the session when the caller holds the API key or the session's own token.
+/// Unknown ids answer NOT_FOUND only to the API key holder, so a token holder learns
+/// nothing about other sessions.
+pub async fn session_for(
+    st: &InterviewState,
+    req: &HttpRequest,
+    raw_id: &str,
+) -> Result<session::Model> {
+    let backend = has_api_key(st, req);
+    let token = header(req, SESSION_TOKEN);
+    if !backend && token.is_none() {
+        return Err(InterviewError::Unauthorized(
+            "send X-API-Key or the session's X-Session-Token".into(),
+        ));
+    }
+    let found = match Uuid::parse_str(raw_id) {
+        Ok(id) => session::Entity::find_by_id(id).one(&st.core.db).await?,
+        Err(_) => None,
+    };
+    match (found, backend, token) {
+        (Some(s), true, _) => Ok(s),
+        (Some(s), false, Some(t)) if constant_time_eq(t.as_bytes(), s.session_token.as_bytes()) => {
+            Ok(s)
+        }
+        (None, true, _) => Err(InterviewError::not_found()),
+        _ => Err(InterviewError::Unauthorized(
+            "the session token does not belong to this session".into(),
+        )),
+    }
+}
+
+pub async fn by_token(st: &InterviewState, token: &str) -> Result<Option<session::Model>> {
+    // Tokens are 256-bit random values: looking them up by equality leaks nothing usable.
+    if token.is_empty() || token.len() > 128 {
+        return Ok(None);
+    }
+    Ok(session::Entity::find()
+        .filter(session::Column::SessionToken.eq(token))
+        .one(&st.core.db)
+        .await?)
+}

@@ -1,0 +1,42 @@
+use super::dto::{ApiHealth, DatabaseCheck, Health, HealthChecks};
+use super::InterviewState;
+use actix_web::{web, HttpResponse};
+use sea_orm::ConnectionTrait;
+use std::time::Instant;
+
+/// Liveness, as the spec shows it (no envelope, no database call).
+#[utoipa::path(get, path = "/health", tag = "health", responses((status = 200, body = Health)))]
+pub async fn health(st: web::Data<InterviewState>) -> HttpResponse {
+    HttpResponse::Ok().json(Health {
+        status: "healthy".into(),
+        service: "interview".into(),
+        version: st.core.settings.server.version.clone(),
+        timestamp: st.core.now(),
+    })
+}
+
+/// Readiness with a database round trip; 503 when the database does not answer.
+#[utoipa::path(get, path = "/api/v1/health", tag = "health",
+    responses((status = 200, body = ApiHealth), (status = 503, body = ApiHealth)))]
+pub async fn api_health(st: web::Data<InterviewState>) -> HttpResponse {
+    let started = Instant::now();
+    let up = st.core.db.execute_unprepared("SELECT 1").await.is_ok();
+    let body = ApiHealth {
+        status: if up { "healthy" } else { "unhealthy" }.into(),
+        service: "interview".into(),
+        version: st.core.settings.server.version.clone(),
+        timestamp: st.core.now(),
+        checks: HealthChecks {
+            database: DatabaseCheck {
+                status: if up { "up" } else { "down" }.into(),
+                latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            },
+        },
+        active_sessions: st.registry.live(),
+    };
+    if up {
+        HttpResponse::Ok().json(body)
+    } else {
+        HttpResponse::ServiceUnavailable().json(body)
+    }
+}

@@ -1,0 +1,150 @@
+//! Interview service: AI-led candidate interviews with scoring and reports, plus the
+//! onboarding chat (`specs/identity-and-interview.md`). Each session is an
+//! `InterviewSession` actor (crate `switchboard-actors`); REST handlers and Socket.IO
+//! events send it commands, and it announces its events to the session's room.
+
+mod access;
+mod domain;
+mod dto;
+mod error;
+mod health;
+mod onboarding;
+mod openapi;
+mod page;
+mod pdf;
+mod sessions;
+mod socket;
+mod webhook;
+
+use crate::core::clock::SharedClock;
+use crate::core::config::InterviewSettings;
+use crate::core::CoreContext;
+use crate::realtime::{self, SocketIoConfig, SocketIoServer};
+use crate::startup::{serve, StartupError};
+use actix_web::dev::Server;
+use actix_web::web;
+use serde_json::Value;
+use std::net::SocketAddr;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use switchboard_actors::interview::{Broadcast, Deps, Registry, TimeSource, Timing};
+use uuid::Uuid;
+
+pub use error::InterviewEnvelope;
+
+#[derive(Clone)]
+pub struct InterviewState {
+    pub core: CoreContext,
+    pub cfg: Arc<InterviewSettings>,
+    pub registry: Registry,
+}
+
+/// The room a session's sockets join.
+pub fn room(session_id: Uuid) -> String {
+    format!("session:{session_id}")
+}
+
+struct Clock(SharedClock);
+
+impl TimeSource for Clock {
+    fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.0.now()
+    }
+}
+
+/// Session events to the sockets in the session's room. The Socket.IO server is built
+/// after the registry (its handler needs the registry), hence the late binding.
+#[derive(Default, Clone)]
+struct RoomBroadcast(Arc<OnceLock<SocketIoServer>>);
+
+impl Broadcast for RoomBroadcast {
+    fn emit(&self, session_id: Uuid, event: &str, data: &Value) {
+        if let Some(server) = self.0.get() {
+            if let Err(e) = server.emit_to_room("/", &room(session_id), event, data) {
+                tracing::error!(error = %e, event, "socket emit failed");
+            }
+        }
+    }
+}
+
+/// Starts the interview listener, restores running sessions and pending webhooks.
+pub fn mount(
+    core: &CoreContext,
+    bind: &str,
+) -> Result<(&'static str, SocketAddr, Server), StartupError> {
+    let cfg = Arc::new(core.settings.services.interview.clone());
+    let broadcast = RoomBroadcast::default();
+    let hook = webhook::Webhooks::new(core, &cfg);
+    let registry = Registry::new(Deps {
+        db: core.db.clone(),
+        clock: Arc::new(Clock(core.clock.clone())),
+        ai: crate::providers::ai::from_settings(&core.settings.ai, core.http.clone()),
+        broadcast: Arc::new(broadcast.clone()),
+        hook: Arc::new(hook.clone()),
+        timing: Timing {
+            tick: Duration::from_millis(cfg.timer_tick_ms.max(10)),
+            idle: Duration::from_secs(cfg.actor_idle_secs.max(1)),
+        },
+    });
+    let state = InterviewState {
+        core: core.clone(),
+        cfg,
+        registry: registry.clone(),
+    };
+    let sio = SocketIoServer::builder(SocketIoConfig::default())
+        .namespace("/", socket::Sessions::new(state.clone()))
+        .build();
+    let _ = broadcast.0.set(sio.clone());
+
+    tokio::spawn(async move {
+        match registry.restore_running().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(sessions = n, "restored running interview sessions"),
+            Err(e) => tracing::error!(error = %e, "restoring interview sessions failed"),
+        }
+    });
+    hook.resume_pending();
+
+    let data = web::Data::new(state);
+    serve::<InterviewEnvelope, _>("interview", bind, core, move |cfg| {
+        routes(cfg, data.clone(), sio.clone())
+    })
+}
+
+fn routes(cfg: &mut web::ServiceConfig, data: web::Data<InterviewState>, sio: SocketIoServer) {
+    cfg.app_data(data)
+        .service(realtime::scope(sio))
+        .service(web::resource("/health").get(health::health))
+        .service(web::resource("/api/v1/health").get(health::api_health))
+        .configure(openapi::docs)
+        .service(web::resource("/interview/{token}").get(page::page))
+        .service(web::resource("/interview-assets/client.js").get(page::client_js))
+        .service(
+            web::scope("/api/v1")
+                .service(web::resource("/sessions").post(sessions::create))
+                .service(web::resource("/sessions/token/{token}").get(sessions::by_token))
+                .service(web::resource("/sessions/user/{user_id}").get(sessions::by_user))
+                .service(
+                    web::resource("/sessions/{session_id}")
+                        .get(sessions::by_id)
+                        .delete(sessions::delete),
+                )
+                .service(web::resource("/sessions/{session_id}/start").post(sessions::start))
+                .service(web::resource("/sessions/{session_id}/pause").post(sessions::pause))
+                .service(web::resource("/sessions/{session_id}/resume").post(sessions::resume))
+                .service(web::resource("/sessions/{session_id}/complete").post(sessions::complete))
+                .service(
+                    web::resource("/sessions/{session_id}/messages")
+                        .get(sessions::messages)
+                        .post(sessions::answer),
+                )
+                .service(web::resource("/sessions/{session_id}/report").get(sessions::report))
+                .service(
+                    web::resource("/sessions/{session_id}/report/pdf").get(sessions::report_pdf),
+                )
+                .service(web::resource("/onboarding/start").post(onboarding::start))
+                .service(
+                    web::resource("/onboarding/{session_id}/message").post(onboarding::message),
+                ),
+        );
+}

@@ -1,0 +1,83 @@
+//! The interview service's OpenAPI document at /api-docs/openapi.json and Swagger UI at
+//! /api-docs/ (served offline).
+
+use super::dto::*;
+use super::{health, onboarding, sessions};
+use actix_web::{web, HttpResponse};
+use switchboard_actors::interview::{
+    Categories, Highlight, MessageView, Report, ReportSummary, ScoreView,
+};
+use utoipa::OpenApi;
+use utoipa_swagger_ui::SwaggerUi;
+
+/// Every error the service can answer, in its envelope.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+pub enum Errors {
+    /// INVALID_REQUEST: malformed body, query or field
+    #[response(status = 400)]
+    BadRequest(ErrorEnvelope),
+    /// UNAUTHORIZED: missing or wrong X-API-Key / X-Session-Token
+    #[response(status = 401)]
+    Unauthorized(ErrorEnvelope),
+    /// FORBIDDEN: missing or wrong X-Admin-Key
+    #[response(status = 403)]
+    Forbidden(ErrorEnvelope),
+    /// NOT_FOUND
+    #[response(status = 404)]
+    NotFound(ErrorEnvelope),
+    /// METHOD_NOT_ALLOWED
+    #[response(status = 405)]
+    MethodNotAllowed(ErrorEnvelope),
+    /// INVALID_STATE: the session's status does not allow this (details: status, allowed_states)
+    #[response(status = 409)]
+    Conflict(ErrorEnvelope),
+    /// SESSION_EXPIRED: past expires_at (details: expires_at)
+    #[response(status = 410)]
+    Gone(ErrorEnvelope),
+    /// PAYLOAD_TOO_LARGE
+    #[response(status = 413)]
+    TooLarge(ErrorEnvelope),
+    /// UNSUPPORTED_MEDIA_TYPE: body is not JSON
+    #[response(status = 415)]
+    UnsupportedMediaType(ErrorEnvelope),
+    /// INTERNAL_ERROR
+    #[response(status = 500)]
+    Internal(ErrorEnvelope),
+    /// SERVICE_UNAVAILABLE: the session could not be reached; retry
+    #[response(status = 503)]
+    Unavailable(ErrorEnvelope),
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Switchboard interview service", version = "1.0",
+         description = "AI-led candidate interviews with scoring and reports, and the onboarding chat. Live sessions also speak Socket.IO at /socket.io/ (events join_session, send_message, typing, pause, resume, complete)."),
+    paths(
+        health::health, health::api_health,
+        sessions::create, sessions::by_token, sessions::by_id, sessions::by_user,
+        sessions::delete, sessions::start, sessions::pause, sessions::resume,
+        sessions::complete, sessions::answer, sessions::messages, sessions::report,
+        sessions::report_pdf, onboarding::start, onboarding::message,
+    ),
+    components(schemas(ErrorEnvelope, ErrorBody, MessageView, ScoreView, Categories, Highlight,
+        Report, ReportSummary)),
+    tags((name = "sessions"), (name = "messages"), (name = "reports"), (name = "onboarding"), (name = "health"))
+)]
+struct ApiDoc;
+
+pub fn docs(cfg: &mut web::ServiceConfig) {
+    cfg.route(
+        "/api-docs",
+        web::get().to(|| async {
+            HttpResponse::MovedPermanently()
+                .insert_header(("Location", "/api-docs/"))
+                .finish()
+        }),
+    )
+    .service(
+        SwaggerUi::new("/api-docs/{_:.*}")
+            .url("/api-docs/openapi.json", ApiDoc::openapi())
+            .config(utoipa_swagger_ui::Config::default().validator_url("none")),
+    );
+}

@@ -1,0 +1,89 @@
+use super::support::*;
+use crate::helpers::body;
+use serde_json::json;
+use wiremock::matchers::{body_string_contains, header, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+fn chat(content: &str) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(json!({
+        "choices": [{"message": {"role": "assistant", "content": content}}]
+    }))
+}
+
+#[actix_web::test]
+async fn openai_adapter_asks_and_scores_through_the_model() {
+    let model = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(header("authorization", "Bearer sk-test"))
+        .and(body_string_contains("Write a two-sentence greeting"))
+        .respond_with(chat("Welcome, Ada! Let us begin."))
+        .mount(&model)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(body_string_contains("Answer only with JSON: {\\\"question\\\""))
+        .respond_with(chat("```json\n{\"question\": \"How do you design a Rust service for failure?\", \"suggestions\": [\"Start with timeouts\"]}\n```"))
+        .mount(&model)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(body_string_contains("Score the answer"))
+        .respond_with(chat("{\"technical\": 90, \"communication\": 80, \"problem_solving\": 85, \"cultural_fit\": 70, \"summary\": \"Model says strong.\", \"skills\": [\"rust\"], \"strengths\": [], \"weaknesses\": [], \"red_flags\": [], \"highlight\": null}"))
+        .mount(&model)
+        .await;
+    let base = format!("{}/v1", model.uri());
+    let app = app_with(move |s| {
+        s.ai.provider = "openai".into();
+        s.ai.base_url = base;
+        s.ai.api_key = "sk-test".into();
+        s.ai.model = "test-model".into();
+    })
+    .await;
+    let s = create(&app, json!({})).await;
+    let st = start(&app, &s).await;
+    assert_eq!(st["greeting"]["content"], "Welcome, Ada! Let us begin.");
+    assert_eq!(
+        st["first_question"]["content"],
+        "How do you design a Rust service for failure?"
+    );
+    assert_eq!(
+        st["first_question"]["suggestions"],
+        json!(["Start with timeouts"])
+    );
+    let v = body(answer(&app, &s, GOOD_ANSWER).await).await;
+    assert_eq!(v["score"]["summary"], "Model says strong.");
+    // technical question: (90+80+85+70+90)/5
+    assert_eq!(v["score"]["composite_score"], 83.0);
+}
+
+#[actix_web::test]
+async fn a_failing_or_slow_model_falls_back_to_the_builtin_interviewer() {
+    let model = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(body_string_contains("greeting"))
+        .respond_with(ResponseTemplate::new(500))
+        .mount(&model)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(chat("not json").set_delay(std::time::Duration::from_secs(3)))
+        .mount(&model)
+        .await;
+    let base = model.uri();
+    let app = app_with(move |s| {
+        s.ai.provider = "openai".into();
+        s.ai.base_url = base;
+        s.ai.timeout_secs = 1;
+    })
+    .await;
+    let s = create(&app, json!({})).await;
+    let st = start(&app, &s).await;
+    assert!(st["greeting"]["content"]
+        .as_str()
+        .unwrap()
+        .contains("Ada Lovelace"));
+    assert!(st["first_question"]["content"].as_str().unwrap().len() > 20);
+    let v = body(answer(&app, &s, GOOD_ANSWER).await).await;
+    assert!(v["score"]["composite_score"].as_f64().unwrap() > 50.0);
+    assert_eq!(v["next_message"]["question_number"], 2);
+}

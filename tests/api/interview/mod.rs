@@ -1,0 +1,11 @@
+//! Interview service: REST, actor state machine and timers, Socket.IO events, webhooks,
+//! PDF report, AI adapter and onboarding.
+
+mod ai;
+mod lifecycle;
+mod onboarding;
+mod report;
+mod sessions;
+mod socket;
+mod support;
+mod webhook;

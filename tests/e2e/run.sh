@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Browser end-to-end tests: starts the interview service (debug build unless
+# SWITCHBOARD_BIN names one) and drives the candidate page in headless Chromium
+# (/usr/bin/chromium, installed by scripts/setup) with playwright-core.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+
+if [ ! -f "$here/node_modules/.package-lock.json" ] ||
+    [ "$here/package-lock.json" -nt "$here/node_modules/.package-lock.json" ]; then
+    (cd "$here" && npm ci --no-audit --no-fund --silent)
+fi
+if [ -z "${SWITCHBOARD_BIN:-}" ]; then
+    (cd "$repo" && cargo build --quiet --bin switchboard)
+    SWITCHBOARD_BIN="${CARGO_TARGET_DIR:-$repo/target}/debug/switchboard"
+fi
+work="$(mktemp -d)"
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+export INTERVIEW_URL="http://127.0.0.1:$port"
+export INTERVIEW_API_KEY="e2e-test-key"
+SWITCHBOARD__DATABASE__URL="sqlite://$work/db.sqlite?mode=rwc" \
+SWITCHBOARD__OUTBOX__PATH="$work/outbox.jsonl" \
+SWITCHBOARD__SERVICES__INTERVIEW__BIND="127.0.0.1:$port" \
+SWITCHBOARD__SERVICES__INTERVIEW__PUBLIC_URL="$INTERVIEW_URL" \
+SWITCHBOARD__SERVICES__INTERVIEW__API_KEY="$INTERVIEW_API_KEY" \
+RUST_LOG=warn "$SWITCHBOARD_BIN" --config "$work/none.toml" serve --only interview &
+pid=$!
+trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 1 100); do
+    curl -fs "$INTERVIEW_URL/health" >/dev/null 2>&1 && break
+    sleep 0.2
+done
+cd "$here" && node --test
