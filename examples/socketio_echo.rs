@@ -2,7 +2,8 @@
 //! runs against; see `switchboard::realtime::echo` for what it does.
 //!
 //! `cargo run --release --example socketio_echo` listens on 127.0.0.1:3000
-//! (and [::1]:3000 where IPv6 exists); set `PORT` to use another port.
+//! (and [::1]:3000 where IPv6 exists); set `PORT` to use another port and
+//! `WORKERS` for the number of worker threads.
 
 use actix_web::{App, HttpServer};
 use switchboard::realtime::{self, echo};
@@ -18,8 +19,16 @@ async fn main() -> std::io::Result<()> {
             .map_err(|_| std::io::Error::other("PORT must be a port number"))?,
         Err(_) => 3000,
     };
+    // WORKERS sets the number of actix worker threads (default: one per core).
+    let workers = match std::env::var("WORKERS") {
+        Ok(w) => w
+            .parse()
+            .map_err(|_| std::io::Error::other("WORKERS must be a number"))?,
+        Err(_) => std::thread::available_parallelism().map_or(1, usize::from),
+    };
     let server = echo::conformance_server();
     let mut http = HttpServer::new(move || App::new().service(realtime::scope(server.clone())))
+        .workers(workers)
         .bind(("127.0.0.1", port))?;
     // "localhost" may resolve to ::1 first; serve it too where IPv6 exists.
     if let Ok(v6) = std::net::TcpListener::bind(("::1", port)) {

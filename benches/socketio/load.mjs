@@ -50,6 +50,9 @@ async function idle(count) {
   const after = rssMb();
   console.log(JSON.stringify({ mode: "idle", sockets: sockets.length, rss_before_mb: +before.toFixed(1), rss_after_mb: +after.toFixed(1), added_mb: +(after - before).toFixed(1), retried_connects: failures }));
   sockets.forEach((s) => s.terminate());
+  // Let the server finish tearing the sockets down, so the echo run that follows does
+  // not pay for it.
+  await sleep(3000);
 }
 
 async function echo(clients, inflight, total) {

@@ -5,7 +5,7 @@
 //! commands it received, and writes what the `Conn` pushes to its `Outbox`.
 //! On upgrade the `Conn` moves from the polling actor to the WebSocket one.
 
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
 use actix::Recipient;
 use actix_web::web::Bytes;
@@ -15,8 +15,8 @@ use super::engineio::OutPacket;
 use super::hub;
 use super::server::{random_id, SocketIoServer};
 use super::socket::{
-    send_command, AckSender, Command, ConnTarget, DisconnectReason, Event, NamespaceHandler,
-    SocketHandle,
+    run_inline, send_command, AckSender, Command, ConnTarget, DisconnectReason, Event,
+    NamespaceHandler, SocketHandle, TargetInner,
 };
 use super::socketio::{self, Frame, PacketKind, ParseError};
 
@@ -91,7 +91,7 @@ impl Conn {
     pub(crate) fn new(server: SocketIoServer, recipient: Recipient<Command>) -> Self {
         Self {
             server,
-            target: Arc::new(std::sync::RwLock::new(recipient)),
+            target: TargetInner::new(recipient),
             sockets: Vec::new(),
             partial: None,
             joined: false,
@@ -100,7 +100,7 @@ impl Conn {
 
     /// Points every handle of this connection at a new transport actor.
     pub(crate) fn retarget(&self, recipient: Recipient<Command>) {
-        *self.target.write().unwrap_or_else(PoisonError::into_inner) = recipient;
+        self.target.retarget(recipient);
     }
 
     /// Whether the client has asked to join a namespace yet.
@@ -108,12 +108,13 @@ impl Conn {
         self.joined
     }
 
-    /// An Engine.IO message packet's text.
+    /// An Engine.IO message packet's text. `Flow::Close` when a handler
+    /// that ran at once closed the connection.
     pub(crate) fn on_text(
         &mut self,
         text: &str,
         out: &mut impl Outbox,
-    ) -> Result<(), ProtocolError> {
+    ) -> Result<Flow, ProtocolError> {
         if self.partial.is_some() {
             return Err(ProtocolError::UnexpectedText);
         }
@@ -124,11 +125,11 @@ impl Conn {
                 self.leave(&packet.nsp, DisconnectReason::ClientNamespaceDisconnect);
             }
             PacketKind::Event | PacketKind::Ack => {
-                self.dispatch(packet, Vec::new());
+                return Ok(self.dispatch(packet, Vec::new(), out));
             }
             PacketKind::BinaryEvent | PacketKind::BinaryAck => {
                 if packet.attachments == 0 {
-                    self.dispatch(packet, Vec::new());
+                    return Ok(self.dispatch(packet, Vec::new(), out));
                 } else {
                     let attachments = Vec::with_capacity(packet.attachments);
                     self.partial = Some(Partial {
@@ -140,11 +141,15 @@ impl Conn {
             }
             _ => return Err(ProtocolError::UnexpectedPacket),
         }
-        Ok(())
+        Ok(Flow::Continue)
     }
 
     /// An Engine.IO binary packet: the next attachment of a binary packet.
-    pub(crate) fn on_binary(&mut self, data: Bytes) -> Result<(), ProtocolError> {
+    pub(crate) fn on_binary(
+        &mut self,
+        data: Bytes,
+        out: &mut impl Outbox,
+    ) -> Result<Flow, ProtocolError> {
         // Each attachment is within maxPayload, but a header may announce
         // many; bound what one packet may make the server hold.
         let limit = self
@@ -163,13 +168,19 @@ impl Conn {
         partial.attachments.push(data);
         if partial.attachments.len() == partial.packet.attachments {
             if let Some(done) = self.partial.take() {
-                self.dispatch(done.packet, done.attachments);
+                return Ok(self.dispatch(done.packet, done.attachments, out));
             }
         }
-        Ok(())
+        Ok(Flow::Continue)
     }
 
+    /// A command that came through the transport actor's mailbox.
     pub(crate) fn on_command(&mut self, cmd: Command, out: &mut impl Outbox) -> Flow {
+        self.target.mailbox_command_handled();
+        self.apply(cmd, out)
+    }
+
+    fn apply(&mut self, cmd: Command, out: &mut impl Outbox) -> Flow {
         match cmd {
             Command::Frame { nsp, frame } => {
                 if let Some(s) = self.find_mut(&nsp) {
@@ -297,22 +308,27 @@ impl Conn {
         }
     }
 
-    fn dispatch(&mut self, packet: socketio::Packet, attachments: Vec<Bytes>) {
+    fn dispatch(
+        &mut self,
+        packet: socketio::Packet,
+        attachments: Vec<Bytes>,
+        out: &mut impl Outbox,
+    ) -> Flow {
         // Acks are answers to server emits with callbacks, which this
         // server does not offer yet; packets for namespaces the socket has
         // not joined are ignored, as Socket.IO does.
         if !matches!(packet.kind, PacketKind::Event | PacketKind::BinaryEvent) {
-            return;
+            return Flow::Continue;
         }
         let Some(s) = self.find_mut(&packet.nsp).filter(|s| s.pending.is_none()) else {
-            return;
+            return Flow::Continue;
         };
         // decode() guarantees a non-empty array starting with a string.
         let Some(Value::Array(mut items)) = packet.data else {
-            return;
+            return Flow::Continue;
         };
         let Value::String(name) = items.remove(0) else {
-            return;
+            return Flow::Continue;
         };
         let handle = s.handle.clone();
         let event = Event {
@@ -322,6 +338,15 @@ impl Conn {
             ack: packet.id.map(|id| AckSender::new(handle.clone(), id)),
         };
         let handler = s.handler.clone();
-        actix::spawn(async move { handler.on_event(handle, event).await });
+        let commands = run_inline(
+            &self.target,
+            Box::pin(async move { handler.on_event(handle, event).await }),
+        );
+        for cmd in commands {
+            if self.apply(cmd, out) == Flow::Close {
+                return Flow::Close;
+            }
+        }
+        Flow::Continue
     }
 }

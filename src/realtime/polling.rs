@@ -135,30 +135,38 @@ impl PollingSession {
             };
             let result = match packet {
                 Ok(Packet::Message(text)) => conn.on_text(text, &mut Queue(&mut self.queue)),
-                Ok(Packet::Binary(data)) => conn.on_binary(data),
+                Ok(Packet::Binary(data)) => conn.on_binary(data, &mut Queue(&mut self.queue)),
                 Ok(Packet::Pong(_)) => {
                     heartbeat::on_pong(self, ctx);
-                    Ok(())
+                    Ok(Flow::Continue)
                 }
                 Ok(Packet::Ping(data)) => {
                     self.queue.push(OutPacket::pong(data));
-                    Ok(())
+                    Ok(Flow::Continue)
                 }
                 Ok(Packet::Close) => {
                     self.end(ctx, DisconnectReason::TransportClose, OutPacket::noop());
                     return Ok(());
                 }
-                Ok(Packet::Noop) => Ok(()),
+                Ok(Packet::Noop) => Ok(Flow::Continue),
                 Ok(Packet::Open(_) | Packet::Upgrade) | Err(_) => {
                     tracing::debug!(sid = %self.sid, "malformed polling packet");
                     self.end(ctx, DisconnectReason::ParseError, OutPacket::close());
                     return Err(());
                 }
             };
-            if let Err(e) = result {
-                tracing::debug!(sid = %self.sid, error = %e, "socket.io protocol error");
-                self.end(ctx, DisconnectReason::ParseError, OutPacket::close());
-                return Err(());
+            match result {
+                Ok(Flow::Continue) => {}
+                // A handler that ran at once closed the connection.
+                Ok(Flow::Close) => {
+                    self.end(ctx, DisconnectReason::ServerClose, OutPacket::close());
+                    return Ok(());
+                }
+                Err(e) => {
+                    tracing::debug!(sid = %self.sid, error = %e, "socket.io protocol error");
+                    self.end(ctx, DisconnectReason::ParseError, OutPacket::close());
+                    return Err(());
+                }
             }
         }
         self.flush();

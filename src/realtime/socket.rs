@@ -2,6 +2,10 @@
 //! through, the events it receives and the trait it implements per namespace.
 
 use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use actix::{Addr, Message, Recipient};
@@ -113,13 +117,87 @@ pub(crate) enum Command {
 
 /// Where a connection's commands go. Shared by every handle of the
 /// connection so an upgrade from polling to WebSocket can redirect them all.
-pub(crate) type ConnTarget = Arc<RwLock<Recipient<Command>>>;
+pub(crate) type ConnTarget = Arc<TargetInner>;
+
+pub(crate) struct TargetInner {
+    recipient: RwLock<Recipient<Command>>,
+    /// Commands sent through the mailbox and not yet handled by the
+    /// connection. While it is zero, a handler running inline on the
+    /// connection's actor may hand its commands over directly without
+    /// overtaking anything.
+    in_mailbox: AtomicUsize,
+}
+
+impl TargetInner {
+    pub(crate) fn new(recipient: Recipient<Command>) -> ConnTarget {
+        Arc::new(TargetInner {
+            recipient: RwLock::new(recipient),
+            in_mailbox: AtomicUsize::new(0),
+        })
+    }
+
+    pub(crate) fn retarget(&self, recipient: Recipient<Command>) {
+        *self
+            .recipient
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = recipient;
+    }
+
+    /// A command sent through the mailbox reached the connection.
+    pub(crate) fn mailbox_command_handled(&self) {
+        // Saturating: commands dropped on the way (e.g. by an actor that
+        // gave its connection away) only keep the inline path closed.
+        let _ = self
+            .in_mailbox
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+    }
+}
+
+thread_local! {
+    /// The connection whose handler is being polled inline on this thread,
+    /// and the commands it produced meanwhile (see [`run_inline`]).
+    static INLINE_TARGET: Cell<*const TargetInner> = const { Cell::new(std::ptr::null()) };
+    static INLINE_COMMANDS: RefCell<Vec<Command>> = const { RefCell::new(Vec::new()) };
+}
 
 pub(crate) fn send_command(target: &ConnTarget, cmd: Command) {
+    if INLINE_TARGET.get() == Arc::as_ptr(target) && target.in_mailbox.load(Ordering::Acquire) == 0
+    {
+        INLINE_COMMANDS.with_borrow_mut(|cmds| cmds.push(cmd));
+        return;
+    }
+    target.in_mailbox.fetch_add(1, Ordering::AcqRel);
     target
+        .recipient
         .read()
         .unwrap_or_else(PoisonError::into_inner)
         .do_send(cmd);
+}
+
+/// Runs a handler future on the connection's actor: polled once right away,
+/// and spawned only if it has to wait. Commands it sends to its own
+/// connection before then are returned instead of taking a trip through the
+/// mailbox (the common case: an event answered at once).
+pub(crate) fn run_inline(
+    target: &ConnTarget,
+    mut fut: Pin<Box<dyn Future<Output = ()> + Send + 'static>>,
+) -> Vec<Command> {
+    struct Reset(*const TargetInner);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            INLINE_TARGET.set(self.0);
+        }
+    }
+    let reset = Reset(INLINE_TARGET.replace(Arc::as_ptr(target)));
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    // Polling later with the spawned task's waker is allowed: a future
+    // must wake the waker of its most recent poll.
+    let pending = fut.as_mut().poll(&mut cx).is_pending();
+    drop(reset);
+    if pending {
+        actix::spawn(fut);
+    }
+    INLINE_COMMANDS.with_borrow_mut(std::mem::take)
 }
 
 /// A socket connected to one namespace. Cheap to clone; stays valid (sends

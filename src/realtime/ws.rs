@@ -8,7 +8,7 @@ use actix_http::ws::Item;
 use actix_web::web::{Bytes, BytesMut};
 use actix_web_actors::ws::{self, CloseCode, CloseReason, WebsocketContext};
 
-use super::conn::{Conn, Flow, Outbox};
+use super::conn::{Conn, Flow, Outbox, ProtocolError};
 use super::engineio::{self, OutPacket, Packet};
 use super::heartbeat::{self, EngineActor, Heartbeat};
 use super::polling::{PollingSession, ProbeAborted, ProbeStarted, Upgrade};
@@ -63,32 +63,42 @@ impl WsSession {
             Packet::Message(text) => conn.on_text(text, &mut Socket(ctx)),
             Packet::Pong(_) => {
                 heartbeat::on_pong(self, ctx);
-                Ok(())
+                Ok(Flow::Continue)
             }
             Packet::Ping(data) => {
                 Socket(ctx).push(OutPacket::pong(data));
-                Ok(())
+                Ok(Flow::Continue)
             }
             Packet::Close => return self.close(ctx, DisconnectReason::TransportClose),
-            Packet::Noop | Packet::Upgrade => Ok(()),
+            Packet::Noop | Packet::Upgrade => Ok(Flow::Continue),
             Packet::Open(_) | Packet::Binary(_) => {
                 return self.close(ctx, DisconnectReason::ParseError)
             }
         };
-        if let Err(e) = result {
-            tracing::debug!(error = %e, "socket.io protocol error");
-            self.close(ctx, DisconnectReason::ParseError);
-        }
+        self.after_input(result, ctx);
     }
 
     fn on_binary(&mut self, data: Bytes, ctx: &mut WebsocketContext<Self>) {
         let result = match self.conn.as_mut() {
-            Some(conn) => conn.on_binary(data),
+            Some(conn) => conn.on_binary(data, &mut Socket(ctx)),
             None => return self.close(ctx, DisconnectReason::ParseError),
         };
-        if let Err(e) = result {
-            tracing::debug!(error = %e, "socket.io protocol error");
-            self.close(ctx, DisconnectReason::ParseError);
+        self.after_input(result, ctx);
+    }
+
+    fn after_input(
+        &mut self,
+        result: Result<Flow, ProtocolError>,
+        ctx: &mut WebsocketContext<Self>,
+    ) {
+        match result {
+            Ok(Flow::Continue) => {}
+            // A handler that ran at once closed the connection.
+            Ok(Flow::Close) => self.close(ctx, DisconnectReason::ServerClose),
+            Err(e) => {
+                tracing::debug!(error = %e, "socket.io protocol error");
+                self.close(ctx, DisconnectReason::ParseError);
+            }
         }
     }
 

@@ -199,9 +199,14 @@ async fn polling_carries_binary_as_base64() {
     let body = "451-[\"message\",{\"_placeholder\":true,\"num\":0}]\x1ebAQID";
     assert_eq!(post(&query, body).await, (200, "ok".to_owned()));
     let (_, got) = get(&query).await;
+    // A heartbeat ping may share the payload on a loaded machine; it is not part of the echo.
+    let packets: Vec<&str> = got.split('\x1e').filter(|p| *p != "2").collect();
     assert_eq!(
-        got,
-        "451-[\"message-back\",{\"_placeholder\":true,\"num\":0}]\x1ebAQID"
+        packets,
+        [
+            "451-[\"message-back\",{\"_placeholder\":true,\"num\":0}]",
+            "bAQID"
+        ]
     );
 }
 
