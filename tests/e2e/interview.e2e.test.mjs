@@ -72,10 +72,18 @@ test("a candidate takes the interview in the browser", async () => {
   assert.match(await page.textContent(".msg.question .meta"), /Question 1 of 2/);
 
   // Answer: the interviewer's typing indicator shows while the reply is produced.
-  const sawTyping = page.waitForSelector("#typing:not([hidden])", { timeout: 10_000 });
+  // The built-in interviewer answers in milliseconds, so the indicator may flash on and off
+  // between two polls; record every removal of `hidden` instead of polling for visibility.
+  await page.evaluate(() => {
+    const el = document.getElementById("typing");
+    window.__typingShown = !el.hidden;
+    new MutationObserver((records) => {
+      if (records.some((r) => r.oldValue !== null)) window.__typingShown = true;
+    }).observe(el, { attributes: true, attributeFilter: ["hidden"], attributeOldValue: true });
+  });
   await page.fill("#answer", ANSWER);
   await page.click("#send");
-  await sawTyping;
+  await page.waitForFunction(() => window.__typingShown === true, null, { timeout: 10_000 });
   await page.waitForSelector(".msg.candidate .score:text('Score')");
   await page.waitForFunction(() => document.querySelectorAll(".msg.question").length === 2);
   await page.waitForSelector("#typing[hidden]", { state: "attached" });
