@@ -6,6 +6,7 @@ pub use sea_orm_migration::prelude::*;
 mod m20261122_000001_identity;
 mod m20261122_000002_messaging;
 mod m20261122_000003_interview;
+mod schema_helpers;
 
 pub struct Migrator;
 

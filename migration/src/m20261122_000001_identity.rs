@@ -1,6 +1,8 @@
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
 
+use crate::schema_helpers::cascade_to;
+
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
@@ -10,18 +12,6 @@ const TEMP: &str = "identity_temp_tokens";
 const SESSIONS: &str = "identity_sessions";
 const REFRESH: &str = "identity_refresh_tokens";
 const KYC: &str = "identity_kyc_verifications";
-
-fn cascade_to(
-    from_table: &'static str,
-    from_col: &'static str,
-    to_table: &'static str,
-) -> ForeignKeyCreateStatement {
-    ForeignKey::create()
-        .from(from_table, from_col)
-        .to(to_table, "id")
-        .on_delete(ForeignKeyAction::Cascade)
-        .to_owned()
-}
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {

@@ -1,6 +1,8 @@
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
 
+use crate::schema_helpers::cascade_to;
+
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
@@ -9,18 +11,6 @@ const MESSAGES: &str = "interview_messages";
 const REPORTS: &str = "interview_reports";
 const DELIVERIES: &str = "interview_webhook_deliveries";
 const ONBOARDING: &str = "interview_onboarding_sessions";
-
-fn cascade_to(
-    from_table: &'static str,
-    from_col: &'static str,
-    to_table: &'static str,
-) -> ForeignKeyCreateStatement {
-    ForeignKey::create()
-        .from(from_table, from_col)
-        .to(to_table, "id")
-        .on_delete(ForeignKeyAction::Cascade)
-        .to_owned()
-}
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {

@@ -6,6 +6,7 @@ pub mod email;
 pub mod kyc;
 pub mod outbox;
 pub mod sms;
+pub mod twilio;
 pub mod voice;
 pub mod whatsapp;
 

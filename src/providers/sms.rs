@@ -80,11 +80,6 @@ pub struct TwilioSms {
     from: String,
 }
 
-#[derive(serde::Deserialize)]
-struct TwilioMessage {
-    sid: String,
-}
-
 #[async_trait]
 impl SmsSender for TwilioSms {
     async fn send(&self, msg: &SmsMessage<'_>) -> Result<SmsReceipt, ProviderError> {
@@ -100,28 +95,11 @@ impl SmsSender for TwilioSms {
         if let Some(cb) = msg.status_callback {
             form.push(("StatusCallback", cb));
         }
-        let res = self
-            .http
-            .post(url)
-            .basic_auth(&self.account_sid, Some(&self.auth_token))
-            .form(&form)
-            .send()
-            .await
-            .map_err(|e| ProviderError::Unreachable(e.without_url().to_string()))?;
-        let status = res.status();
-        if !status.is_success() {
-            let body = res.text().await.unwrap_or_default();
-            return Err(ProviderError::Rejected {
-                status: status.as_u16(),
-                message: body.chars().take(300).collect(),
-            });
-        }
-        let parsed: TwilioMessage = res
-            .json()
-            .await
-            .map_err(|e| ProviderError::Unreachable(e.without_url().to_string()))?;
+        let sid =
+            super::twilio::create(&self.http, url, &self.account_sid, &self.auth_token, &form)
+                .await?;
         Ok(SmsReceipt {
-            provider_message_id: parsed.sid,
+            provider_message_id: sid,
         })
     }
 }

@@ -106,11 +106,6 @@ fn xml_escape(s: &str) -> String {
     out
 }
 
-#[derive(serde::Deserialize)]
-struct TwilioCall {
-    sid: String,
-}
-
 #[async_trait]
 impl VoiceCaller for TwilioCalls {
     async fn call(&self, call: &VoiceCall<'_>) -> Result<String, ProviderError> {
@@ -127,27 +122,10 @@ impl VoiceCaller for TwilioCalls {
         if let Some(cb) = call.status_callback {
             form.push(("StatusCallback", cb));
         }
-        let res = self
-            .http
-            .post(url)
-            .basic_auth(&self.account_sid, Some(&self.auth_token))
-            .form(&form)
-            .send()
-            .await
-            .map_err(|e| ProviderError::Unreachable(e.without_url().to_string()))?;
-        let status = res.status();
-        if !status.is_success() {
-            let body = res.text().await.unwrap_or_default();
-            return Err(ProviderError::Rejected {
-                status: status.as_u16(),
-                message: body.chars().take(300).collect(),
-            });
-        }
-        let parsed: TwilioCall = res
-            .json()
-            .await
-            .map_err(|e| ProviderError::Unreachable(e.without_url().to_string()))?;
-        Ok(parsed.sid)
+        let sid =
+            super::twilio::create(&self.http, url, &self.account_sid, &self.auth_token, &form)
+                .await?;
+        Ok(sid)
     }
 }
 
