@@ -8,6 +8,7 @@ mod carrier;
 pub mod domain;
 mod dto;
 mod error;
+mod health;
 mod limits;
 mod messages;
 mod openapi;
@@ -127,6 +128,7 @@ pub fn mount(
 fn routes(cfg: &mut web::ServiceConfig, data: web::Data<MessagingState>) {
     cfg.app_data(data)
         .configure(openapi::docs)
+        .service(web::resource("/health").get(health::health))
         .service(web::resource("/api/v1/messages/send").post(messages::send))
         .service(web::resource("/api/v1/messages/bulk").post(messages::bulk))
         .service(web::resource("/api/v1/messages").get(messages::list))

@@ -2,7 +2,7 @@
 //! /api-docs/ (served offline).
 
 use super::dto::*;
-use super::{account, carrier, messages, webhooks};
+use super::{account, carrier, health, messages, webhooks};
 use actix_web::{web, HttpResponse};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -70,10 +70,11 @@ impl Modify for Security {
         webhooks::create, webhooks::list, webhooks::get, webhooks::update, webhooks::delete,
         webhooks::deliveries,
         carrier::status, carrier::inbound,
+        health::health,
     ),
     components(schemas(ErrorEnvelope, Content)),
     modifiers(&Security),
-    tags((name = "messages"), (name = "account"), (name = "webhooks"), (name = "carrier"))
+    tags((name = "messages"), (name = "account"), (name = "webhooks"), (name = "carrier"), (name = "health"))
 )]
 struct ApiDoc;
 

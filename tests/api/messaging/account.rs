@@ -169,3 +169,16 @@ async fn the_admin_cli_creates_a_workspace_with_a_working_key() {
         .unwrap();
     assert!(!bad.status.success());
 }
+
+#[actix_web::test]
+async fn health_reports_service_and_database() {
+    let app = app().await;
+    let res = app.client.get(app.m("/health")).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    let v = json_body(res).await;
+    assert_eq!(v["status"], "ok");
+    assert_eq!(v["service"], "messaging");
+    assert!(v["version"].is_string() && v["timestamp"].is_string());
+    let res = app.client.post(app.m("/health")).send().await.unwrap();
+    assert_eq!(res.status(), 405);
+}
