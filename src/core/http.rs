@@ -124,3 +124,21 @@ pub fn error_handlers<E: Envelope, B: 'static>() -> ErrorHandlers<B> {
         Ok(ErrorHandlerResponse::Response(res))
     })
 }
+
+/// Serves a service's OpenAPI document at `/api-docs/openapi.json` and Swagger UI at
+/// `/api-docs/` (assets compiled in, so it works offline); `/api-docs` redirects there.
+pub fn api_docs(cfg: &mut web::ServiceConfig, doc: utoipa::openapi::OpenApi) {
+    cfg.route(
+        "/api-docs",
+        web::get().to(|| async {
+            HttpResponse::MovedPermanently()
+                .insert_header(("Location", "/api-docs/"))
+                .finish()
+        }),
+    )
+    .service(
+        utoipa_swagger_ui::SwaggerUi::new("/api-docs/{_:.*}")
+            .url("/api-docs/openapi.json", doc)
+            .config(utoipa_swagger_ui::Config::default().validator_url("none")),
+    );
+}

@@ -55,19 +55,16 @@ pub struct OutboxEmail {
 #[async_trait]
 impl EmailSender for OutboxEmail {
     async fn send(&self, msg: &EmailMessage<'_>) -> Result<EmailReceipt, ProviderError> {
-        let id = format!("EM{}", uuid::Uuid::new_v4().simple());
-        let text = msg.text.or(msg.html).unwrap_or_default();
-        self.outbox
-            .append(&OutboxEntry {
-                channel: "email",
-                to: msg.to,
-                subject: Some(msg.subject),
-                text,
-                service: msg.service,
-                created_at: self.clock.now(),
-                provider_message_id: Some(&id),
-            })
-            .await?;
+        let entry = OutboxEntry {
+            channel: "email",
+            to: msg.to,
+            subject: Some(msg.subject),
+            text: msg.text.or(msg.html).unwrap_or_default(),
+            service: msg.service,
+            created_at: self.clock.now(),
+            provider_message_id: None,
+        };
+        let id = self.outbox.accept("EM", entry).await?;
         Ok(EmailReceipt {
             provider_message_id: id,
         })

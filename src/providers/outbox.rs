@@ -52,4 +52,16 @@ impl Outbox {
         file.write_all(&line).await?;
         file.flush().await
     }
+
+    /// Accepts a message as a provider would: appends it with a fresh provider id
+    /// (`{prefix}{uuid}`) and returns that id.
+    pub async fn accept(&self, prefix: &str, entry: OutboxEntry<'_>) -> std::io::Result<String> {
+        let id = format!("{prefix}{}", uuid::Uuid::new_v4().simple());
+        self.append(&OutboxEntry {
+            provider_message_id: Some(&id),
+            ..entry
+        })
+        .await?;
+        Ok(id)
+    }
 }

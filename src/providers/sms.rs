@@ -53,17 +53,20 @@ pub struct OutboxSms {
 #[async_trait]
 impl SmsSender for OutboxSms {
     async fn send(&self, msg: &SmsMessage<'_>) -> Result<SmsReceipt, ProviderError> {
-        let id = format!("SM{}", uuid::Uuid::new_v4().simple());
-        self.outbox
-            .append(&OutboxEntry {
-                channel: "sms",
-                to: msg.to,
-                subject: None,
-                text: msg.body,
-                service: msg.service,
-                created_at: self.clock.now(),
-                provider_message_id: Some(&id),
-            })
+        let id = self
+            .outbox
+            .accept(
+                "SM",
+                OutboxEntry {
+                    channel: "sms",
+                    to: msg.to,
+                    subject: None,
+                    text: msg.body,
+                    service: msg.service,
+                    created_at: self.clock.now(),
+                    provider_message_id: None,
+                },
+            )
             .await?;
         Ok(SmsReceipt {
             provider_message_id: id,

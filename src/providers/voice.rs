@@ -52,17 +52,20 @@ pub struct OutboxVoice {
 #[async_trait]
 impl VoiceCaller for OutboxVoice {
     async fn call(&self, call: &VoiceCall<'_>) -> Result<String, ProviderError> {
-        let id = format!("CA{}", uuid::Uuid::new_v4().simple());
-        self.outbox
-            .append(&OutboxEntry {
-                channel: "voice",
-                to: call.to,
-                subject: None,
-                text: call.text,
-                service: call.service,
-                created_at: self.clock.now(),
-                provider_message_id: Some(&id),
-            })
+        let id = self
+            .outbox
+            .accept(
+                "CA",
+                OutboxEntry {
+                    channel: "voice",
+                    to: call.to,
+                    subject: None,
+                    text: call.text,
+                    service: call.service,
+                    created_at: self.clock.now(),
+                    provider_message_id: None,
+                },
+            )
             .await?;
         Ok(id)
     }

@@ -52,19 +52,16 @@ pub struct OutboxWhatsApp {
 #[async_trait]
 impl WhatsAppSender for OutboxWhatsApp {
     async fn send(&self, msg: &WhatsAppMessage<'_>) -> Result<String, ProviderError> {
-        let id = format!("wamid.{}", uuid::Uuid::new_v4().simple());
-        self.outbox
-            .append(&OutboxEntry {
-                channel: "whatsapp",
-                to: msg.to,
-                subject: None,
-                text: msg.body,
-                service: msg.service,
-                created_at: self.clock.now(),
-                provider_message_id: Some(&id),
-            })
-            .await?;
-        Ok(id)
+        let entry = OutboxEntry {
+            channel: "whatsapp",
+            to: msg.to,
+            subject: None,
+            text: msg.body,
+            service: msg.service,
+            created_at: self.clock.now(),
+            provider_message_id: None,
+        };
+        Ok(self.outbox.accept("wamid.", entry).await?)
     }
 
     fn is_sandbox(&self) -> bool {

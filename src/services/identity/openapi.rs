@@ -3,10 +3,9 @@
 
 use super::dto::*;
 use super::{auth, health, kyc, sessions, users};
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
-use utoipa_swagger_ui::SwaggerUi;
 
 /// Every error the service can answer, in its envelope.
 #[derive(utoipa::IntoResponses)]
@@ -76,17 +75,5 @@ impl Modify for BearerAuth {
 struct ApiDoc;
 
 pub fn docs(cfg: &mut web::ServiceConfig) {
-    cfg.route(
-        "/api-docs",
-        web::get().to(|| async {
-            HttpResponse::MovedPermanently()
-                .insert_header(("Location", "/api-docs/"))
-                .finish()
-        }),
-    )
-    .service(
-        SwaggerUi::new("/api-docs/{_:.*}")
-            .url("/api-docs/openapi.json", ApiDoc::openapi())
-            .config(utoipa_swagger_ui::Config::default().validator_url("none")),
-    );
+    crate::core::http::api_docs(cfg, ApiDoc::openapi());
 }

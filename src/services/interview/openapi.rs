@@ -3,12 +3,11 @@
 
 use super::dto::*;
 use super::{health, onboarding, sessions};
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use switchboard_actors::interview::{
     Categories, Highlight, MessageView, Report, ReportSummary, ScoreView,
 };
 use utoipa::OpenApi;
-use utoipa_swagger_ui::SwaggerUi;
 
 /// Every error the service can answer, in its envelope.
 #[derive(utoipa::IntoResponses)]
@@ -67,17 +66,5 @@ pub enum Errors {
 struct ApiDoc;
 
 pub fn docs(cfg: &mut web::ServiceConfig) {
-    cfg.route(
-        "/api-docs",
-        web::get().to(|| async {
-            HttpResponse::MovedPermanently()
-                .insert_header(("Location", "/api-docs/"))
-                .finish()
-        }),
-    )
-    .service(
-        SwaggerUi::new("/api-docs/{_:.*}")
-            .url("/api-docs/openapi.json", ApiDoc::openapi())
-            .config(utoipa_swagger_ui::Config::default().validator_url("none")),
-    );
+    crate::core::http::api_docs(cfg, ApiDoc::openapi());
 }

@@ -3,10 +3,9 @@
 
 use super::dto::*;
 use super::{account, carrier, health, messages, webhooks};
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
-use utoipa_swagger_ui::SwaggerUi;
 
 /// Every error the JSON endpoints can answer, in the spec's body.
 #[derive(utoipa::IntoResponses)]
@@ -83,17 +82,5 @@ pub fn document() -> utoipa::openapi::OpenApi {
 }
 
 pub fn docs(cfg: &mut web::ServiceConfig) {
-    cfg.route(
-        "/api-docs",
-        web::get().to(|| async {
-            HttpResponse::MovedPermanently()
-                .insert_header(("Location", "/api-docs/"))
-                .finish()
-        }),
-    )
-    .service(
-        SwaggerUi::new("/api-docs/{_:.*}")
-            .url("/api-docs/openapi.json", document())
-            .config(utoipa_swagger_ui::Config::default().validator_url("none")),
-    );
+    crate::core::http::api_docs(cfg, document());
 }
