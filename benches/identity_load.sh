@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-15s}
 CONNS=${CONNS:-32}
 cargo build --release --bin switchboard
-BIN="${CARGO_TARGET_DIR:-target}/release/switchboard"
+BIN="$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/switchboard"
 WORK=$(mktemp -d)
 trap 'kill $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
 export SWITCHBOARD__DATABASE__URL=${DB_URL:-"sqlite://$WORK/db.sqlite?mode=rwc"}

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --bin switchboard --example messaging_load
-T="${CARGO_TARGET_DIR:-target}/release"
+T="$(realpath -m "${CARGO_TARGET_DIR:-target}")/release"
 WORK=$(mktemp -d)
 trap 'kill $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
 # BENCH_DATABASE_URL=postgres://… measures on PostgreSQL (an empty database) instead.

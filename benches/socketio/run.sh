@@ -10,7 +10,7 @@ IDLE=${IDLE:-10000}; CLIENTS=${CLIENTS:-50}; INFLIGHT=${INFLIGHT:-4}; TRIPS=${TR
 ulimit -n "$(ulimit -Hn)"  # 10,000 sockets need more than the default 1,024 descriptors
 [ -d "$here/node_modules" ] || (cd "$here" && npm ci --no-audit --no-fund --silent)
 (cd "$repo" && cargo build --release --quiet --example socketio_echo)
-RUST_BIN="${CARGO_TARGET_DIR:-$repo/target}/release/examples/socketio_echo"
+RUST_BIN="$(cd "$repo" && realpath -m "${CARGO_TARGET_DIR:-target}")/release/examples/socketio_echo"
 
 bench() { # name, command...
   local name=$1; shift

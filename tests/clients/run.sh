@@ -9,10 +9,13 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
+# Absolute, so the test programs (run from their own directories) find the binaries.
+CARGO_TARGET_DIR="$(cd "$repo" && realpath -m "${CARGO_TARGET_DIR:-target}")"
+export CARGO_TARGET_DIR
 
 if [ -z "${SOCKETIO_ECHO_BIN:-}" ]; then
     (cd "$repo" && cargo build --quiet --example socketio_echo)
-    export SOCKETIO_ECHO_BIN="${CARGO_TARGET_DIR:-$repo/target}/debug/examples/socketio_echo"
+    export SOCKETIO_ECHO_BIN="$CARGO_TARGET_DIR/debug/examples/socketio_echo"
 fi
 
 # Python: a private venv, reinstalled only when requirements.txt changes.
@@ -36,7 +39,7 @@ fi
 # prebuilt binary; otherwise it is built, debug).
 if [ -z "${SWITCHBOARD_BIN:-}" ]; then
     (cd "$repo" && cargo build --quiet --bin switchboard)
-    SWITCHBOARD_BIN="${CARGO_TARGET_DIR:-$repo/target}/debug/switchboard"
+    SWITCHBOARD_BIN="$CARGO_TARGET_DIR/debug/switchboard"
 fi
 work="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"

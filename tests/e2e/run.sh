@@ -5,6 +5,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
+# Absolute, so the test programs (run from their own directories) find the binaries.
+CARGO_TARGET_DIR="$(cd "$repo" && realpath -m "${CARGO_TARGET_DIR:-target}")"
+export CARGO_TARGET_DIR
 
 if [ ! -f "$here/node_modules/.package-lock.json" ] ||
     [ "$here/package-lock.json" -nt "$here/node_modules/.package-lock.json" ]; then
@@ -12,7 +15,7 @@ if [ ! -f "$here/node_modules/.package-lock.json" ] ||
 fi
 if [ -z "${SWITCHBOARD_BIN:-}" ]; then
     (cd "$repo" && cargo build --quiet --bin switchboard)
-    SWITCHBOARD_BIN="${CARGO_TARGET_DIR:-$repo/target}/debug/switchboard"
+    SWITCHBOARD_BIN="$CARGO_TARGET_DIR/debug/switchboard"
 fi
 work="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
