@@ -98,6 +98,7 @@ pub fn extractor_config<E: Envelope>(cfg: &mut web::ServiceConfig) {
             .limit(MAX_JSON_BYTES)
             .error_handler(json_error::<E>),
     )
+    .app_data(super::json_body::BodyErrors::of::<E>())
     .app_data(web::QueryConfig::default().error_handler(query_error::<E>))
     .app_data(web::PathConfig::default().error_handler(path_error::<E>))
     .app_data(

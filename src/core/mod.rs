@@ -5,6 +5,7 @@ pub mod clock;
 pub mod config;
 pub mod db;
 pub mod http;
+pub mod json_body;
 pub mod jwt;
 pub mod outbound_url;
 pub mod password;

@@ -10,6 +10,7 @@ use super::service::tokens::ClientInfo;
 use super::service::{accounts, live_user_by_phone, otp, tokens};
 use super::IdentityState;
 use crate::core::client;
+use crate::core::json_body::Json;
 use crate::core::password;
 use crate::core::phone::PhoneNumber;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -65,7 +66,7 @@ pub fn client_info(
 pub async fn otp_send(
     req: HttpRequest,
     st: web::Data<IdentityState>,
-    body: web::Json<OtpSendRequest>,
+    body: Json<OtpSendRequest>,
 ) -> Result<HttpResponse> {
     let phone = phone(&body.phone)?;
     let purpose = OtpPurpose::parse(&body.purpose)?;
@@ -85,7 +86,7 @@ pub async fn otp_send(
     responses((status = 200, body = Success<OtpVerified>), Errors))]
 pub async fn otp_verify(
     st: web::Data<IdentityState>,
-    body: web::Json<OtpVerifyRequest>,
+    body: Json<OtpVerifyRequest>,
 ) -> Result<HttpResponse> {
     let phone = phone(&body.phone)?;
     let purpose = OtpPurpose::parse(&body.purpose)?;
@@ -104,7 +105,7 @@ pub async fn otp_verify(
 pub async fn signup(
     req: HttpRequest,
     st: web::Data<IdentityState>,
-    body: web::Json<SignupRequest>,
+    body: Json<SignupRequest>,
 ) -> Result<HttpResponse> {
     let body = body.into_inner();
     let pin = Pin::parse(&body.pin)?;
@@ -130,7 +131,7 @@ pub async fn signup(
 pub async fn signin(
     req: HttpRequest,
     st: web::Data<IdentityState>,
-    body: web::Json<SigninRequest>,
+    body: Json<SigninRequest>,
 ) -> Result<HttpResponse> {
     let phone = phone(&body.phone)?;
     let pin = Pin::parse(&body.pin)?;
@@ -154,7 +155,7 @@ pub async fn signin(
 pub async fn pin_reset(
     req: HttpRequest,
     st: web::Data<IdentityState>,
-    body: web::Json<PinResetRequest>,
+    body: Json<PinResetRequest>,
 ) -> Result<HttpResponse> {
     let pin = Pin::parse(&body.new_pin)?;
     let client = client_info(&req, None, None)?;
@@ -166,7 +167,7 @@ pub async fn pin_reset(
     responses((status = 200, body = Success<TokenPair>), Errors))]
 pub async fn refresh(
     st: web::Data<IdentityState>,
-    body: web::Json<RefreshRequest>,
+    body: Json<RefreshRequest>,
 ) -> Result<HttpResponse> {
     let pair = tokens::refresh(&st, body.refresh_token.trim()).await?;
     Ok(HttpResponse::Ok().json(ok(pair)))
@@ -177,7 +178,7 @@ pub async fn refresh(
 pub async fn logout(
     auth: Authenticated,
     st: web::Data<IdentityState>,
-    body: web::Json<LogoutRequest>,
+    body: Json<LogoutRequest>,
 ) -> Result<HttpResponse> {
     tokens::logout(&st, auth.user.id, body.refresh_token.trim()).await?;
     Ok(HttpResponse::Ok().json(ok(MessageResponse {

@@ -9,6 +9,7 @@ use super::extract::Authenticated;
 use super::openapi::Errors;
 use super::service::accounts;
 use super::IdentityState;
+use crate::core::json_body::Json;
 use actix_web::{web, HttpResponse};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
 use switchboard_entities::identity::user;
@@ -24,7 +25,7 @@ pub async fn me(auth: Authenticated) -> Result<HttpResponse> {
 pub async fn update_me(
     auth: Authenticated,
     st: web::Data<IdentityState>,
-    body: web::Json<UpdateMeRequest>,
+    body: Json<UpdateMeRequest>,
 ) -> Result<HttpResponse> {
     let body = body.into_inner();
     // Parse everything first: a bad field changes nothing.
@@ -69,7 +70,7 @@ pub async fn update_me(
 pub async fn delete_me(
     auth: Authenticated,
     st: web::Data<IdentityState>,
-    body: web::Json<DeleteMeRequest>,
+    body: Json<DeleteMeRequest>,
 ) -> Result<HttpResponse> {
     let pin = Pin::parse(&body.pin)?;
     if body.confirmation != DELETE_CONFIRMATION {
@@ -131,7 +132,7 @@ pub async fn check_handle(
 pub async fn change_handle(
     auth: Authenticated,
     st: web::Data<IdentityState>,
-    body: web::Json<HandleChangeRequest>,
+    body: Json<HandleChangeRequest>,
 ) -> Result<HttpResponse> {
     let new = Handle::parse(&body.new_handle)?;
     let pin = Pin::parse(&body.pin)?;

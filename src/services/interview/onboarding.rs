@@ -6,6 +6,7 @@ use super::dto::{OnboardingMessage, OnboardingReply, OnboardingSession, Onboardi
 use super::error::{InterviewError, Result};
 use super::openapi::Errors;
 use super::InterviewState;
+use crate::core::json_body::Json;
 use crate::core::secrets::{constant_time_eq, random_token};
 use crate::providers::ai::find_skills;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -182,7 +183,7 @@ fn missing(data: &Map<String, Value>) -> Option<&'static str> {
 pub async fn start(
     st: web::Data<InterviewState>,
     req: HttpRequest,
-    body: web::Json<OnboardingStart>,
+    body: Json<OnboardingStart>,
 ) -> Result<HttpResponse> {
     require_api_key(&st, &req)?;
     let user_id = body.user_id.trim();
@@ -230,7 +231,7 @@ pub async fn message(
     st: web::Data<InterviewState>,
     req: HttpRequest,
     id: web::Path<String>,
-    body: web::Json<OnboardingMessage>,
+    body: Json<OnboardingMessage>,
 ) -> Result<HttpResponse> {
     let backend = require_api_key(&st, &req).is_ok();
     let token = req

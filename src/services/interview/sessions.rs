@@ -7,6 +7,7 @@ use super::dto::*;
 use super::error::{InterviewError, Result};
 use super::openapi::Errors;
 use super::{pdf, InterviewState};
+use crate::core::json_body::Json;
 use crate::core::secrets::random_token;
 use crate::providers::sms::SmsMessage;
 use actix_web::http::header;
@@ -34,7 +35,7 @@ fn view(st: &InterviewState, s: &session::Model) -> SessionView {
 pub async fn create(
     st: web::Data<InterviewState>,
     req: HttpRequest,
-    body: web::Json<CreateSession>,
+    body: Json<CreateSession>,
 ) -> Result<HttpResponse> {
     require_api_key(&st, &req)?;
     let secret = match req.headers().get("X-Webhook-Secret") {
@@ -308,7 +309,7 @@ pub async fn answer(
     st: web::Data<InterviewState>,
     req: HttpRequest,
     id: web::Path<String>,
-    body: web::Json<AnswerRequest>,
+    body: Json<AnswerRequest>,
 ) -> Result<HttpResponse> {
     let s = session_for(&st, &req, &id).await?;
     let content = parse_answer(&body.content)?;

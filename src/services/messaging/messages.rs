@@ -9,6 +9,7 @@ use super::openapi::Errors;
 use super::service::billing::{self, Answer, Committed, Draft};
 use super::service::idempotency;
 use super::MessagingState;
+use crate::core::json_body::Json;
 use actix_web::{web, HttpRequest, HttpResponse};
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
 use serde_json::{Map, Value};
@@ -148,7 +149,7 @@ pub async fn send(
     req: HttpRequest,
     st: web::Data<MessagingState>,
     ApiKey(ws): ApiKey,
-    body: web::Json<SendRequest>,
+    body: Json<SendRequest>,
 ) -> Result<HttpResponse> {
     limits::check(&req, &st, "send", st.cfg.rate_limits.send, ws.id).await?;
     let body = body.into_inner();
@@ -210,7 +211,7 @@ pub async fn bulk(
     req: HttpRequest,
     st: web::Data<MessagingState>,
     ApiKey(ws): ApiKey,
-    body: web::Json<BulkRequest>,
+    body: Json<BulkRequest>,
 ) -> Result<HttpResponse> {
     limits::check(&req, &st, "bulk", st.cfg.rate_limits.bulk, ws.id).await?;
     let body = body.into_inner();

@@ -7,6 +7,7 @@ use super::limits;
 use super::openapi::Errors;
 use super::service::webhooks as svc;
 use super::MessagingState;
+use crate::core::json_body::Json;
 use actix_web::{web, HttpRequest, HttpResponse};
 use uuid::Uuid;
 
@@ -22,7 +23,7 @@ pub async fn create(
     req: HttpRequest,
     st: web::Data<MessagingState>,
     ApiKey(ws): ApiKey,
-    body: web::Json<WebhookCreate>,
+    body: Json<WebhookCreate>,
 ) -> Result<HttpResponse> {
     limit(&req, &st, ws.id).await?;
     let (hook, secret) = svc::create(&st, ws.id, body.into_inner()).await?;
@@ -74,7 +75,7 @@ pub async fn update(
     st: web::Data<MessagingState>,
     ApiKey(ws): ApiKey,
     id: web::Path<Uuid>,
-    body: web::Json<WebhookUpdate>,
+    body: Json<WebhookUpdate>,
 ) -> Result<HttpResponse> {
     limit(&req, &st, ws.id).await?;
     let hook = svc::update(&st, ws.id, id.into_inner(), body.into_inner()).await?;

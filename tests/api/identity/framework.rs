@@ -55,6 +55,24 @@ async fn unknown_routes_methods_and_bodies_get_the_envelope() {
 }
 
 #[actix_web::test]
+async fn a_type_error_names_the_field_at_fault() {
+    let app = spawn_app().await;
+    let res = app
+        .client
+        .post(app.url("/auth/otp/send"))
+        .json(&json!({"phone": 4917667111638_i64, "purpose": "signup"}))
+        .send()
+        .await
+        .unwrap();
+    let v = assert_error(res, 400, "INVALID_REQUEST").await;
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("invalid request body: phone: invalid type"),
+        "{message}"
+    );
+}
+
+#[actix_web::test]
 async fn request_id_is_echoed_or_generated() {
     let app = spawn_app().await;
     let res = app

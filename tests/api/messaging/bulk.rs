@@ -77,6 +77,24 @@ async fn malformed_recipient_lists_reject_the_whole_request() {
 }
 
 #[actix_web::test]
+async fn a_type_error_names_the_field_at_fault() {
+    let app = app().await;
+    let ws = workspace(&app, "10").await;
+    let res = app
+        .post_key(
+            "/api/v1/messages/bulk",
+            &ws.key,
+            json!({"channel": "sms", "content": {"text": "x", "subject": 5},
+                   "recipients": [{"to": "+14155550001"}]}),
+        )
+        .await;
+    let v = assert_err(res, 400, "validation_error").await;
+    let message = v["message"].as_str().unwrap();
+    assert!(message.contains("content.subject"), "{message}");
+    assert!(!message.contains("line 1"), "{message}");
+}
+
+#[actix_web::test]
 async fn a_thousand_recipients_are_accepted() {
     let app = app().await;
     let ws = workspace(&app, "1000").await;

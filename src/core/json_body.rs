@@ -1,0 +1,82 @@
+//! `Json<T>`: a JSON request body whose type errors name the field at fault
+//! (`recipients[3].to: invalid type: integer `5`, expected a string`), where
+//! actix's own extractor only gives a line and column.
+//!
+//! Content type, size limit and JSON syntax are still checked by actix's extractor
+//! (so they keep the envelope `extractor_config` installs); only the typed step runs
+//! here, through `serde_path_to_error`.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::dev::Payload;
+use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use super::http::{Envelope, FrameworkError};
+
+/// The service's envelope for body errors, installed by `extractor_config`.
+#[derive(Clone, Copy)]
+pub(crate) struct BodyErrors(pub(crate) fn(FrameworkError, String) -> HttpResponse);
+
+impl BodyErrors {
+    pub(crate) fn of<E: Envelope>() -> Self {
+        Self(E::render)
+    }
+}
+
+/// A deserialised JSON request body (use like `web::Json`).
+#[derive(Debug)]
+pub struct Json<T>(pub T);
+
+impl<T> Json<T> {
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T> std::ops::Deref for Json<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
+    type Error = actix_web::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let raw = web::Json::<Box<RawValue>>::from_request(req, payload);
+        let errors = req.app_data::<BodyErrors>().copied();
+        Box::pin(async move {
+            let raw = raw.await?.into_inner();
+            let mut de = serde_json::Deserializer::from_str(raw.get());
+            serde_path_to_error::deserialize(&mut de)
+                .map(Json)
+                .map_err(|e| {
+                    let message = describe(&e);
+                    let response = match errors {
+                        Some(BodyErrors(render)) => render(FrameworkError::BadRequest, message),
+                        None => HttpResponse::BadRequest().body(message),
+                    };
+                    actix_web::error::InternalError::from_response(e.into_inner(), response).into()
+                })
+        })
+    }
+}
+
+fn describe(e: &serde_path_to_error::Error<serde_json::Error>) -> String {
+    let path = e.path().to_string();
+    // serde_json appends " at line L column C"; the field path says more.
+    let inner = e.inner().to_string();
+    let inner = inner
+        .rsplit_once(" at line ")
+        .map_or(inner.as_str(), |(head, _)| head);
+    if path == "." {
+        format!("invalid request body: {inner}")
+    } else {
+        format!("invalid request body: {path}: {inner}")
+    }
+}
