@@ -11,6 +11,18 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use switchboard_entities::identity::{session, user};
 use uuid::Uuid;
 
+/// The token of an `Authorization: Bearer …` header, unverified.
+pub fn bearer_token(req: &HttpRequest) -> Option<&str> {
+    req.headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+}
+
 pub struct Authenticated {
     pub user: user::Model,
     pub session_id: Uuid,
@@ -22,15 +34,7 @@ impl FromRequest for Authenticated {
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let st = req.app_data::<web::Data<IdentityState>>().cloned();
-        let token = req
-            .headers()
-            .get(actix_web::http::header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| {
-                v.strip_prefix("Bearer ")
-                    .or_else(|| v.strip_prefix("bearer "))
-            })
-            .map(|t| t.trim().to_owned());
+        let token = bearer_token(req).map(str::to_owned);
         Box::pin(async move {
             let st =
                 st.ok_or_else(|| IdentityError::InvalidRequest("identity state missing".into()))?;

@@ -2,11 +2,12 @@
 //! per-phone limits of OTP sends and sign-ins run in the handlers once the phone is parsed.
 
 use super::error::IdentityError;
+use super::extract::bearer_token;
+use super::service::tokens::ACCESS;
 use super::IdentityState;
 use crate::core::client;
 use crate::core::config::LimitSettings;
 use crate::core::rate_limit;
-use crate::core::secrets::sha256_hex;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
@@ -35,17 +36,18 @@ pub async fn by_client(
             .map(ServiceResponse::map_into_left_body);
     };
     let (bucket, limit, per_token) = policy(&st, req.method(), req.path());
-    let bearer = req
-        .headers()
-        .get(actix_web::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .filter(|_| per_token)
-        .map(|v| sha256_hex(v.as_bytes()));
-    let key = match bearer {
-        Some(token) => format!("identity:{bucket}:t:{token}"),
+    let now = st.core.now();
+    // Only a genuine access token earns its own bucket: keyed by anything the caller
+    // sends, a fresh made-up token per request would dodge the per-IP limit.
+    let caller = per_token
+        .then(|| bearer_token(req.request()))
+        .flatten()
+        .and_then(|token| st.core.jwt.verify(token, ACCESS, now).ok())
+        .map(|claims| claims.sid.unwrap_or(claims.sub));
+    let key = match caller {
+        Some(session) => format!("identity:{bucket}:s:{session}"),
         None => format!("identity:{bucket}:ip:{}", client::ip(req.request())),
     };
-    let now = st.core.now();
     let decision = st.core.limiter.hit(&key, limit, now).await;
     rate_limit::record(&req, decision);
     if !decision.allowed {

@@ -111,6 +111,36 @@ async fn default_limit_applies_per_client_with_headers() {
 }
 
 #[actix_web::test]
+async fn default_limit_counts_per_session_and_made_up_tokens_per_ip() {
+    // Signing two accounts up takes 4 requests of the IP's default budget.
+    let app = spawn_app_with(|s| s.services.identity.rate_limits.default.limit = 6).await;
+    let a = app.signup(&phone(), &handle(), "1234").await;
+    let b = app.signup(&phone(), &handle(), "1234").await;
+    let (a, b) = (
+        a["access_token"].as_str().unwrap().to_owned(),
+        b["access_token"].as_str().unwrap().to_owned(),
+    );
+    // Two accounts behind one IP each have their own budget.
+    for _ in 0..6 {
+        assert_eq!(app.get_auth("/users/me", &a).await.status(), 200);
+    }
+    assert_error(app.get_auth("/users/me", &a).await, 429, "RATE_LIMITED").await;
+    assert_eq!(app.get_auth("/users/me", &b).await.status(), 200);
+    // A fresh made-up token per request does not earn a fresh budget: those share what is
+    // left of the IP's (2 requests).
+    for i in 0..2 {
+        let res = app.get_auth("/users/me", &format!("made.up.{i}")).await;
+        assert_eq!(res.status(), 401);
+    }
+    assert_error(
+        app.get_auth("/users/me", "made.up.again").await,
+        429,
+        "RATE_LIMITED",
+    )
+    .await;
+}
+
+#[actix_web::test]
 async fn openapi_and_swagger_ui_are_served() {
     let app = spawn_app().await;
     let res = app.get("/api-docs/openapi.json").await;

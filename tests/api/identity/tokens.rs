@@ -103,21 +103,35 @@ async fn only_access_tokens_are_access_tokens() {
     let sub = data["user"]["id"].as_str().unwrap();
     let now = chrono::Utc::now().timestamp();
     let secret = app.settings.auth.jwt_secret.as_bytes().to_vec();
+    // The live session of the real access token: only the token type (or algorithm)
+    // differs from a token the server would accept.
+    let access = s(&data, "access_token");
+    let claims: serde_json::Value = serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(access.split('.').nth(1).unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    let sid = claims["sid"].as_str().unwrap().to_owned();
+    let payload = |typ: &str| json!({"sub": sub, "typ": typ, "iat": now, "exp": now + 600, "jti": "x", "sid": sid});
     let forged = |typ: &str, alg: Algorithm| {
         encode(
             &Header::new(alg),
-            &json!({"sub": sub, "typ": typ, "iat": now, "exp": now + 600, "jti": "x", "sid": uuid::Uuid::new_v4().to_string()}),
+            &payload(typ),
             &EncodingKey::from_secret(&secret),
         )
         .unwrap()
     };
+    // The control: with the right type and algorithm such a token is accepted.
+    let control = forged("access", Algorithm::HS256);
+    assert_eq!(app.get_auth("/users/me", &control).await.status(), 200);
     let b64 = |v: serde_json::Value| {
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string())
     };
     let alg_none = format!(
         "{}.{}.",
         b64(json!({"alg": "none", "typ": "JWT"})),
-        b64(json!({"sub": sub, "typ": "access", "iat": now, "exp": now + 600, "jti": "x"}))
+        b64(payload("access"))
     );
     let temp = app.temp_token(&phone(), "signup").await;
     let reset = app.temp_token(&p, "pin_reset").await;

@@ -107,6 +107,12 @@ async fn handle_check_reports_reason() {
     );
     let v = body(app.get("/users/handle/check?handle=support").await).await;
     assert_eq!(v["data"]["reason"], "reserved");
+    // Look-alikes (l/1, o/0) of a taken or reserved handle are not available either.
+    app.signup(&phone(), "hello_world", "1234").await;
+    let v = body(app.get("/users/handle/check?handle=he11o_w0r1d").await).await;
+    assert_eq!(v["data"]["reason"], "taken");
+    let v = body(app.get("/users/handle/check?handle=adm1n").await).await;
+    assert_eq!(v["data"]["reason"], "reserved");
     let v = body(app.get("/users/handle/check?handle=fresh_name_42").await).await;
     assert_eq!(
         v["data"],
@@ -139,7 +145,8 @@ async fn handle_check_limited_to_30_per_minute() {
 async fn handle_change_with_pin_and_cooldown() {
     let app = spawn_app().await;
     let old = handle();
-    let t = token(&app.signup(&phone(), &old, "1234").await);
+    let ph = phone();
+    let t = token(&app.signup(&ph, &old, "1234").await);
     let taken = handle();
     app.signup(&phone(), &taken, "1234").await;
     let change = |b: serde_json::Value| app.post_auth("/users/handle/change", &t, b);
@@ -185,14 +192,39 @@ async fn handle_change_with_pin_and_cooldown() {
     )
     .await;
     assert!(v["error"]["details"]["next_change_available"].is_string());
-    app.advance(Duration::days(30) + Duration::minutes(1));
-    assert_eq!(
-        change(json!({"new_handle": handle(), "pin": "1234"}))
-            .await
-            .status(),
-        401,
-        "access token expired meanwhile"
-    );
+    // Day 29: still cooling down (signed in afresh, the old access token has expired).
+    app.advance(Duration::days(29));
+    let t2 = signin_token(&app, &ph).await;
+    assert_error(
+        app.post_auth(
+            "/users/handle/change",
+            &t2,
+            json!({"new_handle": handle(), "pin": "1234"}),
+        )
+        .await,
+        429,
+        "HANDLE_COOLDOWN",
+    )
+    .await;
+    // Past 30 days the handle can change again.
+    app.advance(Duration::days(1) + Duration::minutes(1));
+    let t3 = signin_token(&app, &ph).await;
+    let res = app
+        .post_auth(
+            "/users/handle/change",
+            &t3,
+            json!({"new_handle": handle(), "pin": "1234"}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+}
+
+async fn signin_token(app: &TestApp, phone: &str) -> String {
+    let res = app
+        .post("/auth/signin", json!({"phone": phone, "pin": "1234"}))
+        .await;
+    assert_eq!(res.status(), 200);
+    token(&body(res).await["data"])
 }
 
 #[actix_web::test]
