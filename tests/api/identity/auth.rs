@@ -368,6 +368,24 @@ async fn signin_success_and_errors() {
     let v = body(res).await;
     assert_eq!(v["data"]["user"]["kyc_status"], "none");
     assert!(v["data"]["access_token"].is_string());
+    // Without device_name/platform the User-Agent names the session.
+    let sessions = body(
+        app.get_auth("/sessions", v["data"]["access_token"].as_str().unwrap())
+            .await,
+    )
+    .await;
+    let current = sessions["data"]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["current"] == true)
+        .unwrap()
+        .clone();
+    assert_eq!(current["platform"], "ios");
+    assert!(
+        current["device_name"].as_str().unwrap().contains("iPhone"),
+        "{current}"
+    );
     assert_error(
         app.post("/auth/signin", json!({"phone": p, "pin": "9999"}))
             .await,
