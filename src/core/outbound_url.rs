@@ -1,8 +1,11 @@
 //! Guards outgoing requests to customer-supplied URLs (webhooks): only http(s), and no
 //! loopback, private, link-local or otherwise internal addresses unless explicitly allowed.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
+
+/// How long a host name may take to resolve.
+const LOOKUP_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Whether an address is reachable on the public internet.
 pub fn is_public_ip(ip: IpAddr) -> bool {
@@ -76,13 +79,7 @@ pub async fn check_public(url: &url::Url, allow_private: bool) -> Result<(), Url
     let addrs: Vec<IpAddr> = match url.host() {
         Some(url::Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
         Some(url::Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
-        Some(url::Host::Domain(d)) => {
-            let lookup = tokio::net::lookup_host((d.to_owned(), port));
-            match tokio::time::timeout(Duration::from_secs(3), lookup).await {
-                Ok(Ok(it)) => it.map(|a| a.ip()).collect(),
-                _ => return Err(UrlRefused::Unresolvable),
-            }
-        }
+        Some(url::Host::Domain(d)) => lookup(d, port).await?.into_iter().map(|a| a.ip()).collect(),
         None => return Err(UrlRefused::Invalid),
     };
     if addrs.is_empty() {
@@ -92,6 +89,40 @@ pub async fn check_public(url: &url::Url, allow_private: bool) -> Result<(), Url
         Ok(())
     } else {
         Err(UrlRefused::Private)
+    }
+}
+
+async fn lookup(host: &str, port: u16) -> Result<Vec<SocketAddr>, UrlRefused> {
+    match tokio::time::timeout(LOOKUP_TIMEOUT, tokio::net::lookup_host((host, port))).await {
+        Ok(Ok(it)) => Ok(it.collect()),
+        _ => Err(UrlRefused::Unresolvable),
+    }
+}
+
+/// The public addresses among `addrs`, in their order.
+pub fn public_only(addrs: impl IntoIterator<Item = SocketAddr>) -> Vec<SocketAddr> {
+    addrs.into_iter().filter(|a| is_public_ip(a.ip())).collect()
+}
+
+/// The DNS resolver of the HTTP client that calls customer URLs: it hands the connector only
+/// public addresses, so the address connected to is one that passed [`is_public_ip`] even if
+/// the name resolves differently than it did for [`check_public`] (DNS rebinding). A name
+/// with no public address fails to resolve. (IP literals never reach a resolver; those are
+/// refused by `check_public`.)
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PublicOnlyResolver;
+
+impl reqwest::dns::Resolve for PublicOnlyResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            // Port 0: the client puts in the URL's port.
+            let public = public_only(lookup(&host, 0).await?);
+            if public.is_empty() {
+                return Err(UrlRefused::Private.into());
+            }
+            Ok(Box::new(public.into_iter()) as reqwest::dns::Addrs)
+        })
     }
 }
 
@@ -132,5 +163,34 @@ mod tests {
         assert_eq!(check_public(&url, false).await, Err(UrlRefused::Private));
         assert!(parse_http_url("ftp://example.com").is_err());
         assert!(parse_http_url("not a url").is_err());
+    }
+
+    #[test]
+    fn the_resolver_keeps_only_public_addresses() {
+        let addrs: Vec<SocketAddr> = [
+            "127.0.0.1:0",
+            "8.8.8.8:0",
+            "10.0.0.1:0",
+            "[::1]:0",
+            "[2606:4700:4700::1111]:0",
+            "[::ffff:192.168.0.1]:0",
+            "169.254.169.254:0",
+        ]
+        .iter()
+        .map(|a| a.parse().unwrap())
+        .collect();
+        let kept: Vec<String> = public_only(addrs).iter().map(|a| a.to_string()).collect();
+        assert_eq!(kept, ["8.8.8.8:0", "[2606:4700:4700::1111]:0"]);
+    }
+
+    #[actix_web::test]
+    async fn the_resolver_refuses_names_without_a_public_address() {
+        use reqwest::dns::Resolve;
+        let err = PublicOnlyResolver
+            .resolve("localhost".parse().unwrap())
+            .await
+            .err()
+            .expect("localhost is refused");
+        assert_eq!(err.to_string(), UrlRefused::Private.to_string());
     }
 }

@@ -312,3 +312,87 @@ async fn the_signed_url_includes_the_query_string() {
     assert_eq!(res.status(), 200);
     assert_eq!(message(&app, &ws.key, &id).await["status"], "delivered");
 }
+
+/// Anchors the helper every signed callback above relies on to Twilio's published example
+/// (https://www.twilio.com/docs/usage/security); the parameters are
+/// given out of order, since sorting them is part of the algorithm.
+#[test]
+fn the_test_signature_helper_matches_twilios_published_vector() {
+    let params = [
+        ("To", "+18005551212"),
+        ("Digits", "1234"),
+        ("CallSid", "CA1234567890ABCDE"),
+        ("From", "+12349013030"),
+        ("Caller", "+12349013030"),
+    ];
+    assert_eq!(
+        carrier_signature(
+            "12345",
+            "https://mycompany.com/myapp.php?foo=1&bar=2",
+            &params
+        ),
+        "0/KCTR6DLpKmkAf8muzZqo1nDgQ="
+    );
+}
+
+#[actix_web::test]
+async fn message_sent_is_emitted_once_despite_repeated_and_late_sent_callbacks() {
+    let app = no_auto_delivery().await;
+    let ws = workspace(&app, "5").await;
+    let rx = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&rx)
+        .await;
+    webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.sent", "message.delivered"],
+    )
+    .await;
+    // The provider accepted it: that is the one message.sent.
+    let (id, sid) = sent_message(&app, &ws.key, "+14155550123").await;
+    let sent_cb = [("MessageSid", sid.as_str()), ("MessageStatus", "sent")];
+    // The carrier's own `sent` callback, then its retry of it.
+    for _ in 0..2 {
+        let res = carrier_post(&app, "/carrier/status", &sent_cb).await;
+        assert_eq!(res.status(), 200);
+        assert_eq!(res.text().await.unwrap(), "OK");
+    }
+    carrier_post(
+        &app,
+        "/carrier/status",
+        &[("MessageSid", sid.as_str()), ("MessageStatus", "delivered")],
+    )
+    .await;
+    // A `sent` that arrives after `delivered`.
+    let res = carrier_post(&app, "/carrier/status", &sent_cb).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(message(&app, &ws.key, &id).await["status"], "delivered");
+
+    eventually("message.delivered", || async {
+        let r = rx.received_requests().await.unwrap();
+        (r.len() >= 2).then_some(())
+    })
+    .await;
+    // Long enough for any further delivery (the actors poll every 20 ms).
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let events: Vec<serde_json::Value> = rx
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    let count = |kind: &str| {
+        events
+            .iter()
+            .filter(|e| e["type"] == kind && e["data"]["message_id"] == id.as_str())
+            .count()
+    };
+    assert_eq!(count("message.sent"), 1, "{events:?}");
+    assert_eq!(count("message.delivered"), 1, "{events:?}");
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0]["data"]["provider_message_id"], sid);
+}

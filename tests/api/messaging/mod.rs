@@ -200,6 +200,30 @@ pub async fn attempts(app: &TestApp, key: &str, webhook_id: &str) -> Vec<Value> 
         .clone()
 }
 
+/// A connection of the test's own to the application's database, to read rows directly.
+pub async fn db(app: &TestApp) -> sea_orm::DatabaseConnection {
+    sea_orm::Database::connect(&app.settings.database.url)
+        .await
+        .expect("database")
+}
+
+/// Every ledger row of a workspace (grants, debits, refunds), in no particular order.
+pub async fn ledger(
+    app: &TestApp,
+    workspace_id: Uuid,
+) -> Vec<switchboard_entities::messaging::ledger_entry::Model> {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    use switchboard_entities::messaging::ledger_entry;
+    let db = db(app).await;
+    let rows = ledger_entry::Entity::find()
+        .filter(ledger_entry::Column::WorkspaceId.eq(workspace_id))
+        .all(&db)
+        .await
+        .expect("ledger rows");
+    db.close().await.ok();
+    rows
+}
+
 /// Twilio's signature over `url` and `params`, computed independently of the server.
 pub fn carrier_signature(token: &str, url: &str, params: &[(&str, &str)]) -> String {
     use base64::Engine;

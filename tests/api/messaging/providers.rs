@@ -286,3 +286,45 @@ async fn email_is_delivered_to_a_real_smtp_server() {
     assert!(mail.contains(mid), "Message-ID is the provider id: {mid}");
     assert!(app.outbox_for("ann@example.com").is_empty());
 }
+
+#[actix_web::test]
+async fn a_refund_is_a_ledger_row_of_plus_the_message_cost() {
+    let twilio = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(400).set_body_json(json!({"code": 21211})))
+        .mount(&twilio)
+        .await;
+    let app = app_with(|s| {
+        s.providers.sms.provider = "twilio".into();
+        s.providers.sms.base_url = twilio.uri();
+        s.providers.sms.account_sid = "AC9".into();
+    })
+    .await;
+    let ws = workspace(&app, "5").await;
+    // Two segments: 2 credits debited, then given back.
+    let v = json_body(
+        app.post_key(
+            "/api/v1/messages/send",
+            &ws.key,
+            sms("+14155550123", &"a".repeat(161)),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(v["data"]["credits_used"], json!(2));
+    let id: uuid::Uuid = v["data"]["message_id"].as_str().unwrap().parse().unwrap();
+    wait_status(&app, &ws.key, &id.to_string(), "failed").await;
+    let rows = ledger(&app, ws.id).await;
+    let mut of_message: Vec<(String, i64)> = rows
+        .iter()
+        .filter(|r| r.message_id == Some(id))
+        .map(|r| (r.reason.clone(), r.amount))
+        .collect();
+    of_message.sort();
+    assert_eq!(
+        of_message,
+        [("message".to_owned(), -200), ("refund".to_owned(), 200)]
+    );
+    assert_eq!(rows.iter().map(|r| r.amount).sum::<i64>(), 500);
+    assert_eq!(app.balance(&ws.key).await, json!(5));
+}

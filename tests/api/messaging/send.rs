@@ -428,3 +428,128 @@ async fn messages_are_listed_filtered_paginated_and_private_to_their_workspace()
     )
     .await;
 }
+
+#[actix_web::test]
+async fn every_charge_is_one_ledger_row_of_minus_the_message_cost() {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    use switchboard_entities::messaging::{message as message_row, workspace as workspace_row};
+    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
+    let ws = workspace(&app, "20").await;
+    let email = json!({"to": "ann@example.com", "channel": "email",
+                       "content": {"subject": "Hi", "text": "Hello"}});
+    let bulk = json!({"channel": "sms", "content": {"text": "Hi {{name}}"},
+                      "recipients": [{"to": "+14155550001", "name": "Ann"},
+                                     {"to": "+14155550002", "name": "Bob"}]});
+    // (path, body, Idempotency-Key, cost of each message in 1/100 credit)
+    let requests = [
+        (
+            "/api/v1/messages/send",
+            sms("+14155550123", "Hello"),
+            None,
+            100,
+        ),
+        (
+            "/api/v1/messages/send",
+            sms("+14155550123", &"a".repeat(161)),
+            None,
+            200,
+        ),
+        ("/api/v1/messages/send", email, None, 10),
+        ("/api/v1/messages/bulk", bulk, None, 100),
+        (
+            "/api/v1/messages/send",
+            sms("+14155550124", "Once"),
+            Some("k1"),
+            100,
+        ),
+        (
+            "/api/v1/messages/send",
+            sms("+14155550124", "Once"),
+            Some("k1"),
+            100,
+        ),
+    ];
+    let mut expected: std::collections::BTreeMap<String, i64> = Default::default();
+    let mut first_sms = None;
+    for (path, body, idem, cost) in requests {
+        let mut req = app
+            .client
+            .post(app.m(path))
+            .header("X-API-Key", &ws.key)
+            .json(&body);
+        if let Some(k) = idem {
+            req = req.header("Idempotency-Key", k);
+        }
+        let res = req.send().await.unwrap();
+        assert_eq!(res.status(), 201, "{body}");
+        let d = json_body(res).await["data"].clone();
+        let ids: Vec<String> = match d["message_ids"].as_array() {
+            Some(ids) => ids.iter().map(|i| i.as_str().unwrap().to_owned()).collect(),
+            None => vec![d["message_id"].as_str().unwrap().to_owned()],
+        };
+        first_sms.get_or_insert_with(|| ids[0].clone());
+        for id in ids {
+            expected.insert(id, cost);
+        }
+    }
+    // Refused for want of credits: no row.
+    let res = app
+        .post_key(
+            "/api/v1/messages/send",
+            &ws.key,
+            sms("+14155550123", &"ж".repeat(1600)),
+        )
+        .await;
+    assert_err(res, 402, "insufficient_credits").await;
+    // A failure the carrier reports after accepting is not refunded (docs/decisions.md).
+    let failed = first_sms.unwrap();
+    let sid = wait_status(&app, &ws.key, &failed, "sent").await["provider_message_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    carrier_post(
+        &app,
+        "/carrier/status",
+        &[("MessageSid", &sid), ("MessageStatus", "failed")],
+    )
+    .await;
+    assert_eq!(message(&app, &ws.key, &failed).await["status"], "failed");
+
+    assert_eq!(
+        expected.len(),
+        6,
+        "five requests, one replayed, six messages"
+    );
+    let rows = ledger(&app, ws.id).await;
+    let db = db(&app).await;
+    let messages = message_row::Entity::find()
+        .filter(message_row::Column::WorkspaceId.eq(ws.id))
+        .all(&db)
+        .await
+        .unwrap();
+    assert_eq!(messages.len(), expected.len());
+    for m in &messages {
+        let of_message: Vec<_> = rows.iter().filter(|r| r.message_id == Some(m.id)).collect();
+        assert_eq!(of_message.len(), 1, "one row for {}: {of_message:?}", m.id);
+        assert_eq!(of_message[0].reason, "message");
+        assert_eq!(of_message[0].amount, -m.cost);
+        assert_eq!(m.cost, expected[&m.id.to_string()], "{}", m.id);
+    }
+    // Besides those, only the opening grant; together they make the balance.
+    let others: Vec<_> = rows.iter().filter(|r| r.message_id.is_none()).collect();
+    assert_eq!(others.len(), 1, "{others:?}");
+    assert_eq!(
+        (others[0].reason.as_str(), others[0].amount),
+        ("grant", 2000)
+    );
+    let balance = workspace_row::Entity::find_by_id(ws.id)
+        .one(&db)
+        .await
+        .unwrap()
+        .unwrap()
+        .credits_balance;
+    assert_eq!(rows.iter().map(|r| r.amount).sum::<i64>(), balance);
+    assert_eq!(balance, 2000 - 610);
+    assert_eq!(app.balance(&ws.key).await, json!(13.9));
+    db.close().await.ok();
+}

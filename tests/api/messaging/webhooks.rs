@@ -874,3 +874,55 @@ async fn credit_low_fires_again_after_a_top_up_and_a_new_crossing() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(rx.received_requests().await.unwrap().len(), 2);
 }
+
+#[actix_web::test]
+async fn a_pending_retry_of_a_webhook_set_inactive_is_skipped() {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    use switchboard_entities::messaging::webhook_delivery;
+    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
+    let ws = workspace(&app, "10").await;
+    let rx = flaky_receiver(ResponseTemplate::new(500), 1).await;
+    let (hook, _) = webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.sent"],
+    )
+    .await;
+    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "Hi"))
+        .await;
+    let first = wait_attempts(&app, &ws.key, &hook, 1).await;
+    assert_eq!(first[0]["response_status"], 500);
+    let set_active = |active: bool| {
+        app.client
+            .patch(app.m(&format!("/api/v1/webhooks/{hook}")))
+            .header("X-API-Key", &ws.key)
+            .json(&json!({ "is_active": active }))
+            .send()
+    };
+    let res = set_active(false).await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(json_body(res).await["data"]["webhook"]["is_active"], false);
+    // Past the retry time (30 s ± 10 %): the endpoint reaches the delivery and skips it.
+    app.advance(chrono::Duration::seconds(34));
+    let hook_id: uuid::Uuid = hook.parse().unwrap();
+    let db = db(&app).await;
+    eventually("delivery skipped", || async {
+        let rows = webhook_delivery::Entity::find()
+            .filter(webhook_delivery::Column::WebhookId.eq(hook_id))
+            .all(&db)
+            .await
+            .unwrap();
+        (rows.len() == 1 && rows[0].status == "skipped").then_some(())
+    })
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(rx.received_requests().await.unwrap().len(), 1);
+    assert_eq!(attempts(&app, &ws.key, &hook).await.len(), 1);
+    // Re-activation does not bring it back (docs/decisions.md).
+    assert_eq!(set_active(true).await.unwrap().status(), 200);
+    app.advance(chrono::Duration::hours(7));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(rx.received_requests().await.unwrap().len(), 1);
+    db.close().await.ok();
+}

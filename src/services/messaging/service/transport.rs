@@ -2,7 +2,7 @@
 //! signing, the address policy, the timeout and Retry-After parsing.
 
 use crate::core::clock::SharedClock;
-use crate::core::outbound_url::{check_public, parse_http_url};
+use crate::core::outbound_url::{check_public, parse_http_url, PublicOnlyResolver};
 use crate::core::secrets::hmac_sha256_hex;
 use chrono::{DateTime, Duration, Utc};
 use switchboard_actors::{OutgoingDelivery, TransportResponse, WebhookClock, WebhookTransport};
@@ -22,12 +22,17 @@ pub struct HttpTransport {
 
 impl HttpTransport {
     pub fn new(allow_private: bool) -> Result<Self, reqwest::Error> {
+        // Redirects are not followed: a redirect could point at an internal address.
+        let mut builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent("Switchboard-Webhooks/1.0");
+        if !allow_private {
+            // The connection's own lookup keeps public addresses only, so a name cannot turn
+            // inward between `check_public` and the connect (DNS rebinding).
+            builder = builder.dns_resolver(PublicOnlyResolver);
+        }
         Ok(Self {
-            // Redirects are not followed: a redirect could point at an internal address.
-            http: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .user_agent("Switchboard-Webhooks/1.0")
-                .build()?,
+            http: builder.build()?,
             allow_private,
         })
     }
@@ -131,6 +136,37 @@ mod tests {
             Some(Duration::seconds(600))
         );
         assert_eq!(retry_after("soon", now), None);
+    }
+
+    #[actix_web::test]
+    async fn the_connection_lookup_refuses_inward_names_unless_private_urls_are_allowed() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = listener.accept().await {
+                let mut buf = [0u8; 1024];
+                let _ = s.read(&mut buf).await;
+                let _ = s
+                    .write_all(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+                    .await;
+            }
+        });
+        // By name, so the client's own lookup decides (check_public is not involved here).
+        let url = format!("http://localhost:{port}/hook");
+        let timeout = std::time::Duration::from_secs(5);
+        let open = HttpTransport::new(true).unwrap();
+        let res = open.http.post(&url).timeout(timeout).send().await.unwrap();
+        assert_eq!(res.status(), 204);
+        let guarded = HttpTransport::new(false).unwrap();
+        let err = guarded
+            .http
+            .post(&url)
+            .timeout(timeout)
+            .send()
+            .await
+            .unwrap_err();
+        assert!(err.is_connect(), "{err:?}");
     }
 
     #[test]
