@@ -57,7 +57,10 @@ fn expired() -> HttpResponse {
 #[utoipa::path(get, path = "/kyc/verify/{token}", tag = "kyc",
     params(("token" = String, Path)),
     responses((status = 200, description = "verification page", content_type = "text/html"),
-              (status = 404, description = "unknown, used or expired link", content_type = "text/html")))]
+              (status = 404, description = "unknown, used or expired link", content_type = "text/html"),
+              (status = 405, description = "wrong method for this path", body = ErrorEnvelope),
+              (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope),
+              (status = 500, description = "INTERNAL_ERROR", body = ErrorEnvelope)))]
 pub async fn page_handler(
     st: web::Data<IdentityState>,
     token: web::Path<String>,
@@ -77,7 +80,10 @@ pub async fn page_handler(
 #[utoipa::path(post, path = "/kyc/verify/{token}", tag = "kyc",
     params(("token" = String, Path)),
     responses((status = 200, description = "verification completed", content_type = "text/html"),
-              (status = 404, description = "unknown, used or expired link", content_type = "text/html")))]
+              (status = 404, description = "unknown, used or expired link", content_type = "text/html"),
+              (status = 405, description = "wrong method for this path", body = ErrorEnvelope),
+              (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope),
+              (status = 500, description = "INTERNAL_ERROR", body = ErrorEnvelope)))]
 pub async fn submit(
     st: web::Data<IdentityState>,
     token: web::Path<String>,
