@@ -17,6 +17,7 @@ pub struct Settings {
     pub providers: ProvidersSettings,
     pub ai: AiSettings,
     pub webhooks: WebhookSettings,
+    pub realtime: RealtimeSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -653,5 +654,22 @@ mod tests {
         s.services.interview.api_key = "live-api-key-0123456789".into();
         s.services.interview.admin_key = "live-admin-key-0123456789".into();
         assert!(s.check().is_ok());
+    }
+}
+
+/// Socket.IO settings shared by every service that serves `/socket.io/`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct RealtimeSettings {
+    /// Under sustained socket load a worker gathers I/O for this long before
+    /// its next sweep (src/realtime/pacing.rs); 0 turns it off.
+    pub coalesce_window_us: u64,
+}
+
+impl Default for RealtimeSettings {
+    fn default() -> Self {
+        Self {
+            coalesce_window_us: 500,
+        }
     }
 }

@@ -20,13 +20,15 @@ pub fn conformance_config() -> SocketIoConfig {
         ping_timeout: Duration::from_millis(200),
         max_payload: 1_000_000,
         connect_timeout: Duration::from_millis(1000),
+        ..SocketIoConfig::default()
     }
 }
 
-/// A server with `/` and `/custom` as the test suite expects; call inside
+/// A server with `/` and `/custom` as the test suite expects, on `config`
+/// (usually [`conformance_config`]); call inside
 /// an actix `System`.
-pub fn conformance_server() -> SocketIoServer {
-    SocketIoServer::builder(conformance_config())
+pub fn conformance_server(config: SocketIoConfig) -> SocketIoServer {
+    SocketIoServer::builder(config)
         .namespace(
             "/",
             Echo {

@@ -32,6 +32,7 @@ pub mod echo;
 pub mod engineio;
 mod heartbeat;
 pub mod hub;
+mod pacing;
 mod polling;
 mod routes;
 mod server;

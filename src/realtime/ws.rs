@@ -11,6 +11,7 @@ use actix_web_actors::ws::{self, CloseCode, CloseReason, WebsocketContext};
 use super::conn::{Conn, Flow, Outbox, ProtocolError};
 use super::engineio::{self, OutPacket, Packet};
 use super::heartbeat::{self, EngineActor, Heartbeat};
+use super::pacing;
 use super::polling::{PollingSession, ProbeAborted, ProbeStarted, Upgrade};
 use super::server::{random_id, SocketIoServer};
 use super::socket::{Command, DisconnectReason};
@@ -236,6 +237,7 @@ impl EngineActor for WsSession {
 
 impl StreamHandler<Result<ws::Message, ws::ProtocolError>> for WsSession {
     fn handle(&mut self, msg: Result<ws::Message, ws::ProtocolError>, ctx: &mut Self::Context) {
+        pacing::note_frame(self.server.config().coalesce_window);
         match msg {
             Ok(ws::Message::Text(text)) => self.on_text(&text, ctx),
             Ok(ws::Message::Binary(data)) => self.on_binary(data, ctx),

@@ -5,5 +5,6 @@
 mod support;
 
 mod engineio;
+mod pacing;
 mod rooms;
 mod socketio;

@@ -91,7 +91,11 @@ pub fn mount(
         cfg,
         registry: registry.clone(),
     };
-    let sio = SocketIoServer::builder(SocketIoConfig::default())
+    let sio_config = SocketIoConfig {
+        coalesce_window: Duration::from_micros(core.settings.realtime.coalesce_window_us),
+        ..SocketIoConfig::default()
+    };
+    let sio = SocketIoServer::builder(sio_config)
         .namespace("/", socket::Sessions::new(state.clone()))
         .build();
     let _ = broadcast.0.set(sio.clone());

@@ -1,6 +1,7 @@
 use crate::helpers::*;
 use chrono::Duration;
 use serde_json::json;
+use switchboard::core::config::LimitSettings;
 
 #[actix_web::test]
 async fn otp_send_masks_phone_and_writes_outbox() {
@@ -500,6 +501,52 @@ async fn signin_is_rate_limited_per_phone() {
     }
     assert_error(
         app.post("/auth/signin", json!({"phone": p, "pin": "1234"}))
+            .await,
+        429,
+        "RATE_LIMITED",
+    )
+    .await;
+}
+
+#[actix_web::test]
+async fn otp_send_and_signin_are_limited_per_ip_across_phones() {
+    // Budgets lowered so a few calls reach them; every call uses a new phone,
+    // so only the per-IP bucket can refuse.
+    let app = spawn_app_with(|s| {
+        let limits = &mut s.services.identity.rate_limits;
+        limits.otp_send_per_ip = LimitSettings::new(4, 3600);
+        limits.signin_per_ip = LimitSettings::new(3, 900);
+    })
+    .await;
+    for i in 0..4 {
+        let res = app
+            .post(
+                "/auth/otp/send",
+                json!({"phone": phone(), "purpose": "signup"}),
+            )
+            .await;
+        assert_eq!(res.status(), 200, "send {i}");
+    }
+    let res = app
+        .post(
+            "/auth/otp/send",
+            json!({"phone": phone(), "purpose": "signup"}),
+        )
+        .await;
+    assert!(res.headers().contains_key("retry-after"));
+    assert_error(res, 429, "RATE_LIMITED").await;
+
+    for _ in 0..3 {
+        assert_error(
+            app.post("/auth/signin", json!({"phone": phone(), "pin": "1234"}))
+                .await,
+            404,
+            "ACCOUNT_NOT_FOUND",
+        )
+        .await;
+    }
+    assert_error(
+        app.post("/auth/signin", json!({"phone": phone(), "pin": "1234"}))
             .await,
         429,
         "RATE_LIMITED",

@@ -587,6 +587,48 @@ async fn private_and_loopback_urls_are_refused_by_default() {
 }
 
 #[actix_web::test]
+async fn moving_a_webhook_to_a_private_url_is_refused_and_changes_nothing() {
+    let app = app_with(|s| s.webhooks.allow_private_urls = false).await;
+    let ws = workspace(&app, "1").await;
+    // A public address literal: accepted without a DNS lookup.
+    let public = "http://93.184.216.34/hook";
+    let res = app
+        .post_key(
+            "/api/v1/webhooks",
+            &ws.key,
+            json!({"url": public, "events": ["message.sent"]}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let id = json_body(res).await["data"]["webhook"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for url in ["http://10.0.0.5/hook", "http://localhost:8080/hook"] {
+        let res = app
+            .client
+            .patch(app.m(&format!("/api/v1/webhooks/{id}")))
+            .header("X-API-Key", ws.key.clone())
+            .json(&json!({"url": url, "events": ["message.failed"]}))
+            .send()
+            .await
+            .unwrap();
+        let v = assert_err(res, 400, "validation_error").await;
+        assert!(
+            v["message"].as_str().unwrap().contains("private"),
+            "{url}: {v}"
+        );
+    }
+    let list = json_body(app.get_key("/api/v1/webhooks", &ws.key).await).await;
+    let stored = &list["data"]["webhooks"][0];
+    assert_eq!(
+        stored["url"], public,
+        "the refused PATCH left the URL alone"
+    );
+    assert_eq!(stored["events"], json!(["message.sent"]), "and the events");
+}
+
+#[actix_web::test]
 async fn delivery_history_has_a_default_size_and_truncates_bodies() {
     let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
     let ws = workspace(&app, "100").await;
