@@ -4,10 +4,11 @@
 //! `cargo run --release --example socketio_echo` listens on 127.0.0.1:3000
 //! (and [::1]:3000 where IPv6 exists); set `PORT` to use another port and
 //! `WORKERS` for the number of worker threads and `COALESCE_US` for the
-//! load-adaptive I/O coalescing window in microseconds (0 turns it off).
+//! load-adaptive I/O coalescing window in microseconds (default 500, as in
+//! config.toml; 0 turns it off).
 
 use actix_web::{App, HttpServer};
-use switchboard::realtime::{self, echo};
+use switchboard::realtime::{self, echo, SocketIoConfig};
 
 #[actix_web::main]
 async fn main() -> std::io::Result<()> {
@@ -27,13 +28,16 @@ async fn main() -> std::io::Result<()> {
             .map_err(|_| std::io::Error::other("WORKERS must be a number"))?,
         Err(_) => std::thread::available_parallelism().map_or(1, usize::from),
     };
-    let mut config = echo::conformance_config();
-    if let Ok(us) = std::env::var("COALESCE_US") {
-        let us = us
+    let coalesce_us = match std::env::var("COALESCE_US") {
+        Ok(us) => us
             .parse()
-            .map_err(|_| std::io::Error::other("COALESCE_US must be a number"))?;
-        config.coalesce_window = std::time::Duration::from_micros(us);
-    }
+            .map_err(|_| std::io::Error::other("COALESCE_US must be a number"))?,
+        Err(_) => 500,
+    };
+    let config = SocketIoConfig {
+        coalesce_window: std::time::Duration::from_micros(coalesce_us),
+        ..echo::conformance_config()
+    };
     let server = echo::conformance_server(config);
     let mut http = HttpServer::new(move || App::new().service(realtime::scope(server.clone())))
         .workers(workers)

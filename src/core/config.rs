@@ -554,12 +554,36 @@ pub struct WebhookSettings {
     pub allow_private_urls: bool,
 }
 
+/// Socket.IO settings shared by every service that serves `/socket.io/`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct RealtimeSettings {
+    /// Under sustained socket load a worker gathers I/O for this long before
+    /// its next sweep (src/realtime/pacing.rs); 0 turns it off, at most
+    /// [`MAX_COALESCE_WINDOW_US`].
+    pub coalesce_window_us: u64,
+}
+
+/// Every request on a pacing worker may wait this long per wake-up, so more
+/// than a few milliseconds would be felt (and would eat into ping timeouts).
+pub const MAX_COALESCE_WINDOW_US: u64 = 5_000;
+
+impl Default for RealtimeSettings {
+    fn default() -> Self {
+        Self {
+            coalesce_window_us: 500,
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("configuration could not be read: {0}")]
     Read(#[from] Box<figment::Error>),
     #[error("refusing to start: {0}")]
     Unsafe(String),
+    #[error("invalid setting: {0}")]
+    Invalid(String),
 }
 
 impl Settings {
@@ -592,6 +616,11 @@ impl Settings {
         }
         if self.auth.jwt_secret.len() < 8 && self.server.is_production() {
             return Err(ConfigError::Unsafe("auth.jwt_secret is too short".into()));
+        }
+        if self.realtime.coalesce_window_us > MAX_COALESCE_WINDOW_US {
+            return Err(ConfigError::Invalid(format!(
+                "realtime.coalesce_window_us is at most {MAX_COALESCE_WINDOW_US}"
+            )));
         }
         Ok(())
     }
@@ -655,21 +684,13 @@ mod tests {
         s.services.interview.admin_key = "live-admin-key-0123456789".into();
         assert!(s.check().is_ok());
     }
-}
 
-/// Socket.IO settings shared by every service that serves `/socket.io/`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct RealtimeSettings {
-    /// Under sustained socket load a worker gathers I/O for this long before
-    /// its next sweep (src/realtime/pacing.rs); 0 turns it off.
-    pub coalesce_window_us: u64,
-}
-
-impl Default for RealtimeSettings {
-    fn default() -> Self {
-        Self {
-            coalesce_window_us: 500,
-        }
+    #[test]
+    fn coalescing_window_is_bounded() {
+        let mut s = Settings::default();
+        s.realtime.coalesce_window_us = MAX_COALESCE_WINDOW_US;
+        assert!(s.check().is_ok());
+        s.realtime.coalesce_window_us = MAX_COALESCE_WINDOW_US + 1;
+        assert!(matches!(s.check(), Err(ConfigError::Invalid(_))));
     }
 }

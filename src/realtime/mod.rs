@@ -42,6 +42,7 @@ mod ws;
 
 pub use config::SocketIoConfig;
 pub use hub::Hub;
+pub use pacing::activations as coalescing_activations;
 pub use routes::scope;
 pub use server::{SocketIoServer, SocketIoServerBuilder};
 pub use socket::{AckSender, DisconnectReason, Event, NamespaceHandler, SocketHandle};

@@ -7,20 +7,27 @@
 //! the worker for a short window before its next I/O sweep, so one wake-up
 //! serves every frame that came in meanwhile and a client's answers leave in
 //! one write: the NIC's interrupt coalescing, done on the worker. Figures are
-//! in docs/benchmarks.md (half the CPU per echo round trip, lower latency
-//! under that load, because the clients batch too).
+//! in docs/benchmarks.md (on the loopback echo benchmark: half the CPU per
+//! round trip, and lower latency because the clients batch too).
 //!
 //! When fewer than [`STAY_ACTIVE`] frames arrive per window (for
 //! [`THIN_WINDOWS`] windows in a row) the pacer goes dormant: no timer, no
 //! wake-ups, nothing added to a lone frame's latency. It wakes again once
 //! [`STAY_ACTIVE`] frames arrive within one window, but not for a while after
-//! pacing that gathered too little (backoff), so a few clients taking quick
-//! turns with the server are not slowed down. The pause is a deliberate,
-//! bounded block of the worker (one window per sweep, only under load);
-//! everything already runnable when it starts has run first (see [`run`]).
+//! pacing that did not pay off (backoff), so a few clients taking quick turns
+//! with the server, or short bursts, are not slowed down.
+//!
+//! The pause is a deliberate, bounded block of the whole worker: while it is
+//! active, everything on that worker (HTTP requests too, and tasks woken
+//! from other threads) may wait up to one window per wake-up. It tops each
+//! sweep up to one window rather than adding one, so a saturated worker does
+//! not pause at all. The window is the first one a thread's sockets bring;
+//! [`SocketIoConfig::coalesce_window`](super::SocketIoConfig) defaults to off
+//! for embedders, the server's config turns it on.
 
 use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -31,7 +38,8 @@ const STAY_ACTIVE: u32 = 8;
 /// Pacing ends after this many windows in a row with fewer frames.
 const THIN_WINDOWS: u32 = 3;
 /// After pacing ends the pacer may not wake for this many windows, doubling
-/// (up to [`MAX_BACKOFF`]) while pacing keeps gathering too little.
+/// (up to [`MAX_BACKOFF`]) unless it gathered more than [`THIN_WINDOWS`]
+/// full windows before it ended.
 const MIN_BACKOFF: u32 = 16;
 const MAX_BACKOFF: u32 = 2048;
 
@@ -53,6 +61,15 @@ pub(crate) fn note_frame(window: Duration) {
 
 thread_local! {
     static PACER: Pacer = Pacer::default();
+}
+
+/// How often a pacer on any thread has started pacing (for tests and
+/// diagnostics).
+static ACTIVATIONS: AtomicU64 = AtomicU64::new(0);
+
+/// How many times, process-wide, a worker has started coalescing socket I/O.
+pub fn activations() -> u64 {
+    ACTIVATIONS.load(Ordering::Relaxed)
 }
 
 #[derive(Default)]
@@ -93,6 +110,7 @@ impl Pacer {
             // The first window counts only what arrives once pacing is on.
             self.frames.set(0);
             self.active.set(true);
+            ACTIVATIONS.fetch_add(1, Ordering::Relaxed);
             if let Some(waker) = self.waker.take() {
                 waker.wake();
             }
@@ -118,9 +136,10 @@ impl Pacer {
         if self.thin.get() < THIN_WINDOWS {
             return true;
         }
-        // Pacing that paid off at all may come back soon; pacing that never
-        // did (a few clients taking quick turns) backs off longer each time.
-        let backoff = if self.full.get() > 0 {
+        // Pacing that paid off for a while may come back soon; pacing that
+        // did not (a few clients taking quick turns, short bursts) backs off
+        // longer each time.
+        let backoff = if self.full.get() > THIN_WINDOWS {
             MIN_BACKOFF
         } else {
             (self.backoff.get() * 2).clamp(MIN_BACKOFF, MAX_BACKOFF)
@@ -136,8 +155,23 @@ impl Pacer {
     }
 }
 
-/// The pacer task of one worker thread; lives as long as the worker.
+/// The pacer task of one worker thread; lives as long as the worker's
+/// runtime.
 async fn run() {
+    // Should the runtime drop this task while the thread lives on, the next
+    // frame starts a new pacer instead of finding a dead one.
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let _ = PACER.try_with(|p| {
+                p.started.set(false);
+                p.active.set(false);
+                p.frames.set(0);
+                p.waker.take();
+            });
+        }
+    }
+    let _reset = Reset;
     loop {
         poll_fn(|cx| {
             PACER.with(|p| {
@@ -150,19 +184,26 @@ async fn run() {
             })
         })
         .await;
+        let mut paused_until = Instant::now();
         loop {
-            // yield_now resumes only after the runtime ran out of ready tasks
-            // and polled the I/O driver; the second one lets the tasks that
-            // sweep woke (the connections with fresh frames) run as well. So
-            // the pause below never holds back work that was already
-            // runnable, and the next sweep serves everything that arrived
-            // during it.
+            // A deferred (yielded) task resumes only after the runtime polled
+            // the I/O driver, behind the tasks queued by then; the second
+            // yield lets the connections that sweep woke run as well. Tasks
+            // woken later (a mailbox message, another connection's emit) wait
+            // for the pause: at most one window each time.
             tokio::task::yield_now().await;
             tokio::task::yield_now().await;
             if !PACER.with(Pacer::keep_active) {
                 break;
             }
-            std::thread::sleep(PACER.with(|p| p.window.get()));
+            // Top the sweep up to one window: a sweep that already took a
+            // window (a saturated worker) has nothing left to gather.
+            let window = PACER.with(|p| p.window.get());
+            let pause = window.saturating_sub(paused_until.elapsed());
+            if !pause.is_zero() {
+                std::thread::sleep(pause);
+            }
+            paused_until = Instant::now();
         }
     }
 }

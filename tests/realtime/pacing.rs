@@ -1,5 +1,5 @@
 //! Under sustained load each worker coalesces socket I/O
-//! (src/realtime/pacing.rs, on in the conformance config): nothing may be
+//! (src/realtime/pacing.rs, on in the test server): nothing may be
 //! lost, reordered or held back by it.
 
 use crate::support::*;
@@ -9,6 +9,7 @@ async fn sustained_load_is_answered_completely_and_in_order() {
     const SOCKETS: usize = 16;
     const PER_SOCKET: usize = 400;
     const IN_FLIGHT: usize = 8;
+    let activations = switchboard::realtime::coalescing_activations();
     let clients = (0..SOCKETS).map(|s| {
         tokio::spawn(async move {
             let mut ws = ws_connected().await;
@@ -28,6 +29,10 @@ async fn sustained_load_is_answered_completely_and_in_order() {
     for client in clients.collect::<Vec<_>>() {
         client.await.expect("every socket got every echo in order");
     }
+    assert!(
+        switchboard::realtime::coalescing_activations() > activations,
+        "the load was paced"
+    );
 
     // Load is over: a lone event on a fresh socket is answered as usual.
     let mut ws = ws_connected().await;

@@ -8,7 +8,8 @@ use async_trait::async_trait;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use switchboard::realtime::{
-    self, echo, DisconnectReason, Event, NamespaceHandler, SocketHandle, SocketIoServer,
+    self, echo, DisconnectReason, Event, NamespaceHandler, SocketHandle, SocketIoConfig,
+    SocketIoServer,
 };
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -28,7 +29,13 @@ pub fn port() -> u16 {
         let port = listener.local_addr().expect("local addr").port();
         std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
-                let server = SocketIoServer::builder(echo::conformance_config())
+                // Coalescing on, as the server's config has it, so every test
+                // runs through the pacer too.
+                let config = SocketIoConfig {
+                    coalesce_window: Duration::from_micros(500),
+                    ..echo::conformance_config()
+                };
+                let server = SocketIoServer::builder(config)
                     .namespace(
                         "/",
                         echo::Echo {
