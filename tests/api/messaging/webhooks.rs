@@ -249,6 +249,47 @@ async fn failed_deliveries_retry_with_backoff_under_one_delivery_id() {
 }
 
 #[actix_web::test]
+async fn retries_keep_the_whole_schedule_over_more_than_a_day() {
+    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
+    let ws = workspace(&app, "10").await;
+    let rx = receiver(500).await;
+    let (hook, _) = webhook(
+        &app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.sent"],
+    )
+    .await;
+    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "Hi"))
+        .await;
+    wait_attempts(&app, &ws.key, &hook, 1).await;
+    // config.toml: 30 s × 4ⁿ up to 6 h, ±10 % jitter, 10 attempts in all.
+    let delays = [30, 120, 480, 1920, 7680, 21600, 21600, 21600, 21600];
+    for (i, delay) in delays.into_iter().enumerate() {
+        let attempts_so_far = i + 1;
+        app.advance(chrono::Duration::milliseconds(delay * 890)); // below −10 %
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        assert_eq!(
+            attempts(&app, &ws.key, &hook).await.len(),
+            attempts_so_far,
+            "retry {attempts_so_far} came before {delay} s − 10 %"
+        );
+        app.advance(chrono::Duration::milliseconds(delay * 220)); // past +10 %
+        wait_attempts(&app, &ws.key, &hook, attempts_so_far + 1).await;
+    }
+    let all = attempts(&app, &ws.key, &hook).await;
+    assert_eq!(all.len(), 10);
+    let at = |a: &serde_json::Value| {
+        chrono::DateTime::parse_from_rfc3339(a["delivered_at"].as_str().unwrap()).unwrap()
+    };
+    assert!(at(&all[0]) - at(&all[9]) >= chrono::Duration::hours(24));
+    // The tenth attempt was the last.
+    app.advance(chrono::Duration::hours(7));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(attempts(&app, &ws.key, &hook).await.len(), 10);
+}
+
+#[actix_web::test]
 async fn retry_after_is_honoured() {
     let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
     let ws = workspace(&app, "10").await;
