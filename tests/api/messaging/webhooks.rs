@@ -48,6 +48,31 @@ fn keys(v: &serde_json::Value) -> BTreeSet<String> {
     v.as_object().unwrap().keys().cloned().collect()
 }
 
+/// Creates a `message.sent` webhook at `rx`'s /hook and sends one SMS with
+/// `text` to trigger it; the webhook's id.
+async fn hook_and_one_sms(app: &TestApp, ws: &Ws, rx: &MockServer, text: &str) -> String {
+    let (hook, _) = webhook(
+        app,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.sent"],
+    )
+    .await;
+    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", text))
+        .await;
+    hook
+}
+
+/// An app whose workspace has one `message.sent` webhook at a receiver that
+/// always answers 500, and one SMS sent to trigger it.
+async fn one_event_for_a_failing_hook() -> (TestApp, Ws, String, MockServer) {
+    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
+    let ws = workspace(&app, "10").await;
+    let rx = receiver(500).await;
+    let hook = hook_and_one_sms(&app, &ws, &rx, "Hi").await;
+    (app, ws, hook, rx)
+}
+
 async fn wait_attempts(app: &TestApp, key: &str, hook: &str, n: usize) -> Vec<serde_json::Value> {
     eventually(&format!("{n} attempts"), || async {
         let a = attempts(app, key, hook).await;
@@ -208,15 +233,7 @@ async fn failed_deliveries_retry_with_backoff_under_one_delivery_id() {
     let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
     let ws = workspace(&app, "10").await;
     let rx = flaky_receiver(ResponseTemplate::new(500).set_body_string("boom"), 2).await;
-    let (hook, _) = webhook(
-        &app,
-        &ws.key,
-        &format!("{}/hook", rx.uri()),
-        &["message.sent"],
-    )
-    .await;
-    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "Hi"))
-        .await;
+    let hook = hook_and_one_sms(&app, &ws, &rx, "Hi").await;
     let first = wait_attempts(&app, &ws.key, &hook, 1).await;
     assert_eq!(first[0]["response_status"], 500);
     assert_eq!(first[0]["response_body"], "boom");
@@ -250,18 +267,7 @@ async fn failed_deliveries_retry_with_backoff_under_one_delivery_id() {
 
 #[actix_web::test]
 async fn retries_keep_the_whole_schedule_over_more_than_a_day() {
-    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
-    let ws = workspace(&app, "10").await;
-    let rx = receiver(500).await;
-    let (hook, _) = webhook(
-        &app,
-        &ws.key,
-        &format!("{}/hook", rx.uri()),
-        &["message.sent"],
-    )
-    .await;
-    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "Hi"))
-        .await;
+    let (app, ws, hook, _rx) = one_event_for_a_failing_hook().await;
     wait_attempts(&app, &ws.key, &hook, 1).await;
     // config.toml: 30 s × 4ⁿ up to 6 h, ±10 % jitter, 10 attempts in all.
     let delays = [30, 120, 480, 1920, 7680, 21600, 21600, 21600, 21600];
@@ -298,15 +304,7 @@ async fn retry_after_is_honoured() {
         1,
     )
     .await;
-    let (hook, _) = webhook(
-        &app,
-        &ws.key,
-        &format!("{}/hook", rx.uri()),
-        &["message.sent"],
-    )
-    .await;
-    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "Hi"))
-        .await;
+    let hook = hook_and_one_sms(&app, &ws, &rx, "Hi").await;
     wait_attempts(&app, &ws.key, &hook, 1).await;
     app.advance(chrono::Duration::minutes(30));
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
@@ -322,18 +320,7 @@ async fn retry_after_is_honoured() {
 
 #[actix_web::test]
 async fn ten_consecutive_failures_deactivate_and_reactivation_resets() {
-    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
-    let ws = workspace(&app, "10").await;
-    let rx = receiver(500).await;
-    let (hook, _) = webhook(
-        &app,
-        &ws.key,
-        &format!("{}/hook", rx.uri()),
-        &["message.sent"],
-    )
-    .await;
-    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "Hi"))
-        .await;
+    let (app, ws, hook, _rx) = one_event_for_a_failing_hook().await;
     for n in 1..=10 {
         wait_attempts(&app, &ws.key, &hook, n).await;
         app.advance(chrono::Duration::hours(7)); // beyond the longest delay (6 h + 10 %)
@@ -909,15 +896,7 @@ async fn a_slow_receiver_times_out_and_counts_as_a_failure() {
         .respond_with(ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(5)))
         .mount(&rx)
         .await;
-    let (hook, _) = webhook(
-        &app,
-        &ws.key,
-        &format!("{}/hook", rx.uri()),
-        &["message.sent"],
-    )
-    .await;
-    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "x"))
-        .await;
+    let hook = hook_and_one_sms(&app, &ws, &rx, "x").await;
     let a = wait_attempts(&app, &ws.key, &hook, 1).await;
     assert!(a[0]["response_status"].is_null());
     assert_eq!(a[0]["error"], "timed out");
@@ -965,15 +944,7 @@ async fn a_pending_retry_of_a_webhook_set_inactive_is_skipped() {
     let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
     let ws = workspace(&app, "10").await;
     let rx = flaky_receiver(ResponseTemplate::new(500), 1).await;
-    let (hook, _) = webhook(
-        &app,
-        &ws.key,
-        &format!("{}/hook", rx.uri()),
-        &["message.sent"],
-    )
-    .await;
-    app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "Hi"))
-        .await;
+    let hook = hook_and_one_sms(&app, &ws, &rx, "Hi").await;
     let first = wait_attempts(&app, &ws.key, &hook, 1).await;
     assert_eq!(first[0]["response_status"], 500);
     let set_active = |active: bool| {
