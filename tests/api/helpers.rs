@@ -215,3 +215,55 @@ pub fn phone() -> String {
 pub fn handle() -> String {
     format!("user_{}", &uuid::Uuid::new_v4().simple().to_string()[..10])
 }
+
+/// An OpenAPI document's operation ids are unique (the OpenAPI rule client
+/// generators rely on) and every response link names an existing operation
+/// and parameters that operation has. Returns the number of links.
+pub fn assert_operations_and_links_consistent(doc: &Value) -> usize {
+    let mut ops = std::collections::HashMap::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in item.as_object().expect("path item") {
+            let Some(id) = op["operationId"].as_str() else {
+                continue;
+            };
+            let params: Vec<String> = op["parameters"]
+                .as_array()
+                .map(|ps| {
+                    ps.iter()
+                        .filter_map(|p| p["name"].as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let previous = ops.insert(id.to_owned(), (format!("{method} {path}"), params));
+            assert!(previous.is_none(), "operationId {id} is used twice");
+        }
+    }
+    let mut links = 0;
+    for item in doc["paths"].as_object().unwrap().values() {
+        for op in item.as_object().unwrap().values() {
+            let Some(responses) = op["responses"].as_object() else {
+                continue;
+            };
+            for response in responses.values() {
+                let Some(map) = response["links"].as_object() else {
+                    continue;
+                };
+                for (name, link) in map {
+                    let target = link["operationId"].as_str().expect("link operationId");
+                    let (_, params) = ops
+                        .get(target)
+                        .unwrap_or_else(|| panic!("link {name} names unknown {target}"));
+                    for p in link["parameters"]
+                        .as_object()
+                        .expect("link parameters")
+                        .keys()
+                    {
+                        assert!(params.contains(p), "link {name}: {target} has no {p}");
+                    }
+                    links += 1;
+                }
+            }
+        }
+    }
+    links
+}

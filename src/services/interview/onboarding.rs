@@ -176,10 +176,13 @@ fn missing(data: &Map<String, Value>) -> Option<&'static str> {
 }
 
 /// Start an onboarding chat (X-API-Key).
-#[utoipa::path(post, path = "/api/v1/onboarding/start", tag = "onboarding",
+#[utoipa::path(post, path = "/api/v1/onboarding/start", operation_id = "start_onboarding", tag = "onboarding",
     params(("X-API-Key" = String, Header)),
     request_body = OnboardingStart,
-    responses((status = 201, body = OnboardingSession), Errors))]
+    responses((status = 201, body = OnboardingSession,
+        links(
+            ("Message" = (operation_id = "onboarding_message", parameters(("session_id" = "$response.body#/session_id")))))),
+        Errors))]
 pub async fn start(
     st: web::Data<InterviewState>,
     req: HttpRequest,
@@ -222,7 +225,7 @@ pub async fn start(
 }
 
 /// Answer the onboarding chat (X-Session-Token from start, or X-API-Key).
-#[utoipa::path(post, path = "/api/v1/onboarding/{session_id}/message", tag = "onboarding",
+#[utoipa::path(post, path = "/api/v1/onboarding/{session_id}/message", operation_id = "onboarding_message", tag = "onboarding",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     request_body = OnboardingMessage,

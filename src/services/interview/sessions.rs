@@ -27,11 +27,25 @@ fn view(st: &InterviewState, s: &session::Model) -> SessionView {
 }
 
 /// Create an interview session.
-#[utoipa::path(post, path = "/api/v1/sessions", tag = "sessions",
+#[utoipa::path(post, path = "/api/v1/sessions", operation_id = "create_session", tag = "sessions",
     params(("X-API-Key" = String, Header, description = "Service key"),
            ("X-Webhook-Secret" = Option<String>, Header, description = "Signs the completion webhook")),
     request_body = CreateSession,
-    responses((status = 201, body = SessionView), Errors))]
+    // Links let clients (and schemathesis) follow a new session to what acts on it.
+    responses((status = 201, body = SessionView,
+        links(
+            ("Get" = (operation_id = "get_session", parameters(("session_id" = "$response.body#/id")))),
+            ("Start" = (operation_id = "start_session", parameters(("session_id" = "$response.body#/id")))),
+            ("Pause" = (operation_id = "pause_session", parameters(("session_id" = "$response.body#/id")))),
+            ("Resume" = (operation_id = "resume_session", parameters(("session_id" = "$response.body#/id")))),
+            ("Complete" = (operation_id = "complete_session", parameters(("session_id" = "$response.body#/id")))),
+            ("Answer" = (operation_id = "post_answer", parameters(("session_id" = "$response.body#/id")))),
+            ("Messages" = (operation_id = "list_session_messages", parameters(("session_id" = "$response.body#/id")))),
+            ("Report" = (operation_id = "get_report", parameters(("session_id" = "$response.body#/id")))),
+            ("ReportPdf" = (operation_id = "get_report_pdf", parameters(("session_id" = "$response.body#/id")))),
+            ("Delete" = (operation_id = "delete_session", parameters(("session_id" = "$response.body#/id")))),
+            ("ByToken" = (operation_id = "get_session_by_token", parameters(("token" = "$response.body#/session_token")))))),
+        Errors))]
 pub async fn create(
     st: web::Data<InterviewState>,
     req: HttpRequest,
@@ -128,7 +142,7 @@ async fn send_link(st: &InterviewState, s: &session::Model, url: &str) -> bool {
 }
 
 /// A session by its token (the candidate front end).
-#[utoipa::path(get, path = "/api/v1/sessions/token/{token}", tag = "sessions",
+#[utoipa::path(get, path = "/api/v1/sessions/token/{token}", operation_id = "get_session_by_token", tag = "sessions",
     params(("token" = String, Path)),
     responses((status = 200, body = SessionView), Errors))]
 pub async fn by_token(
@@ -142,7 +156,7 @@ pub async fn by_token(
 }
 
 /// A session by id (X-API-Key or X-Session-Token).
-#[utoipa::path(get, path = "/api/v1/sessions/{session_id}", tag = "sessions",
+#[utoipa::path(get, path = "/api/v1/sessions/{session_id}", operation_id = "get_session", tag = "sessions",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, body = SessionView), Errors))]
@@ -156,7 +170,7 @@ pub async fn by_id(
 }
 
 /// A user's sessions, newest first (X-API-Key).
-#[utoipa::path(get, path = "/api/v1/sessions/user/{user_id}", tag = "sessions",
+#[utoipa::path(get, path = "/api/v1/sessions/user/{user_id}", operation_id = "list_user_sessions", tag = "sessions",
     params(("user_id" = String, Path), ("X-API-Key" = String, Header), ListQuery),
     responses((status = 200, body = SessionList), Errors))]
 pub async fn by_user(
@@ -194,7 +208,7 @@ pub async fn by_user(
 }
 
 /// Delete a session with its messages and report (X-Admin-Key).
-#[utoipa::path(delete, path = "/api/v1/sessions/{session_id}", tag = "sessions",
+#[utoipa::path(delete, path = "/api/v1/sessions/{session_id}", operation_id = "delete_session", tag = "sessions",
     params(("session_id" = String, Path), ("X-Admin-Key" = String, Header)),
     responses((status = 204, description = "Deleted"), Errors))]
 pub async fn delete(
@@ -220,7 +234,7 @@ pub async fn delete(
 }
 
 /// Start: pending → in_progress; greeting and first question.
-#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/start", tag = "sessions",
+#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/start", operation_id = "start_session", tag = "sessions",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, body = StartResponse), Errors))]
@@ -250,7 +264,7 @@ fn status_response(st: &InterviewState, s: &session::Model) -> StatusResponse {
 }
 
 /// Pause: in_progress → paused; the time limit stops.
-#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/pause", tag = "sessions",
+#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/pause", operation_id = "pause_session", tag = "sessions",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, body = StatusResponse), Errors))]
@@ -265,7 +279,7 @@ pub async fn pause(
 }
 
 /// Resume: paused → in_progress.
-#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/resume", tag = "sessions",
+#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/resume", operation_id = "resume_session", tag = "sessions",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, body = StatusResponse), Errors))]
@@ -280,7 +294,7 @@ pub async fn resume(
 }
 
 /// Complete: in_progress or paused → completed; closing message and report.
-#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/complete", tag = "sessions",
+#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/complete", operation_id = "complete_session", tag = "sessions",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, body = CompleteResponse), Errors))]
@@ -300,7 +314,7 @@ pub async fn complete(
 }
 
 /// Answer the open question: the answer, its score and the next question.
-#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/messages", tag = "messages",
+#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/messages", operation_id = "post_answer", tag = "messages",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     request_body = AnswerRequest,
@@ -324,7 +338,7 @@ pub async fn answer(
 }
 
 /// The conversation, oldest first: the latest `limit` messages before `before`.
-#[utoipa::path(get, path = "/api/v1/sessions/{session_id}/messages", tag = "messages",
+#[utoipa::path(get, path = "/api/v1/sessions/{session_id}/messages", operation_id = "list_session_messages", tag = "messages",
     params(("session_id" = String, Path), MessagesQuery,
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, body = MessageList), Errors))]
@@ -386,7 +400,7 @@ async fn load_report(st: &InterviewState, s: &session::Model) -> Result<Report> 
 }
 
 /// The full report of a completed session.
-#[utoipa::path(get, path = "/api/v1/sessions/{session_id}/report", tag = "reports",
+#[utoipa::path(get, path = "/api/v1/sessions/{session_id}/report", operation_id = "get_report", tag = "reports",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, body = Report), Errors))]
@@ -400,7 +414,7 @@ pub async fn report(
 }
 
 /// The report as a PDF download.
-#[utoipa::path(get, path = "/api/v1/sessions/{session_id}/report/pdf", tag = "reports",
+#[utoipa::path(get, path = "/api/v1/sessions/{session_id}/report/pdf", operation_id = "get_report_pdf", tag = "reports",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, description = "PDF document", content_type = "application/pdf"), Errors))]

@@ -53,9 +53,9 @@ pub struct Content {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SendRequest {
-    /// E.164 phone number for sms, e-mail address for email.
+    /// E.164 phone number (sms, whatsapp, voice) or e-mail address (email).
     pub to: String,
-    /// `sms` or `email`.
+    #[schema(value_type = ChannelName)]
     pub channel: String,
     pub content: Content,
     /// Email sender display name; the address is `<slug of name>@{mail_domain}`.
@@ -70,7 +70,7 @@ pub struct SendRequest {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BulkRequest {
-    /// sms, email, whatsapp or voice.
+    #[schema(value_type = ChannelName)]
     pub channel: String,
     /// `text` (and for email `subject`, `html`) may hold `{{variable}}` placeholders.
     pub content: Content,
@@ -88,9 +88,10 @@ pub struct BulkRequest {
 #[serde(deny_unknown_fields)]
 pub struct WebhookCreate {
     /// http(s) URL of the receiver.
+    #[schema(format = "uri", pattern = "^https?://", max_length = 2048)]
     pub url: String,
-    /// Subscribed events (message.sent, message.delivered, message.failed, message.received,
-    /// credit.low, credit.depleted).
+    /// Subscribed events; at least one, duplicates are dropped.
+    #[schema(value_type = Vec<WebhookEventName>, min_items = 1)]
     pub events: Vec<String>,
     #[serde(default)]
     pub is_active: Option<bool>,
@@ -100,8 +101,10 @@ pub struct WebhookCreate {
 #[serde(deny_unknown_fields)]
 pub struct WebhookUpdate {
     #[serde(default)]
+    #[schema(format = "uri", pattern = "^https?://", max_length = 2048)]
     pub url: Option<String>,
     #[serde(default)]
+    #[schema(value_type = Option<Vec<WebhookEventName>>, min_items = 1)]
     pub events: Option<Vec<String>>,
     /// Setting it back to true resets the failure count.
     #[serde(default)]
@@ -112,19 +115,22 @@ pub struct WebhookUpdate {
 #[into_params(parameter_in = Query)]
 pub struct DeliveriesQuery {
     /// Number of records, newest first (default 50, at most 1000).
+    #[param(minimum = 1)]
     pub limit: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct MessagesQuery {
-    /// queued, sent, delivered, failed or received.
+    #[param(value_type = Option<MessageStatusName>, inline)]
     pub status: Option<String>,
-    /// sms, email, whatsapp or voice.
+    #[param(value_type = Option<ChannelName>, inline)]
     pub channel: Option<String>,
     /// Page number from 1.
+    #[param(minimum = 1, maximum = 1_000_000)]
     pub page: Option<u64>,
     /// Page size, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u64>,
 }
 
@@ -200,6 +206,48 @@ impl From<webhook::Model> for WebhookView {
             updated_at: w.updated_at,
         }
     }
+}
+
+/// A message's channel.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "lowercase")]
+pub enum ChannelName {
+    Sms,
+    Email,
+    Whatsapp,
+    Voice,
+}
+
+/// A message's status.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "lowercase")]
+pub enum MessageStatusName {
+    Queued,
+    Sent,
+    Delivered,
+    Failed,
+    Received,
+}
+
+/// The events a webhook can subscribe to.
+// Schema only: handlers parse the strings against `domain::EVENTS`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub enum WebhookEventName {
+    #[schema(rename = "message.sent")]
+    MessageSent,
+    #[schema(rename = "message.delivered")]
+    MessageDelivered,
+    #[schema(rename = "message.failed")]
+    MessageFailed,
+    #[schema(rename = "message.received")]
+    MessageReceived,
+    #[schema(rename = "credit.low")]
+    CreditLow,
+    #[schema(rename = "credit.depleted")]
+    CreditDepleted,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -139,12 +139,15 @@ fn respond(answer: &Answer) -> HttpResponse {
         .body(answer.body.clone())
 }
 
-#[utoipa::path(post, path = "/api/v1/messages/send", tag = "messages",
+#[utoipa::path(post, path = "/api/v1/messages/send", operation_id = "send_message", tag = "messages",
     request_body = SendRequest,
     params(("Idempotency-Key" = Option<String>, Header,
         description = "Repeats with the same key replay the first answer and charge once")),
     security(("api_key" = [])),
-    responses((status = 201, description = "Queued", body = Success<MessageCreated>), Errors))]
+    responses((status = 201, description = "Queued", body = Success<MessageCreated>,
+        links(
+            ("Get" = (operation_id = "get_message", parameters(("id" = "$response.body#/data/message_id")))))),
+        Errors))]
 pub async fn send(
     req: HttpRequest,
     st: web::Data<MessagingState>,
@@ -200,7 +203,7 @@ pub async fn send(
     }
 }
 
-#[utoipa::path(post, path = "/api/v1/messages/bulk", tag = "messages",
+#[utoipa::path(post, path = "/api/v1/messages/bulk", operation_id = "send_bulk", tag = "messages",
     request_body = BulkRequest,
     params(("Idempotency-Key" = Option<String>, Header,
         description = "Repeats with the same key replay the first answer and charge once")),
@@ -320,7 +323,7 @@ fn personalise(
 
 const STATUSES: [&str; 5] = ["queued", "sent", "delivered", "failed", "received"];
 
-#[utoipa::path(get, path = "/api/v1/messages", tag = "messages", params(MessagesQuery),
+#[utoipa::path(get, path = "/api/v1/messages", operation_id = "list_messages", tag = "messages", params(MessagesQuery),
     security(("api_key" = [])),
     responses((status = 200, body = Success<MessageList>), Errors))]
 pub async fn list(
@@ -368,7 +371,7 @@ pub async fn list(
     })))
 }
 
-#[utoipa::path(get, path = "/api/v1/messages/{id}", tag = "messages",
+#[utoipa::path(get, path = "/api/v1/messages/{id}", operation_id = "get_message", tag = "messages",
     params(("id" = Uuid, Path, description = "Message id")),
     security(("api_key" = [])),
     responses((status = 200, body = Success<MessageView>), Errors))]

@@ -15,10 +15,16 @@ async fn limit(req: &HttpRequest, st: &MessagingState, ws: Uuid) -> Result<()> {
     limits::check(req, st, "default", st.cfg.rate_limits.default, ws).await
 }
 
-#[utoipa::path(post, path = "/api/v1/webhooks", tag = "webhooks", request_body = WebhookCreate,
+#[utoipa::path(post, path = "/api/v1/webhooks", operation_id = "create_webhook", tag = "webhooks", request_body = WebhookCreate,
     security(("api_key" = [])),
     responses((status = 201, description = "Created; the secret is shown only now",
-        body = Success<WebhookCreated>), Errors))]
+        body = Success<WebhookCreated>,
+        links(
+            ("Get" = (operation_id = "get_webhook", parameters(("id" = "$response.body#/data/webhook/id")))),
+            ("Update" = (operation_id = "update_webhook", parameters(("id" = "$response.body#/data/webhook/id")))),
+            ("Deliveries" = (operation_id = "list_webhook_deliveries", parameters(("id" = "$response.body#/data/webhook/id")))),
+            ("Delete" = (operation_id = "delete_webhook", parameters(("id" = "$response.body#/data/webhook/id")))))),
+        Errors))]
 pub async fn create(
     req: HttpRequest,
     st: web::Data<MessagingState>,
@@ -36,7 +42,7 @@ pub async fn create(
     })))
 }
 
-#[utoipa::path(get, path = "/api/v1/webhooks", tag = "webhooks",
+#[utoipa::path(get, path = "/api/v1/webhooks", operation_id = "list_webhooks", tag = "webhooks",
     security(("api_key" = [])),
     responses((status = 200, body = Success<WebhookList>), Errors))]
 pub async fn list(
@@ -51,7 +57,7 @@ pub async fn list(
     })))
 }
 
-#[utoipa::path(get, path = "/api/v1/webhooks/{id}", tag = "webhooks",
+#[utoipa::path(get, path = "/api/v1/webhooks/{id}", operation_id = "get_webhook", tag = "webhooks",
     params(("id" = Uuid, Path)), security(("api_key" = [])),
     responses((status = 200, body = Success<WebhookData>), Errors))]
 pub async fn get(
@@ -67,7 +73,7 @@ pub async fn get(
     })))
 }
 
-#[utoipa::path(patch, path = "/api/v1/webhooks/{id}", tag = "webhooks",
+#[utoipa::path(patch, path = "/api/v1/webhooks/{id}", operation_id = "update_webhook", tag = "webhooks",
     params(("id" = Uuid, Path)), request_body = WebhookUpdate, security(("api_key" = [])),
     responses((status = 200, body = Success<WebhookData>), Errors))]
 pub async fn update(
@@ -84,7 +90,7 @@ pub async fn update(
     })))
 }
 
-#[utoipa::path(delete, path = "/api/v1/webhooks/{id}", tag = "webhooks",
+#[utoipa::path(delete, path = "/api/v1/webhooks/{id}", operation_id = "delete_webhook", tag = "webhooks",
     params(("id" = Uuid, Path)), security(("api_key" = [])),
     responses((status = 200, body = Success<Deleted>), Errors))]
 pub async fn delete(
@@ -99,7 +105,7 @@ pub async fn delete(
     Ok(HttpResponse::Ok().json(ok(Deleted { id, deleted: true })))
 }
 
-#[utoipa::path(get, path = "/api/v1/webhooks/{id}/deliveries", tag = "webhooks",
+#[utoipa::path(get, path = "/api/v1/webhooks/{id}/deliveries", operation_id = "list_webhook_deliveries", tag = "webhooks",
     params(("id" = Uuid, Path), DeliveriesQuery), security(("api_key" = [])),
     responses((status = 200, description = "Delivery attempts, newest first",
         body = Success<Deliveries>), Errors))]

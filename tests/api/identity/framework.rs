@@ -158,6 +158,7 @@ async fn openapi_and_swagger_ui_are_served() {
         assert!(paths.contains_key(p), "{p}");
     }
     assert!(doc["paths"]["/auth/signin"]["post"]["responses"]["429"].is_object());
+    assert_operations_and_links_consistent(&doc);
     let res = app.get("/api-docs").await;
     assert_eq!(res.status(), 301);
     let res = app.get("/api-docs/").await;

@@ -1,5 +1,5 @@
 use super::support::*;
-use crate::helpers::body;
+use crate::helpers::{assert_operations_and_links_consistent, body};
 use serde_json::json;
 
 #[actix_web::test]
@@ -273,6 +273,14 @@ async fn health_docs_and_framework_errors() {
     )
     .await;
     assert!(doc["paths"]["/api/v1/sessions/{session_id}/report/pdf"].is_object());
+    // A new session links to every operation on it, and onboarding to its chat.
+    assert_eq!(assert_operations_and_links_consistent(&doc), 12);
+    let created = &doc["paths"]["/api/v1/sessions"]["post"]["responses"]["201"]["links"];
+    assert_eq!(created["Start"]["operationId"], "start_session");
+    assert_eq!(
+        created["Start"]["parameters"]["session_id"],
+        "$response.body#/id"
+    );
     let res = app.client.get(url(&app, "/nope")).send().await.unwrap();
     assert_error(res, 404, "NOT_FOUND").await;
     let res = app

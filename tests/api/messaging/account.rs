@@ -98,6 +98,14 @@ async fn openapi_and_swagger_ui_are_served() {
     ] {
         assert!(doc["paths"].get(p).is_some(), "{p}");
     }
+    // A new webhook and a sent message link to what reads and changes them.
+    assert_eq!(assert_operations_and_links_consistent(&doc), 5);
+    let created = &doc["paths"]["/api/v1/webhooks"]["post"]["responses"]["201"]["links"];
+    assert_eq!(created["Get"]["operationId"], "get_webhook");
+    assert_eq!(
+        created["Get"]["parameters"]["id"],
+        "$response.body#/data/webhook/id"
+    );
     let res = app.client.get(app.m("/api-docs/")).send().await.unwrap();
     assert_eq!(res.status(), 200);
     assert!(res.text().await.unwrap().contains("swagger"));
