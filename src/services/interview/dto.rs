@@ -32,28 +32,39 @@ pub struct ErrorEnvelope {
 #[serde(deny_unknown_fields)]
 pub struct CreateSession {
     /// 1–200 characters.
+    #[schema(min_length = 1, max_length = 200)]
     pub candidate_name: String,
     /// E.164, e.g. +4917667111638; required when send_sms is true.
+    #[schema(pattern = r"^\+[1-9][0-9]{6,14}$")]
     pub candidate_phone: Option<String>,
+    #[schema(format = Email)]
     pub candidate_email: Option<String>,
     /// 1–200 characters.
+    #[schema(min_length = 1, max_length = 200)]
     pub job_title: String,
     /// Free text up to 100 characters (e.g. engineering, sales, trades).
+    #[schema(max_length = 100)]
     pub job_category: Option<String>,
     /// Up to 20,000 characters.
+    #[schema(max_length = 20000)]
     pub job_description: Option<String>,
     /// Free text up to 100 characters; junior/entry, mid, senior/lead shape the questions.
+    #[schema(max_length = 100)]
     pub experience_level: Option<String>,
     pub user_id: Option<String>,
     pub application_id: Option<String>,
     pub cv_url: Option<String>,
     /// Up to 100,000 characters.
+    #[schema(max_length = 100000)]
     pub cv_text: Option<String>,
-    /// 1 to `max_questions_limit` (default config: 50); default 8.
+    /// 1 to `max_questions_limit` (default config: 50, the maximum shown); default 8.
+    #[schema(minimum = 1, maximum = 50)]
     pub max_questions: Option<i64>,
-    /// 1 to `time_limit_minutes_limit` (default config: 240); default 30.
+    /// 1 to `time_limit_minutes_limit` (default config: 240, the maximum shown); default 30.
+    #[schema(minimum = 1, maximum = 240)]
     pub time_limit_minutes: Option<i64>,
     /// http(s) address notified on completion.
+    #[schema(format = "uri", pattern = "^https?://")]
     pub webhook_url: Option<String>,
     /// Send the candidate the interview link by SMS (needs candidate_phone).
     pub send_sms: Option<bool>,
@@ -262,9 +273,20 @@ pub struct ApiHealth {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OnboardingStart {
+    /// 1–128 characters.
+    #[schema(min_length = 1, max_length = 128)]
     pub user_id: String,
-    /// worker_onboarding
+    /// Default worker_onboarding, the only kind so far.
+    #[schema(value_type = Option<OnboardingType>)]
     pub session_type: Option<String>,
+}
+
+/// Kinds of onboarding chat.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "snake_case")]
+pub enum OnboardingType {
+    WorkerOnboarding,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -190,7 +190,7 @@ pub async fn start(
 ) -> Result<HttpResponse> {
     require_api_key(&st, &req)?;
     let user_id = body.user_id.trim();
-    if user_id.is_empty() || user_id.len() > 128 {
+    if user_id.is_empty() || user_id.chars().count() > 128 {
         return Err(InterviewError::InvalidRequest(
             "user_id must be 1–128 characters".into(),
         ));
