@@ -30,9 +30,11 @@ pub fn port() -> u16 {
         std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
                 // Coalescing on, as the server's config has it, so every test
-                // runs through the pacer too.
+                // runs through the pacer too; a wider window than the default
+                // 500 µs so that a slow debug build on a busy CI machine still
+                // reaches the activation rate (8 frames per window).
                 let config = SocketIoConfig {
-                    coalesce_window: Duration::from_micros(500),
+                    coalesce_window: Duration::from_millis(2),
                     ..echo::conformance_config()
                 };
                 let server = SocketIoServer::builder(config)
