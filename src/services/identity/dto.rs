@@ -46,17 +46,30 @@ pub struct Health {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OtpSendRequest {
-    /// E.164 phone number.
+    /// E.164 phone number (spaces, dashes, dots and brackets are accepted).
+    #[schema(
+        pattern = r"^\+[0-9 ().-]{6,31}$",
+        max_length = 32,
+        example = "+4917667111638"
+    )]
     pub phone: String,
-    /// `signup` or `pin_reset`.
+    #[schema(value_type = OtpPurpose)]
     pub purpose: String,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OtpVerifyRequest {
+    #[schema(
+        pattern = r"^\+[0-9 ().-]{6,31}$",
+        max_length = 32,
+        example = "+4917667111638"
+    )]
     pub phone: String,
+    /// The 6-digit code sent by SMS.
+    #[schema(pattern = "^[0-9]{6}$", example = "482913")]
     pub code: String,
+    #[schema(value_type = OtpPurpose)]
     pub purpose: String,
 }
 
@@ -64,9 +77,17 @@ pub struct OtpVerifyRequest {
 #[serde(deny_unknown_fields)]
 pub struct SignupRequest {
     pub temp_token: String,
+    #[schema(pattern = "^[0-9]{4,6}$", example = "4826")]
     pub pin: String,
+    /// 3–30 characters: letters (stored lowercase), digits and single underscores; starts
+    /// with a letter, does not end with an underscore.
+    #[schema(
+        pattern = "^@?[A-Za-z][A-Za-z0-9_]{1,28}[A-Za-z0-9]$",
+        example = "ada_lovelace"
+    )]
     pub handle: String,
     #[serde(default)]
+    #[schema(max_length = 100)]
     pub name: Option<String>,
     #[serde(default)]
     pub device_name: Option<String>,
@@ -77,7 +98,13 @@ pub struct SignupRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SigninRequest {
+    #[schema(
+        pattern = r"^\+[0-9 ().-]{6,31}$",
+        max_length = 32,
+        example = "+4917667111638"
+    )]
     pub phone: String,
+    #[schema(pattern = "^[0-9]{4,6}$", example = "4826")]
     pub pin: String,
     #[serde(default)]
     pub device_name: Option<String>,
@@ -89,6 +116,7 @@ pub struct SigninRequest {
 #[serde(deny_unknown_fields)]
 pub struct PinResetRequest {
     pub temp_token: String,
+    #[schema(pattern = "^[0-9]{4,6}$", example = "4826")]
     pub new_pin: String,
 }
 
@@ -109,13 +137,17 @@ pub struct LogoutRequest {
 #[serde(deny_unknown_fields)]
 pub struct UpdateMeRequest {
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 100)]
     pub name: Option<String>,
     #[serde(default)]
+    #[schema(max_length = 500)]
     pub bio: Option<String>,
     #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>, nullable)]
+    #[schema(value_type = Option<String>, nullable, format = "uri", max_length = 2048)]
     pub avatar_url: Option<Option<String>>,
+    /// ISO 639-1 code, e.g. `en`.
     #[serde(default)]
+    #[schema(pattern = "^[A-Za-z]{2}$", example = "en")]
     pub language: Option<String>,
 }
 
@@ -127,21 +159,41 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D:
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteMeRequest {
+    #[schema(pattern = "^[0-9]{4,6}$", example = "4826")]
     pub pin: String,
     /// Must be exactly `DELETE MY ACCOUNT`.
+    #[schema(pattern = "^DELETE MY ACCOUNT$")]
     pub confirmation: String,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandleChangeRequest {
+    #[schema(
+        pattern = "^@?[A-Za-z][A-Za-z0-9_]{1,28}[A-Za-z0-9]$",
+        example = "ada_lovelace"
+    )]
     pub new_handle: String,
+    #[schema(pattern = "^[0-9]{4,6}$", example = "4826")]
     pub pin: String,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct HandleCheckQuery {
+    #[param(
+        pattern = "^@?[A-Za-z][A-Za-z0-9_]{1,28}[A-Za-z0-9]$",
+        example = "ada_lovelace"
+    )]
     pub handle: String,
+}
+
+/// What an OTP is for.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "snake_case")]
+pub enum OtpPurpose {
+    Signup,
+    PinReset,
 }
 
 // ---- responses ----
