@@ -91,18 +91,8 @@ async fn bad_signatures_get_403_in_plain_text() {
 async fn status_callbacks_move_forward_only_and_trigger_webhooks() {
     let app = no_auto_delivery().await;
     let ws = workspace(&app, "5").await;
-    let rx = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200))
-        .mount(&rx)
-        .await;
-    webhook(
-        &app,
-        &ws.key,
-        &format!("{}/hook", rx.uri()),
-        &["message.delivered", "message.failed"],
-    )
-    .await;
+    let (rx, _) =
+        subscribed_receiver(&app, &ws.key, &["message.delivered", "message.failed"]).await;
     let (id, sid) = sent_message(&app, &ws.key, "+14155550123").await;
 
     let res = carrier_post(
@@ -339,18 +329,7 @@ fn the_test_signature_helper_matches_twilios_published_vector() {
 async fn message_sent_is_emitted_once_despite_repeated_and_late_sent_callbacks() {
     let app = no_auto_delivery().await;
     let ws = workspace(&app, "5").await;
-    let rx = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200))
-        .mount(&rx)
-        .await;
-    webhook(
-        &app,
-        &ws.key,
-        &format!("{}/hook", rx.uri()),
-        &["message.sent", "message.delivered"],
-    )
-    .await;
+    let (rx, _) = subscribed_receiver(&app, &ws.key, &["message.sent", "message.delivered"]).await;
     // The provider accepted it: that is the one message.sent.
     let (id, sid) = sent_message(&app, &ws.key, "+14155550123").await;
     let sent_cb = [("MessageSid", sid.as_str()), ("MessageStatus", "sent")];

@@ -185,6 +185,22 @@ pub async fn webhook(app: &TestApp, key: &str, url: &str, events: &[&str]) -> (S
     )
 }
 
+/// A receiver that answers every POST with 200, subscribed to `events` of
+/// the workspace with `key`: (receiver, webhook id).
+pub async fn subscribed_receiver(
+    app: &TestApp,
+    key: &str,
+    events: &[&str],
+) -> (wiremock::MockServer, String) {
+    let rx = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(200))
+        .mount(&rx)
+        .await;
+    let (hook, _) = webhook(app, key, &format!("{}/hook", rx.uri()), events).await;
+    (rx, hook)
+}
+
 /// Delivery attempts of a webhook, newest first.
 pub async fn attempts(app: &TestApp, key: &str, webhook_id: &str) -> Vec<Value> {
     let res = app

@@ -3,6 +3,16 @@ use serde_json::json;
 use wiremock::matchers::{basic_auth, body_string_contains, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+/// An app whose SMS provider is the Twilio-compatible API at `twilio`.
+async fn twilio_app(twilio: &MockServer) -> TestApp {
+    app_with(|s| {
+        s.providers.sms.provider = "twilio".into();
+        s.providers.sms.base_url = twilio.uri();
+        s.providers.sms.account_sid = "AC9".into();
+    })
+    .await
+}
+
 #[actix_web::test]
 async fn sms_goes_through_the_twilio_adapter_with_a_status_callback() {
     let twilio = MockServer::start().await;
@@ -20,12 +30,7 @@ async fn sms_goes_through_the_twilio_adapter_with_a_status_callback() {
         .expect(1)
         .mount(&twilio)
         .await;
-    let app = app_with(|s| {
-        s.providers.sms.provider = "twilio".into();
-        s.providers.sms.base_url = twilio.uri();
-        s.providers.sms.account_sid = "AC9".into();
-    })
-    .await;
+    let app = twilio_app(&twilio).await;
     let ws = workspace(&app, "5").await;
     let v = json_body(
         app.post_key(
@@ -60,25 +65,9 @@ async fn a_refusing_provider_fails_the_message_and_refunds_it() {
         )
         .mount(&twilio)
         .await;
-    let app = app_with(|s| {
-        s.providers.sms.provider = "twilio".into();
-        s.providers.sms.base_url = twilio.uri();
-        s.providers.sms.account_sid = "AC9".into();
-    })
-    .await;
+    let app = twilio_app(&twilio).await;
     let ws = workspace(&app, "5").await;
-    let rx = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200))
-        .mount(&rx)
-        .await;
-    webhook(
-        &app,
-        &ws.key,
-        &format!("{}/hook", rx.uri()),
-        &["message.failed", "message.sent"],
-    )
-    .await;
+    let (rx, _) = subscribed_receiver(&app, &ws.key, &["message.failed", "message.sent"]).await;
     let v = json_body(
         app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "x"))
             .await,
@@ -294,12 +283,7 @@ async fn a_refund_is_a_ledger_row_of_plus_the_message_cost() {
         .respond_with(ResponseTemplate::new(400).set_body_json(json!({"code": 21211})))
         .mount(&twilio)
         .await;
-    let app = app_with(|s| {
-        s.providers.sms.provider = "twilio".into();
-        s.providers.sms.base_url = twilio.uri();
-        s.providers.sms.account_sid = "AC9".into();
-    })
-    .await;
+    let app = twilio_app(&twilio).await;
     let ws = workspace(&app, "5").await;
     // Two segments: 2 credits debited, then given back.
     let v = json_body(
