@@ -388,7 +388,10 @@ impl Default for WebhookDeliverySettings {
 pub struct AuthSettings {
     pub jwt_secret: String,
     pub access_ttl_secs: i64,
+    /// Each refresh token's life from its own issue; rotation starts a new one.
     pub refresh_ttl_days: i64,
+    /// Longest a session may last however often it refreshes; 0 = no limit.
+    pub session_max_days: i64,
 }
 
 pub const DEV_JWT_SECRET: &str = "dev-only";
@@ -399,6 +402,7 @@ impl Default for AuthSettings {
             jwt_secret: DEV_JWT_SECRET.into(),
             access_ttl_secs: 900,
             refresh_ttl_days: 30,
+            session_max_days: 0,
         }
     }
 }

@@ -163,6 +163,9 @@ pub async fn pin_reset(
     Ok(HttpResponse::Ok().json(ok(reset)))
 }
 
+/// Rotates the refresh token: the one sent stops working (using it again revokes the
+/// session), the new one is valid 30 days from now, cut short only by a configured absolute
+/// session lifetime.
 #[utoipa::path(post, path = "/auth/refresh", tag = "auth", request_body = RefreshRequest,
     responses((status = 200, body = Success<TokenPair>), Errors))]
 pub async fn refresh(

@@ -64,20 +64,67 @@ async fn refresh_rejects_unknown_and_expired() {
         "INVALID_REQUEST",
     )
     .await;
-    // 30 days absolute: rotation does not extend it.
-    app.advance(Duration::days(20));
-    let v = body(
+    // Unused for 30 days, a refresh token has expired.
+    app.advance(Duration::days(30) + Duration::seconds(1));
+    assert_error(
         app.post(
             "/auth/refresh",
             json!({"refresh_token": s(&data, "refresh_token")}),
         )
         .await,
+        401,
+        "REFRESH_TOKEN_EXPIRED",
     )
     .await;
-    let r1 = s(&v["data"], "refresh_token");
-    app.advance(Duration::days(11));
+}
+
+/// Refreshes a live token; the new (access, refresh) pair.
+async fn refreshed(app: &TestApp, token: &str) -> (String, String) {
+    let res = app
+        .post("/auth/refresh", json!({"refresh_token": token}))
+        .await;
+    assert_eq!(res.status(), 200, "refresh of a live token");
+    let v = body(res).await;
+    (s(&v["data"], "access_token"), s(&v["data"], "refresh_token"))
+}
+
+#[actix_web::test]
+async fn each_refresh_token_lives_30_days_from_its_own_issue() {
+    let app = spawn_app().await;
+    let (_, data) = account(&app).await;
+    // An active user refreshing every 29 days stays signed in well past day 30.
+    let mut token = s(&data, "refresh_token");
+    let mut access = String::new();
+    for _ in 0..3 {
+        app.advance(Duration::days(29));
+        (access, token) = refreshed(&app, &token).await;
+    }
+    // Day 87: the session is still listed as active.
+    let listed = body(app.get_auth("/sessions", &access).await).await;
+    assert_eq!(listed["data"]["total"], 1, "{listed}");
+    // The last token dies 30 days after its own issue.
+    app.advance(Duration::days(30) + Duration::seconds(1));
     assert_error(
-        app.post("/auth/refresh", json!({"refresh_token": r1}))
+        app.post("/auth/refresh", json!({"refresh_token": token}))
+            .await,
+        401,
+        "REFRESH_TOKEN_EXPIRED",
+    )
+    .await;
+}
+
+#[actix_web::test]
+async fn an_absolute_session_lifetime_caps_rotation_when_configured() {
+    let app = spawn_app_with(|s| s.auth.session_max_days = 45).await;
+    let (_, data) = account(&app).await;
+    app.advance(Duration::days(29));
+    let (_, token) = refreshed(&app, &s(&data, "refresh_token")).await;
+    // Rotated on day 29: its own 30 days would reach day 59, the session ends on day 45.
+    app.advance(Duration::days(16) - Duration::seconds(1));
+    let (_, token) = refreshed(&app, &token).await;
+    app.advance(Duration::seconds(2));
+    assert_error(
+        app.post("/auth/refresh", json!({"refresh_token": token}))
             .await,
         401,
         "REFRESH_TOKEN_EXPIRED",

@@ -46,7 +46,7 @@ pub async fn open_session(
         ip_address: Set(client.ip.clone()),
         created_at: Set(now),
         last_used_at: Set(now),
-        expires_at: Set(now + Duration::days(st.core.settings.auth.refresh_ttl_days)),
+        expires_at: Set(refresh_expiry(st, now, now)),
         revoked_at: Set(None),
     }
     .insert(txn)
@@ -55,6 +55,18 @@ pub async fn open_session(
     Ok(Issued {
         tokens: pair(st, user_id, session_id, refresh, now)?,
     })
+}
+
+/// When a refresh token issued at `now` stops working: its own 30 days, cut short by the
+/// session's absolute lifetime when one is configured. The session row carries the expiry of
+/// its one live refresh token.
+fn refresh_expiry(st: &IdentityState, opened: DateTime<Utc>, now: DateTime<Utc>) -> DateTime<Utc> {
+    let auth = &st.core.settings.auth;
+    let own = now + Duration::days(auth.refresh_ttl_days);
+    match auth.session_max_days {
+        0 => own,
+        max => own.min(opened + Duration::days(max)),
+    }
 }
 
 async fn insert_refresh(
@@ -176,6 +188,10 @@ pub async fn refresh(st: &IdentityState, token: &str) -> Result<TokenPair> {
     let new_refresh = insert_refresh(&txn, sess.id, now).await?;
     session::Entity::update_many()
         .col_expr(session::Column::LastUsedAt, Expr::value(now))
+        .col_expr(
+            session::Column::ExpiresAt,
+            Expr::value(refresh_expiry(st, sess.created_at, now)),
+        )
         .filter(session::Column::Id.eq(sess.id))
         .exec(&txn)
         .await?;
