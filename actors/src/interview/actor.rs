@@ -251,8 +251,9 @@ impl Actor {
         self.inner.deps.broadcast.emit(self.session.id, event, data);
     }
 
+    // Socket payloads carry the spec's field names: `message`, `score`, `report`.
     fn emit_message(&self, m: &MessageView) {
-        self.emit("message", &json!(m));
+        self.emit("message", &json!({ "message": m }));
     }
 
     fn emit_status(&self) {
@@ -595,7 +596,7 @@ impl Actor {
             }
         };
         let score = ScoreView::new(answer.id, &scored);
-        self.emit("score", &json!(score));
+        self.emit("score", &json!({ "score": score }));
 
         let outcome = if self.session.questions_asked >= self.session.max_questions {
             self.complete(REASON_ALL)
@@ -701,7 +702,7 @@ impl Actor {
         let closing_view = self.view(&closing_msg);
         self.emit_message(&closing_view);
         self.emit_status();
-        self.emit("interview_complete", &json!(summary));
+        self.emit("interview_complete", &json!({ "report": summary }));
         Ok(CompleteOutcome {
             session: self.session.clone(),
             closing_message: closing_view,

@@ -85,7 +85,10 @@ async fn refreshed(app: &TestApp, token: &str) -> (String, String) {
         .await;
     assert_eq!(res.status(), 200, "refresh of a live token");
     let v = body(res).await;
-    (s(&v["data"], "access_token"), s(&v["data"], "refresh_token"))
+    (
+        s(&v["data"], "access_token"),
+        s(&v["data"], "refresh_token"),
+    )
 }
 
 #[actix_web::test]

@@ -35,10 +35,17 @@ async fn two_sockets_see_every_event_of_rest_and_socket_actions() {
     start(&app, &s).await;
     for sock in [&mut a, &mut b] {
         assert_eq!(sock.until("status_update").await["status"], "in_progress");
-        assert_eq!(sock.until("message").await["message_type"], "greeting");
-        let q = sock.until("message").await;
+        assert_eq!(
+            sock.until("message").await["message"]["message_type"],
+            "greeting"
+        );
+        let q = sock.until("message").await["message"].clone();
         assert_eq!(q["message_type"], "question");
         assert_eq!(q["question_number"], 1);
+        assert_eq!(q["total_questions"], s["max_questions"]);
+        assert!(q["category"].is_string(), "{q}");
+        let suggestions = q["suggestions"].as_array().expect("suggestions");
+        assert!(!suggestions.is_empty() && suggestions.iter().all(|x| x.is_string()));
     }
 
     // Candidate typing reaches the other socket only.
@@ -50,14 +57,22 @@ async fn two_sockets_see_every_event_of_rest_and_socket_actions() {
     a.emit("send_message", json!({"content": GOOD_ANSWER}))
         .await;
     for sock in [&mut a, &mut b] {
+        // The stored answer is announced first, then the interviewer starts typing.
         let events = sock.collect_until("typing").await;
-        let (name, first) = events.last().unwrap();
-        assert_eq!(name, "typing");
-        assert_eq!(first["is_typing"], true);
-        let _ = events;
-        let mine = sock.until("message").await;
-        // the candidate message is announced before the typing indicator
-        assert!(mine["role"] == "interviewer" || mine["role"] == "candidate");
+        let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["message", "typing"], "{events:?}");
+        assert_eq!(events[0].1["message"]["role"], "candidate");
+        assert_eq!(events[0].1["message"]["content"], GOOD_ANSWER);
+        assert_eq!(
+            events[1].1,
+            json!({"is_typing": true, "role": "interviewer"})
+        );
+        let score = sock.until("score").await["score"].clone();
+        assert!(score["composite_score"].is_number(), "{score}");
+        assert!(score["summary"].is_string(), "{score}");
+        let next = sock.until("message").await["message"].clone();
+        assert_eq!(next["role"], "interviewer");
+        assert_eq!(next["question_number"], 2);
     }
     // Simpler ordering check on a fresh sequence: pause over the socket.
     b.emit("pause", json!({})).await;
@@ -74,9 +89,17 @@ async fn two_sockets_see_every_event_of_rest_and_socket_actions() {
     assert_eq!(b.until("status_update").await["status"], "in_progress");
     b.emit("complete", json!({})).await;
     for sock in [&mut a, &mut b] {
-        let r = sock.until("interview_complete").await;
-        assert!(r["overall_score"].is_number());
+        let r = sock.until("interview_complete").await["report"].clone();
+        assert!(r["overall_score"].is_number(), "{r}");
         assert!(r["recommendation_label"].is_string());
+        for k in [
+            "technical",
+            "communication",
+            "problem_solving",
+            "cultural_fit",
+        ] {
+            assert!(r["categories"][k].is_number(), "{k} in {r}");
+        }
     }
 }
 
@@ -107,8 +130,8 @@ async fn answer_events_arrive_in_order_after_they_are_stored() {
         ],
         "{events:?}"
     );
-    assert_eq!(events[0].1["role"], "candidate");
-    assert_eq!(events[3].1["message_type"], "closing");
+    assert_eq!(events[0].1["message"]["role"], "candidate");
+    assert_eq!(events[3].1["message"]["message_type"], "closing");
     let (_, last) = sio.event().await;
     assert_eq!(last, json!({"is_typing": false, "role": "interviewer"}));
     // Everything announced is in the database.
@@ -116,6 +139,59 @@ async fn answer_events_arrive_in_order_after_they_are_stored() {
     assert_eq!(list["total"], 4);
     assert_eq!(
         list["messages"][2]["score"]["composite_score"],
-        events[2].1["composite_score"]
+        events[2].1["score"]["composite_score"]
     );
+}
+
+#[actix_web::test]
+async fn the_time_limit_ends_a_session_over_the_socket_and_posts_the_webhook() {
+    use wiremock::matchers::method;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let app = app_with(|s| s.webhooks.allow_private_urls = true).await;
+    let hook = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&hook)
+        .await;
+    let s = create(
+        &app,
+        json!({"time_limit_minutes": 1, "webhook_url": format!("{}/hook", hook.uri())}),
+    )
+    .await;
+    let mut sio = Sio::connect(&app).await;
+    sio.emit("join_session", json!({"session_token": s["session_token"]}))
+        .await;
+    sio.until("session_joined").await;
+    start(&app, &s).await;
+    sio.until("message").await;
+    sio.until("message").await;
+
+    // Nobody answers: one minute later the session ends by itself.
+    app.advance(chrono::Duration::seconds(61));
+    let events = sio.collect_until("interview_complete").await;
+    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["message", "status_update", "interview_complete"],
+        "{events:?}"
+    );
+    assert_eq!(events[0].1["message"]["message_type"], "closing");
+    assert_eq!(events[1].1["status"], "completed");
+    let report = &events[2].1["report"];
+    assert_eq!(report["completion_reason"], "time_limit", "{report}");
+    assert_eq!(report["questions_answered"], 0);
+
+    let mut calls = Vec::new();
+    for _ in 0..200 {
+        calls = hook.received_requests().await.unwrap_or_default();
+        if !calls.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(calls.len(), 1, "one completion webhook");
+    let v: serde_json::Value = serde_json::from_slice(&calls[0].body).unwrap();
+    assert_eq!(v["event"], "interview.completed");
+    assert_eq!(v["session_id"], s["id"]);
+    assert_eq!(v["report"]["completion_reason"], "time_limit");
 }

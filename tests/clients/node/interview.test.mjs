@@ -60,14 +60,19 @@ for (const transports of [undefined, ["websocket"]]) {
       });
       assert.equal(res.status, 200);
       assert.equal((await until("status_update")).status, "in_progress");
-      assert.equal((await until("message")).message_type, "greeting");
-      assert.equal((await until("message")).message_type, "question");
+      assert.equal((await until("message")).message.message_type, "greeting");
+      const q = (await until("message")).message;
+      assert.equal(q.message_type, "question");
+      assert.equal(typeof q.total_questions, "number");
+      assert.ok(Array.isArray(q.suggestions));
 
       const ack = await socket.timeout(10_000).emitWithAck("send_message", { content: GOOD });
       assert.equal(ack.ok, true);
       assert.equal((await until("typing")).is_typing, true);
-      assert.ok((await until("score")).composite_score > 50);
-      const report = await until("interview_complete");
+      const { score } = await until("score");
+      assert.ok(score.composite_score > 50);
+      assert.equal(typeof score.summary, "string");
+      const { report } = await until("interview_complete");
       assert.equal(report.session_id, s.id);
       assert.ok(["A", "B", "C", "D", "F"].includes(report.grade));
     } finally {

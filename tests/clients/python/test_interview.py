@@ -88,15 +88,19 @@ async def test_interview_over_python_socketio(transports):
         )
         assert started["status"] == "in_progress"
         assert (await rec.until("status_update"))["status"] == "in_progress"
-        assert (await rec.until("message"))["message_type"] == "greeting"
-        assert (await rec.until("message"))["message_type"] == "question"
+        assert (await rec.until("message"))["message"]["message_type"] == "greeting"
+        question = (await rec.until("message"))["message"]
+        assert question["message_type"] == "question"
+        assert isinstance(question["total_questions"], int)
+        assert isinstance(question["suggestions"], list)
 
         ack = await sio.call("send_message", {"content": GOOD}, timeout=TIMEOUT)
         assert ack["ok"] is True
         assert (await rec.until("typing"))["is_typing"] is True
-        score = await rec.until("score")
+        score = (await rec.until("score"))["score"]
         assert score["composite_score"] > 50
-        report = await rec.until("interview_complete")
+        assert isinstance(score["summary"], str)
+        report = (await rec.until("interview_complete"))["report"]
         assert report["session_id"] == s["id"]
         assert report["grade"] in ["A", "B", "C", "D", "F"]
     finally:

@@ -146,15 +146,15 @@ class MiniSocket {
     setStatus(session.status);
     if (session.status === "completed") rest("GET", "/report").then(showSummary).catch(() => {});
   });
-  socket.on("message", addMessage);
-  socket.on("score", showScore);
+  socket.on("message", (data) => addMessage(data.message));
+  socket.on("score", (data) => showScore(data.score));
   socket.on("typing", (t) => { if (t.role !== "candidate") show("typing", t.is_typing); });
   socket.on("status_update", (u) => {
     setStatus(u.status);
     fetch(`/api/v1/sessions/token/${encodeURIComponent(token)}`).then((r) => r.json())
       .then((s) => { if (s.remaining_seconds !== undefined) remaining = s.remaining_seconds; }).catch(() => {});
   });
-  socket.on("interview_complete", showSummary);
+  socket.on("interview_complete", (data) => showSummary(data.report));
   socket.on("error", (e) => error(e.message || "error"));
 
   $("start").onclick = () => rest("POST", "/start")
