@@ -1,12 +1,15 @@
-//! Fixed-window rate limiting behind a store trait (in memory here; a Redis store slots in
-//! for many nodes). Decisions ride in request extensions so one middleware can write the
-//! `X-RateLimit-*` headers of the tightest limit that applied to the request.
+//! Rate limiting over a sliding window behind a store trait (in memory here; a shared store
+//! slots in for many nodes). "N per window" holds over every span of the window's length, not
+//! per calendar window, so no burst on each side of a boundary gets 2N through. Decisions
+//! ride in request extensions so one middleware can write the `X-RateLimit-*` headers of the
+//! tightest limit that applied to the request.
 
 use super::config::LimitSettings;
 use actix_web::HttpMessage;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use dashmap::DashMap;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,7 +17,7 @@ pub struct Decision {
     pub allowed: bool,
     pub limit: u32,
     pub remaining: u32,
-    /// Unix time (seconds) at which the window resets.
+    /// Unix time (seconds) at which the next slot frees up.
     pub reset: i64,
 }
 
@@ -36,36 +39,54 @@ pub trait RateLimitStore: Send + Sync + 'static {
     async fn hit(&self, key: &str, limit: LimitSettings, now: DateTime<Utc>) -> Decision;
 }
 
+/// The times (ms) of the hits let through during the last window, oldest first; at most
+/// `limit` of them, so memory per key is bounded by its limit.
+struct Log {
+    window_ms: i64,
+    hits: VecDeque<i64>,
+}
+
 #[derive(Default)]
 pub struct MemoryStore {
-    windows: DashMap<String, (i64, u32)>,
-    hits: AtomicU64,
+    logs: DashMap<String, Log>,
+    calls: AtomicU64,
 }
 
 #[async_trait]
 impl RateLimitStore for MemoryStore {
     async fn hit(&self, key: &str, limit: LimitSettings, now: DateTime<Utc>) -> Decision {
-        let window = limit.window_secs.max(1) as i64;
-        let now_s = now.timestamp();
-        let start = now_s - now_s.rem_euclid(window);
-        let count = {
-            let mut entry = self.windows.entry(key.to_owned()).or_insert((start, 0));
-            if entry.0 != start {
-                *entry = (start, 0);
+        let window_ms = limit.window_secs.max(1).saturating_mul(1000) as i64;
+        let now_ms = now.timestamp_millis();
+        let decision = {
+            let mut log = self.logs.entry(key.to_owned()).or_insert_with(|| Log {
+                window_ms,
+                hits: VecDeque::new(),
+            });
+            log.window_ms = window_ms;
+            while log.hits.front().is_some_and(|&t| t <= now_ms - window_ms) {
+                log.hits.pop_front();
             }
-            entry.1 = entry.1.saturating_add(1);
-            entry.1
+            let allowed = (log.hits.len() as u64) < u64::from(limit.limit);
+            if allowed {
+                log.hits.push_back(now_ms);
+            }
+            // Refused hits are not logged: a caller that keeps knocking gets in again once
+            // the window has moved past its earlier hits.
+            let oldest = log.hits.front().copied().unwrap_or(now_ms);
+            Decision {
+                allowed,
+                limit: limit.limit,
+                remaining: limit.limit.saturating_sub(log.hits.len() as u32),
+                // Rounded up: a client waiting until then is never early.
+                reset: (oldest + window_ms + 999).div_euclid(1000),
+            }
         };
-        // Occasionally drop windows that have ended so memory stays bounded.
-        if self.hits.fetch_add(1, Ordering::Relaxed) % 4096 == 4095 {
-            self.windows.retain(|_, (s, _)| *s + 86_400 > now_s);
+        // Now and then drop logs whose every hit has left its window, so memory stays bounded.
+        if self.calls.fetch_add(1, Ordering::Relaxed) % 4096 == 4095 {
+            self.logs
+                .retain(|_, log| log.hits.back().is_some_and(|&t| t > now_ms - log.window_ms));
         }
-        Decision {
-            allowed: count <= limit.limit,
-            limit: limit.limit,
-            remaining: limit.limit.saturating_sub(count),
-            reset: start + window,
-        }
+        decision
     }
 }
 
@@ -82,5 +103,52 @@ pub fn record(req: &impl HttpMessage, decision: Decision) {
     };
     if replace {
         ext.insert(AppliedLimit(decision));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Duration;
+
+    fn at(ms: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp_millis(ms).expect("valid time")
+    }
+
+    #[actix_web::test]
+    async fn no_span_of_one_window_admits_more_than_the_limit() {
+        let store = MemoryStore::default();
+        let limit = LimitSettings::new(3, 3600);
+        // Three just before an hour boundary, then a minute later, after the boundary.
+        let boundary = 1_800_000_000_000 - 1_800_000_000_000 % 3_600_000 + 3_600_000;
+        for i in 0..3 {
+            let d = store.hit("k", limit, at(boundary - 30_000 + i)).await;
+            assert!(d.allowed, "hit {i}");
+        }
+        let d = store.hit("k", limit, at(boundary + 30_000)).await;
+        assert!(!d.allowed, "a fixed window would reset at the boundary");
+        assert_eq!(d.remaining, 0);
+        // The first hit leaves the window an hour after it was made, not at the boundary.
+        assert_eq!(d.reset, (boundary - 30_000 + 3_600_000) / 1000);
+        let later = at(boundary - 30_000 + 3_600_000);
+        let before = later - Duration::milliseconds(1);
+        assert!(!store.hit("k", limit, before).await.allowed, "not before");
+        let d = store.hit("k", limit, later).await;
+        assert!(d.allowed, "one slot freed");
+        assert_eq!(d.remaining, 0);
+    }
+
+    #[actix_web::test]
+    async fn refused_hits_do_not_extend_the_wait_and_keys_are_apart() {
+        let store = MemoryStore::default();
+        let limit = LimitSettings::new(2, 60);
+        let t0 = 1_800_000_000_000;
+        assert!(store.hit("a", limit, at(t0)).await.allowed);
+        assert!(store.hit("a", limit, at(t0 + 1)).await.allowed);
+        for i in 1..50 {
+            assert!(!store.hit("a", limit, at(t0 + i * 1000)).await.allowed);
+        }
+        assert!(store.hit("b", limit, at(t0 + 2)).await.allowed, "other key");
+        assert!(store.hit("a", limit, at(t0 + 60_000)).await.allowed);
     }
 }

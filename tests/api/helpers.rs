@@ -91,6 +91,12 @@ impl TestApp {
         self.clock.advance(by);
     }
 
+    /// The server's time (the injected clock).
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        use switchboard::core::clock::Clock;
+        self.clock.now()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.identity, path)
     }

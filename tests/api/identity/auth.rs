@@ -217,6 +217,33 @@ async fn concurrent_verifies_of_one_code_exactly_one_wins() {
 }
 
 #[actix_web::test]
+async fn otp_send_limit_holds_across_an_hour_boundary() {
+    let app = spawn_app().await;
+    // Move the clock to 30 s before the next full hour.
+    let now = app.now();
+    let into_hour = now.timestamp().rem_euclid(3600);
+    app.advance(Duration::seconds(3600 - into_hour - 30));
+    let p = phone();
+    let send = || app.post("/auth/otp/send", json!({"phone": p, "purpose": "signup"}));
+    for i in 0..3 {
+        assert_eq!(send().await.status(), 200, "send {i} before the hour");
+    }
+    // A minute later, past the hour: a fixed window would allow three more.
+    app.advance(Duration::seconds(60));
+    let res = send().await;
+    let retry: i64 = res.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((3500..=3541).contains(&retry), "retry after {retry}");
+    assert_error(res, 429, "RATE_LIMITED").await;
+    // An hour after the burst the budget is back.
+    app.advance(Duration::seconds(3600 - 60));
+    assert_eq!(send().await.status(), 200);
+}
+
+#[actix_web::test]
 async fn otp_send_is_limited_per_phone() {
     let app = spawn_app().await;
     let p = phone();
