@@ -120,7 +120,8 @@ mod tests {
         let store = MemoryStore::default();
         let limit = LimitSettings::new(3, 3600);
         // Three just before an hour boundary, then a minute later, after the boundary.
-        let boundary = 1_800_000_000_000 - 1_800_000_000_000 % 3_600_000 + 3_600_000;
+        // 1_800_000_000_000 ms is a whole hour (500,000 h) since the epoch.
+        let boundary: i64 = 1_800_000_000_000;
         for i in 0..3 {
             let d = store.hit("k", limit, at(boundary - 30_000 + i)).await;
             assert!(d.allowed, "hit {i}");
