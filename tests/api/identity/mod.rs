@@ -1,5 +1,6 @@
 mod auth;
 mod framework;
 mod kyc;
+mod lockout;
 mod tokens;
 mod users;
