@@ -17,6 +17,7 @@ pub struct TestApp {
     pub clock: Arc<ManualClock>,
     pub outbox: PathBuf,
     pub settings: Settings,
+    handles: Vec<actix_web::dev::ServerHandle>,
     _dir: tempfile::TempDir,
 }
 
@@ -70,6 +71,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
     };
     let (identity, interview, messaging) = (base("identity"), base("interview"), base("messaging"));
     let outbox = PathBuf::from(&settings.outbox.path);
+    let handles = app.handles();
     actix_web::rt::spawn(app.run_until_stopped());
     TestApp {
         identity,
@@ -82,6 +84,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
         clock,
         outbox,
         settings,
+        handles,
         _dir: dir,
     }
 }
@@ -89,6 +92,14 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
 impl TestApp {
     pub fn advance(&self, by: Duration) {
         self.clock.advance(by);
+    }
+
+    /// Stops every listener, as a process shutting down would (its in-memory state is
+    /// never consulted again: callers talk to another instance).
+    pub async fn stop(&self) {
+        for h in &self.handles {
+            h.stop(false).await;
+        }
     }
 
     /// The server's time (the injected clock).
