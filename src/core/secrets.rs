@@ -52,3 +52,37 @@ pub fn hmac_sha256(key: &[u8], input: &[u8]) -> Vec<u8> {
 pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && bool::from(a.ct_eq(b))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RFC 4231, test cases 1 and 2: the published HMAC-SHA256 vectors, so every webhook
+    /// signature built on this helper is pinned to the standard, not to itself.
+    #[test]
+    fn hmac_sha256_matches_rfc_4231() {
+        assert_eq!(
+            hmac_sha256_hex(&[0x0b; 20], b"Hi There"),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+        );
+        assert_eq!(
+            hmac_sha256_hex(b"Jefe", b"what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+    }
+
+    #[test]
+    fn sha256_matches_fips_180_2() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn constant_time_eq_compares_whole_values() {
+        assert!(constant_time_eq(b"same", b"same"));
+        assert!(!constant_time_eq(b"same", b"sama"));
+        assert!(!constant_time_eq(b"same", b"same!"));
+    }
+}

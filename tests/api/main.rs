@@ -4,6 +4,7 @@
 
 mod helpers;
 mod identity;
+mod internal_errors;
 mod interview;
 mod messaging;
 mod providers;

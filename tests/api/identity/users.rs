@@ -185,6 +185,8 @@ async fn handle_change_with_pin_and_cooldown() {
     let days = (next.with_timezone(&chrono::Utc) - chrono::Utc::now()).num_days();
     assert!((29..=30).contains(&days));
     assert_eq!(app.get(&format!("/users/@{new}")).await.status(), 200);
+    // The old handle no longer names anyone.
+    assert_error(app.get(&format!("/users/@{old}")).await, 404, "NOT_FOUND").await;
     let v = assert_error(
         change(json!({"new_handle": handle(), "pin": "1234"})).await,
         429,

@@ -7,5 +7,6 @@ mod onboarding;
 mod report;
 mod sessions;
 mod socket;
-mod support;
+mod spec_fields;
+pub(crate) mod support;
 mod webhook;
