@@ -87,3 +87,70 @@ async fn a_failing_or_slow_model_falls_back_to_the_builtin_interviewer() {
     assert!(v["score"]["composite_score"].as_f64().unwrap() > 50.0);
     assert_eq!(v["next_message"]["question_number"], 2);
 }
+
+/// A model that scores every category of every answer `score`.
+async fn model_scoring(model: &MockServer, score: f64) {
+    model.reset().await;
+    Mock::given(method("POST"))
+        .and(body_string_contains("Write a two-sentence greeting"))
+        .respond_with(chat("Welcome."))
+        .mount(model)
+        .await;
+    Mock::given(method("POST"))
+        .and(body_string_contains(
+            "Answer only with JSON: {\\\"question\\\"",
+        ))
+        .respond_with(chat("{\"question\": \"Why Rust?\", \"suggestions\": []}"))
+        .mount(model)
+        .await;
+    let scored = json!({"technical": score, "communication": score, "problem_solving": score,
+        "cultural_fit": score, "summary": "s", "skills": [], "strengths": [], "weaknesses": [],
+        "red_flags": [], "highlight": null});
+    Mock::given(method("POST"))
+        .and(body_string_contains("Score the answer"))
+        .respond_with(chat(&scored.to_string()))
+        .mount(model)
+        .await;
+}
+
+#[actix_web::test]
+async fn grades_and_recommendations_change_exactly_at_their_boundaries() {
+    let model = MockServer::start().await;
+    let base = format!("{}/v1", model.uri());
+    let app = app_with(move |s| {
+        s.ai.provider = "openai".into();
+        s.ai.base_url = base;
+        s.ai.api_key = "sk-test".into();
+        s.ai.model = "test-model".into();
+    })
+    .await;
+    let cases = [
+        (85.0, "A", "strong_hire"),
+        (84.9, "B", "strong_hire"),
+        (80.0, "B", "strong_hire"),
+        (79.9, "B", "hire"),
+        (70.0, "B", "hire"),
+        (69.9, "C", "hire"),
+        (65.0, "C", "hire"),
+        (64.9, "C", "consider"),
+        (55.0, "C", "consider"),
+        (54.9, "D", "consider"),
+        (50.0, "D", "consider"),
+        (49.9, "D", "no_hire"),
+        (40.0, "D", "no_hire"),
+        (39.9, "F", "no_hire"),
+    ];
+    for (score, grade, recommendation) in cases {
+        model_scoring(&model, score).await;
+        let s = create(&app, json!({"max_questions": 1})).await;
+        start(&app, &s).await;
+        let done = body(answer(&app, &s, GOOD_ANSWER).await).await;
+        let r = &done["report"];
+        assert_eq!(r["overall_score"], score, "{done}");
+        assert_eq!(r["grade"], grade, "grade at {score}");
+        assert_eq!(
+            r["recommendation"], recommendation,
+            "recommendation at {score}"
+        );
+    }
+}
