@@ -312,3 +312,64 @@ async fn a_refund_is_a_ledger_row_of_plus_the_message_cost() {
     assert_eq!(rows.iter().map(|r| r.amount).sum::<i64>(), 500);
     assert_eq!(app.balance(&ws.key).await, json!(5));
 }
+
+#[actix_web::test]
+async fn a_provider_5xx_refunds_the_credits() {
+    let twilio = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503).set_body_string("upstream down"))
+        .mount(&twilio)
+        .await;
+    let app = twilio_app(&twilio).await;
+    let ws = workspace(&app, "5").await;
+    let v = json_body(
+        app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "x"))
+            .await,
+    )
+    .await;
+    assert_eq!(v["data"]["credits_used"], json!(1));
+    let m = wait_status(
+        &app,
+        &ws.key,
+        v["data"]["message_id"].as_str().unwrap(),
+        "failed",
+    )
+    .await;
+    assert_eq!(m["error_code"], "provider_rejected_503");
+    assert_eq!(app.balance(&ws.key).await, json!(5));
+
+    let rows = ledger(&app, ws.id).await;
+    assert_eq!(rows.iter().filter(|r| r.reason == "refund").count(), 1);
+}
+
+#[actix_web::test]
+async fn an_unreachable_provider_refunds_the_credits() {
+    // A port nobody listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let app = app_with(|s| {
+        s.providers.sms.provider = "twilio".into();
+        s.providers.sms.base_url = base;
+        s.providers.sms.account_sid = "AC9".into();
+    })
+    .await;
+    let ws = workspace(&app, "5").await;
+    let v = json_body(
+        app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "x"))
+            .await,
+    )
+    .await;
+    let m = wait_status(
+        &app,
+        &ws.key,
+        v["data"]["message_id"].as_str().unwrap(),
+        "failed",
+    )
+    .await;
+    assert_eq!(m["error_code"], "provider_unavailable");
+    assert_eq!(app.balance(&ws.key).await, json!(5));
+    let rows = ledger(&app, ws.id).await;
+    assert_eq!(rows.iter().filter(|r| r.reason == "refund").count(), 1);
+    assert_eq!(rows.iter().map(|r| r.amount).sum::<i64>(), 500);
+}
