@@ -115,9 +115,11 @@ async fn polling(
 
 fn handshake(server: &SocketIoServer) -> HttpResponse {
     let sid: Arc<str> = random_id();
+    // The heartbeat counts from before the client can see the handshake.
+    let opened = tokio::time::Instant::now();
     // A payload of one packet is just that packet.
     let body = format!("0{}", server.open_json(&sid, true));
-    let session = PollingSession::new(sid.clone(), server.clone()).start();
+    let session = PollingSession::new(sid.clone(), server.clone(), opened).start();
     server.polling_sessions().insert(sid, session);
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/plain; charset=UTF-8"))

@@ -7,6 +7,7 @@ use actix::{
 use actix_http::ws::Item;
 use actix_web::web::{Bytes, BytesMut};
 use actix_web_actors::ws::{self, CloseCode, CloseReason, WebsocketContext};
+use tokio::time::Instant;
 
 use super::conn::{Conn, Flow, Outbox, ProtocolError};
 use super::engineio::{self, OutPacket, Packet};
@@ -128,7 +129,7 @@ impl WsSession {
                                 out.push(packet);
                             }
                             let config = act.server.config().clone();
-                            heartbeat::start(act, ctx, &config);
+                            heartbeat::start(act, ctx, &config, Instant::now());
                         }
                         _ => act.close(ctx, DisconnectReason::TransportClose),
                     },
@@ -194,7 +195,7 @@ impl Actor for WsSession {
         Socket(ctx).push(OutPacket::open(&self.server.open_json(&sid, false)));
         self.conn = Some(Conn::new(self.server.clone(), ctx.address().recipient()));
         let config = self.server.config().clone();
-        heartbeat::start(self, ctx, &config);
+        heartbeat::start(self, ctx, &config, Instant::now());
     }
 
     fn stopped(&mut self, _: &mut Self::Context) {

@@ -5,6 +5,7 @@
 mod support;
 
 mod engineio;
+mod lifecycle;
 mod pacing;
 mod rooms;
 mod socketio;

@@ -90,6 +90,48 @@ pub async fn post(query: &str, body: &str) -> (u16, String) {
     (status, res.text().await.expect("body"))
 }
 
+/// An HTTP client that keeps its connection open between requests, as
+/// browsers and Node's fetch do: a request on it reaches the server without
+/// a new TCP handshake.
+pub struct KeepAlive(reqwest::Client);
+
+impl KeepAlive {
+    pub fn new() -> Self {
+        Self(reqwest::Client::new())
+    }
+
+    pub async fn get(&self, query: &str) -> (u16, String) {
+        let res = self.0.get(http_url(query)).send().await.expect("GET");
+        let status = res.status().as_u16();
+        (status, res.text().await.expect("body"))
+    }
+
+    pub async fn post(&self, query: &str, body: &str) -> (u16, String) {
+        let res = self
+            .0
+            .post(http_url(query))
+            .body(body.to_owned())
+            .send()
+            .await
+            .expect("POST");
+        let status = res.status().as_u16();
+        (status, res.text().await.expect("body"))
+    }
+
+    /// Opens a long-polling session on this client's connection.
+    pub async fn open_polling(&self) -> String {
+        let (status, body) = self.get("EIO=4&transport=polling").await;
+        assert_eq!(status, 200, "{body}");
+        open_sid(&body)
+    }
+}
+
+fn open_sid(body: &str) -> String {
+    let json: Value =
+        serde_json::from_str(body.strip_prefix('0').expect("open packet")).expect("open JSON");
+    json["sid"].as_str().expect("sid").to_owned()
+}
+
 /// Opens a long-polling session; returns its sid and the open packet JSON.
 pub async fn open_polling() -> (String, Value) {
     let (status, body) = get("EIO=4&transport=polling").await;
