@@ -1,6 +1,7 @@
 //! Timers every transport actor runs: the server pings at `ping_interval`
 //! and drops the client if no pong arrives within `ping_timeout`; a client
-//! that joins no namespace within `connect_timeout` is dropped too.
+//! that joins no namespace within `connect_timeout`, or that no handler
+//! admits within `admission_timeout`, is dropped too.
 
 use std::time::Duration;
 
@@ -18,6 +19,9 @@ pub(crate) trait EngineActor: Actor<Context = Self::Ctx> {
     fn send_packet(&mut self, ctx: &mut Self::Ctx, packet: OutPacket);
     fn close(&mut self, ctx: &mut Self::Ctx, reason: DisconnectReason);
     fn has_joined(&self) -> bool;
+    /// Whether a handler admitted the connection, and when it was opened;
+    /// `None` while the actor has no connection.
+    fn admission(&self) -> Option<(bool, Instant)>;
 }
 
 /// Deadlines are instants on the schedule, not "a duration after the timer
@@ -55,6 +59,13 @@ pub(crate) fn start<A: EngineActor>(
     hb.interval = config.ping_interval;
     hb.timeout = config.ping_timeout;
     schedule_ping(act, ctx, opened + config.ping_interval);
+    if let (Some(limit), Some((false, since))) = (config.admission_timeout, act.admission()) {
+        ctx.run_later(until(since + limit), |act, ctx| {
+            if act.admission().is_some_and(|(admitted, _)| !admitted) {
+                act.close(ctx, DisconnectReason::NotAdmitted);
+            }
+        });
+    }
     if !act.has_joined() {
         ctx.run_later(config.connect_timeout, |act, ctx| {
             if !act.has_joined() {

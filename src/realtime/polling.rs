@@ -98,12 +98,13 @@ impl Outbox for Queue<'_> {
 }
 
 impl PollingSession {
-    /// `opened`: when the handshake answer was built, before it was sent.
-    pub(crate) fn new(sid: Arc<str>, server: SocketIoServer, opened: Instant) -> Self {
+    /// `conn.opened()`: when the handshake answer was built, before it was sent.
+    pub(crate) fn new(sid: Arc<str>, server: SocketIoServer, conn: Conn) -> Self {
+        let opened = conn.opened();
         Self {
             sid,
             server,
-            conn: None,
+            conn: Some(conn),
             queue: Vec::new(),
             waiting: None,
             heartbeat: Heartbeat::default(),
@@ -128,6 +129,20 @@ impl PollingSession {
         let payload = engineio::encode_payload(&self.queue);
         self.queue.clear();
         let _ = waiting.send(PollReply::Payload(payload));
+    }
+
+    /// A client that lets more packets wait than `max_outbound_queue` (or
+    /// whose mailbox overflowed) is disconnected rather than buffered for.
+    /// True when it was.
+    fn drop_if_slow(&mut self, ctx: &mut Context<Self>) -> bool {
+        let over_queue = self.queue.len() > self.server.config().max_outbound_queue;
+        if over_queue || self.conn.as_ref().is_some_and(Conn::overflowed) {
+            tracing::debug!(sid = %self.sid, "slow polling client; closing");
+            self.queue.clear();
+            self.end(ctx, DisconnectReason::SlowClient, OutPacket::close());
+            return true;
+        }
+        false
     }
 
     /// During an upgrade, completes the waiting GET a little later with a
@@ -218,6 +233,7 @@ impl PollingSession {
             }
         }
         self.flush();
+        self.drop_if_slow(ctx);
         Ok(())
     }
 }
@@ -226,7 +242,6 @@ impl Actor for PollingSession {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        self.conn = Some(Conn::new(self.server.clone(), ctx.address().recipient()));
         let config = self.server.config().clone();
         heartbeat::start(self, ctx, &config, self.opened);
     }
@@ -258,6 +273,10 @@ impl EngineActor for PollingSession {
 
     fn has_joined(&self) -> bool {
         self.conn.as_ref().is_some_and(Conn::has_joined)
+    }
+
+    fn admission(&self) -> Option<(bool, Instant)> {
+        self.conn.as_ref().map(|c| (c.admitted(), c.opened()))
     }
 }
 
@@ -359,6 +378,7 @@ impl Handler<Command> for PollingSession {
             self.end(ctx, DisconnectReason::ServerClose, OutPacket::close());
         } else {
             self.flush();
+            self.drop_if_slow(ctx);
         }
     }
 }

@@ -14,7 +14,7 @@ use super::engineio::{self, OutPacket, Packet};
 use super::heartbeat::{self, EngineActor, Heartbeat};
 use super::pacing;
 use super::polling::{PollingSession, ProbeAborted, ProbeStarted, Upgrade};
-use super::server::{random_id, SocketIoServer};
+use super::server::{random_id, Permit, SocketIoServer};
 use super::socket::{Command, DisconnectReason};
 
 pub(crate) struct WsSession {
@@ -26,6 +26,8 @@ pub(crate) struct WsSession {
     heartbeat: Heartbeat,
     /// A fragmented message being reassembled: (is text, data so far).
     fragments: Option<(bool, BytesMut)>,
+    /// A socket opened directly: its place under the caps, until started.
+    permit: Option<Permit>,
 }
 
 struct Socket<'a>(&'a mut WebsocketContext<WsSession>);
@@ -40,13 +42,27 @@ impl Outbox for Socket<'_> {
 }
 
 impl WsSession {
-    pub(crate) fn new(server: SocketIoServer, upgrade_from: Option<Addr<PollingSession>>) -> Self {
+    /// A socket opened directly on WebSocket.
+    pub(crate) fn new(server: SocketIoServer, permit: Permit) -> Self {
         Self {
             server,
             conn: None,
-            upgrade_from,
+            upgrade_from: None,
             heartbeat: Heartbeat::default(),
             fragments: None,
+            permit: Some(permit),
+        }
+    }
+
+    /// A socket that came to upgrade a polling session.
+    pub(crate) fn upgrading(server: SocketIoServer, from: Addr<PollingSession>) -> Self {
+        Self {
+            server,
+            conn: None,
+            upgrade_from: Some(from),
+            heartbeat: Heartbeat::default(),
+            fragments: None,
+            permit: None,
         }
     }
 
@@ -191,11 +207,16 @@ impl Actor for WsSession {
             });
             return;
         }
+        let Some(permit) = self.permit.take() else {
+            return self.close(ctx, DisconnectReason::TransportClose);
+        };
         let sid = random_id();
+        let opened = Instant::now();
         Socket(ctx).push(OutPacket::open(&self.server.open_json(&sid, false)));
-        self.conn = Some(Conn::new(self.server.clone(), ctx.address().recipient()));
+        let recipient = ctx.address().recipient();
+        self.conn = Some(Conn::new(self.server.clone(), recipient, permit, opened));
         let config = self.server.config().clone();
-        heartbeat::start(self, ctx, &config, Instant::now());
+        heartbeat::start(self, ctx, &config, opened);
     }
 
     fn stopped(&mut self, _: &mut Self::Context) {
@@ -225,6 +246,7 @@ impl EngineActor for WsSession {
         }
         let code = match reason {
             DisconnectReason::ParseError => CloseCode::Protocol,
+            DisconnectReason::SlowClient | DisconnectReason::NotAdmitted => CloseCode::Policy,
             _ => CloseCode::Normal,
         };
         ctx.close(Some(CloseReason::from(code)));
@@ -233,6 +255,10 @@ impl EngineActor for WsSession {
 
     fn has_joined(&self) -> bool {
         self.conn.as_ref().is_some_and(Conn::has_joined)
+    }
+
+    fn admission(&self) -> Option<(bool, Instant)> {
+        self.conn.as_ref().map(|c| (c.admitted(), c.opened()))
     }
 }
 
@@ -263,6 +289,10 @@ impl Handler<Command> for WsSession {
         let Some(conn) = self.conn.as_mut() else {
             return;
         };
+        if conn.overflowed() {
+            tracing::debug!("slow websocket client; closing");
+            return self.close(ctx, DisconnectReason::SlowClient);
+        }
         if conn.on_command(cmd, &mut Socket(ctx)) == Flow::Close {
             self.close(ctx, DisconnectReason::ServerClose);
         }

@@ -6,6 +6,7 @@ mod support;
 
 mod engineio;
 mod lifecycle;
+mod limits;
 mod pacing;
 mod rooms;
 mod socketio;
