@@ -12,7 +12,7 @@ use futures_util::StreamExt;
 
 use super::conn::Conn;
 use super::polling::{Poll, PollReply, PollingSession, Push};
-use super::server::{random_id, Permit, Refusal, SocketIoServer};
+use super::server::{random_id, Refusal, SocketIoServer};
 use super::ws::WsSession;
 use crate::core::client;
 
@@ -118,28 +118,26 @@ async fn polling(
     }
 }
 
-/// Counts a new connection against the caps, or the refusal to answer with.
-fn admit(req: &HttpRequest, server: &SocketIoServer) -> Result<Permit, HttpResponse> {
-    server
-        .admit_connection(client::ip(req))
-        .map_err(|refusal| match refusal {
-            Refusal::ServerFull => eio_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                FORBIDDEN,
-                "Server at its connection limit",
-            ),
-            Refusal::TooManyFromAddress => eio_error(
-                StatusCode::TOO_MANY_REQUESTS,
-                FORBIDDEN,
-                "Too many connections from this address",
-            ),
-        })
+/// The answer to a handshake over one of the connection caps.
+fn refused(refusal: Refusal) -> HttpResponse {
+    match refusal {
+        Refusal::ServerFull => eio_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            FORBIDDEN,
+            "Server at its connection limit",
+        ),
+        Refusal::TooManyFromAddress => eio_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            FORBIDDEN,
+            "Too many connections from this address",
+        ),
+    }
 }
 
 fn handshake(req: &HttpRequest, server: &SocketIoServer) -> HttpResponse {
-    let permit = match admit(req, server) {
+    let permit = match server.admit_connection(client::ip(req)) {
         Ok(permit) => permit,
-        Err(refused) => return refused,
+        Err(refusal) => return refused(refusal),
     };
     let sid: Arc<str> = random_id();
     // The heartbeat counts from before the client can see the handshake.
@@ -189,9 +187,9 @@ fn websocket(
             Some(session) => WsSession::upgrading(server.clone(), session.clone()),
             None => return unknown_sid(),
         },
-        None => match admit(&req, server) {
+        None => match server.admit_connection(client::ip(&req)) {
             Ok(permit) => WsSession::new(server.clone(), permit),
-            Err(refused) => return refused,
+            Err(refusal) => return refused(refusal),
         },
     };
     ws::WsResponseBuilder::new(actor, &req, payload)

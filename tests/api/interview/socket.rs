@@ -142,7 +142,9 @@ async fn sockets_that_never_join_a_session_are_closed() {
             .expect("websocket");
     stranger.send(Message::text("40")).await.expect("send");
     stranger
-        .send(Message::text(r#"42["join_session",{"session_token":"nope"}]"#))
+        .send(Message::text(
+            r#"42["join_session",{"session_token":"nope"}]"#,
+        ))
         .await
         .expect("send");
     let closed = async {
@@ -162,5 +164,8 @@ async fn sockets_that_never_join_a_session_are_closed() {
     joined
         .emit("join_session", json!({"session_token": s["session_token"]}))
         .await;
-    assert_eq!(joined.until("session_joined").await["session"]["id"], s["id"]);
+    assert_eq!(
+        joined.until("session_joined").await["session"]["id"],
+        s["id"]
+    );
 }
