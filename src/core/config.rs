@@ -583,14 +583,14 @@ pub const MAX_COALESCE_WINDOW_US: u64 = 5_000;
 
 impl Default for RealtimeSettings {
     fn default() -> Self {
-        let limits = crate::realtime::SocketIoConfig::default();
+        // The same limits as `realtime::SocketIoConfig::default()`, plus admission.
         Self {
             coalesce_window_us: 500,
-            max_connections: limits.max_connections,
-            max_connections_per_ip: limits.max_connections_per_ip,
+            max_connections: 100_000,
+            max_connections_per_ip: 1_000,
             admission_timeout_secs: 30,
-            max_outbound_queue: limits.max_outbound_queue,
-            max_handlers_in_flight: limits.max_handlers_in_flight,
+            max_outbound_queue: 1_024,
+            max_handlers_in_flight: 32,
         }
     }
 }
