@@ -5,7 +5,8 @@
 //! (and [::1]:3000 where IPv6 exists); set `PORT` to use another port and
 //! `WORKERS` for the number of worker threads and `COALESCE_US` for the
 //! load-adaptive I/O coalescing window in microseconds (default 500, as in
-//! config.toml; 0 turns it off).
+//! config.toml; 0 turns it off), and `MAX_CONNECTIONS_PER_IP` for the per-address
+//! connection cap (default 1,000, as in config.toml; the benchmark raises it).
 
 use actix_web::{App, HttpServer};
 use switchboard::realtime::{self, echo, SocketIoConfig};
@@ -34,9 +35,17 @@ async fn main() -> std::io::Result<()> {
             .map_err(|_| std::io::Error::other("COALESCE_US must be a number"))?,
         Err(_) => 500,
     };
+    let defaults = echo::conformance_config();
+    let max_connections_per_ip = match std::env::var("MAX_CONNECTIONS_PER_IP") {
+        Ok(n) => n
+            .parse()
+            .map_err(|_| std::io::Error::other("MAX_CONNECTIONS_PER_IP must be a number"))?,
+        Err(_) => defaults.max_connections_per_ip,
+    };
     let config = SocketIoConfig {
         coalesce_window: std::time::Duration::from_micros(coalesce_us),
-        ..echo::conformance_config()
+        max_connections_per_ip,
+        ..defaults
     };
     let server = echo::conformance_server(config);
     let mut http = HttpServer::new(move || App::new().service(realtime::scope(server.clone())))

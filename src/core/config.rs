@@ -566,6 +566,19 @@ pub struct RealtimeSettings {
     /// its next sweep (src/realtime/pacing.rs); 0 turns it off, at most
     /// [`MAX_COALESCE_WINDOW_US`].
     pub coalesce_window_us: u64,
+    /// Engine.IO connections this process serves at once; more are refused
+    /// with 503.
+    pub max_connections: usize,
+    /// Connections from one client address at once; more are refused with 429.
+    pub max_connections_per_ip: usize,
+    /// Seconds a connection may stay open before the service admits it
+    /// (interview: `join_session` with a valid token); 0 turns it off.
+    pub admission_timeout_secs: u64,
+    /// Packets waiting for one slow client before it is disconnected.
+    pub max_outbound_queue: usize,
+    /// Event handlers of one connection running at once; a client that sends
+    /// more is disconnected.
+    pub max_handlers_in_flight: usize,
 }
 
 /// Every request on a pacing worker may wait this long per wake-up, so more
@@ -574,8 +587,14 @@ pub const MAX_COALESCE_WINDOW_US: u64 = 5_000;
 
 impl Default for RealtimeSettings {
     fn default() -> Self {
+        // The same limits as `realtime::SocketIoConfig::default()`, plus admission.
         Self {
             coalesce_window_us: 500,
+            max_connections: 100_000,
+            max_connections_per_ip: 1_000,
+            admission_timeout_secs: 30,
+            max_outbound_queue: 1_024,
+            max_handlers_in_flight: 32,
         }
     }
 }
@@ -625,6 +644,19 @@ impl Settings {
             return Err(ConfigError::Invalid(format!(
                 "realtime.coalesce_window_us is at most {MAX_COALESCE_WINDOW_US}"
             )));
+        }
+        let r = &self.realtime;
+        for (name, value) in [
+            ("max_connections", r.max_connections),
+            ("max_connections_per_ip", r.max_connections_per_ip),
+            ("max_outbound_queue", r.max_outbound_queue),
+            ("max_handlers_in_flight", r.max_handlers_in_flight),
+        ] {
+            if value == 0 {
+                return Err(ConfigError::Invalid(format!(
+                    "realtime.{name} must be at least 1"
+                )));
+            }
         }
         Ok(())
     }

@@ -17,6 +17,21 @@ pub struct SocketIoConfig {
     /// next sweep (see `pacing`); zero (the default here; the server's config
     /// sets 500 µs) handles every frame at once.
     pub coalesce_window: Duration,
+    /// Connections served at once; the next handshake gets 503.
+    pub max_connections: usize,
+    /// Connections from one client address at once; the next gets 429.
+    pub max_connections_per_ip: usize,
+    /// A connection no handler has admitted ([`SocketHandle::admit`]) by
+    /// then is closed; `None` admits every connection.
+    ///
+    /// [`SocketHandle::admit`]: super::SocketHandle::admit
+    pub admission_timeout: Option<Duration>,
+    /// Packets that may wait for one client (in the polling queue or the
+    /// connection's mailbox); a client slower than that is disconnected.
+    pub max_outbound_queue: usize,
+    /// Event handlers of one connection running at once; a client that
+    /// sends more is disconnected.
+    pub max_handlers_in_flight: usize,
 }
 
 impl Default for SocketIoConfig {
@@ -28,6 +43,11 @@ impl Default for SocketIoConfig {
             max_payload: 1_000_000,
             connect_timeout: Duration::from_millis(45_000),
             coalesce_window: Duration::ZERO,
+            max_connections: 100_000,
+            max_connections_per_ip: 1_000,
+            admission_timeout: None,
+            max_outbound_queue: 1_024,
+            max_handlers_in_flight: 32,
         }
     }
 }

@@ -5,6 +5,7 @@
 //! commands it received, and writes what the `Conn` pushes to its `Outbox`.
 //! On upgrade the `Conn` moves from the polling actor to the WebSocket one.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use actix::Recipient;
@@ -13,7 +14,7 @@ use serde_json::Value;
 
 use super::engineio::OutPacket;
 use super::hub;
-use super::server::{random_id, SocketIoServer};
+use super::server::{random_id, Permit, SocketIoServer};
 use super::socket::{
     run_inline, send_command, AckSender, Command, ConnTarget, DisconnectReason, Event,
     NamespaceHandler, SocketHandle, TargetInner,
@@ -68,6 +69,21 @@ pub(crate) struct Conn {
     sockets: Vec<NspSocket>,
     partial: Option<Partial>,
     joined: bool,
+    /// Event handlers started and not finished (spawned ones included).
+    in_flight: Arc<AtomicUsize>,
+    /// When the client got its handshake.
+    opened: tokio::time::Instant,
+    /// Counts this connection against the caps until the `Conn` is dropped.
+    _permit: Permit,
+}
+
+/// One running event handler; counted down when its future ends or is dropped.
+struct InFlight(Arc<AtomicUsize>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 struct NspSocket {
@@ -88,14 +104,37 @@ struct Partial {
 const ATTACHMENT_BUDGET_FACTOR: usize = 10;
 
 impl Conn {
-    pub(crate) fn new(server: SocketIoServer, recipient: Recipient<Command>) -> Self {
+    pub(crate) fn new(
+        server: SocketIoServer,
+        recipient: Recipient<Command>,
+        permit: Permit,
+        opened: tokio::time::Instant,
+    ) -> Self {
+        let max_queue = server.config().max_outbound_queue;
         Self {
             server,
-            target: TargetInner::new(recipient),
+            target: TargetInner::new(recipient, max_queue),
             sockets: Vec::new(),
             partial: None,
             joined: false,
+            in_flight: Arc::default(),
+            opened,
+            _permit: permit,
         }
+    }
+
+    /// Whether commands for the client were dropped because it is too slow.
+    pub(crate) fn overflowed(&self) -> bool {
+        self.target.overflowed()
+    }
+
+    /// Whether a handler admitted this connection.
+    pub(crate) fn admitted(&self) -> bool {
+        self.target.admitted()
+    }
+
+    pub(crate) fn opened(&self) -> tokio::time::Instant {
+        self.opened
     }
 
     /// Points every handle of this connection at a new transport actor.
@@ -320,9 +359,19 @@ impl Conn {
         if !matches!(packet.kind, PacketKind::Event | PacketKind::BinaryEvent) {
             return Flow::Continue;
         }
+        let max_in_flight = self.server.config().max_handlers_in_flight;
+        let in_flight = self.in_flight.clone();
         let Some(s) = self.find_mut(&packet.nsp).filter(|s| s.pending.is_none()) else {
             return Flow::Continue;
         };
+        if in_flight.load(Ordering::Acquire) >= max_in_flight {
+            // The client sends faster than its handlers finish; queueing
+            // more would let it hold unbounded work on the server.
+            tracing::debug!(max_in_flight, "too many event handlers in flight; closing");
+            return Flow::Close;
+        }
+        in_flight.fetch_add(1, Ordering::AcqRel);
+        let guard = InFlight(in_flight);
         // decode() guarantees a non-empty array starting with a string.
         let Some(Value::Array(mut items)) = packet.data else {
             return Flow::Continue;
@@ -340,7 +389,10 @@ impl Conn {
         let handler = s.handler.clone();
         let commands = run_inline(
             &self.target,
-            Box::pin(async move { handler.on_event(handle, event).await }),
+            Box::pin(async move {
+                let _guard = guard;
+                handler.on_event(handle, event).await
+            }),
         );
         for cmd in commands {
             if self.apply(cmd, out) == Flow::Close {

@@ -8,6 +8,7 @@ use actix::{
     Actor, ActorContext, AsyncContext, Context, Handler, Message, MessageResult, Recipient,
 };
 use tokio::sync::oneshot;
+use tokio::time::Instant;
 
 use super::conn::{Conn, Flow, Outbox};
 use super::engineio::{self, OutPacket, Packet};
@@ -19,6 +20,19 @@ use super::socket::{Command, DisconnectReason};
 /// to forward commands that were already addressed to it.
 const FORWARD_GRACE: Duration = Duration::from_secs(5);
 
+/// While a WebSocket probes, a poll with nothing to carry is answered with a
+/// noop this long after the probe (or after it arrived), as the reference
+/// server's upgrade check does. The client only sends the upgrade packet once
+/// that poll has completed, so an upgrade packet sent without waiting (or a
+/// GET sent right behind it) meets a poll still held here, and that poll is
+/// refused instead of being answered on a transport that is going away.
+const UPGRADE_NOOP_DELAY: Duration = Duration::from_millis(100);
+
+/// After a close packet arrives with no GET pending, the sid stays known
+/// this long so the GET the client sent alongside the close (still on its
+/// way, possibly on another worker) gets its noop rather than a 400.
+const CLOSE_LINGER: Duration = Duration::from_secs(1);
+
 pub(crate) struct PollingSession {
     sid: Arc<str>,
     server: SocketIoServer,
@@ -26,10 +40,14 @@ pub(crate) struct PollingSession {
     queue: Vec<OutPacket>,
     waiting: Option<oneshot::Sender<PollReply>>,
     heartbeat: Heartbeat,
-    /// A WebSocket has probed; answer polls at once so the client can pause.
+    /// A WebSocket has probed; polls get a noop so the client can pause.
     upgrading: bool,
     /// The WebSocket actor that took over the connection.
     forward: Option<Recipient<Command>>,
+    /// When the handshake was sent: the heartbeat counts from here.
+    opened: Instant,
+    /// The client closed the session; one more GET gets its noop.
+    closed_by_client: bool,
 }
 
 /// The answer to a GET.
@@ -80,22 +98,26 @@ impl Outbox for Queue<'_> {
 }
 
 impl PollingSession {
-    pub(crate) fn new(sid: Arc<str>, server: SocketIoServer) -> Self {
+    /// `conn.opened()`: when the handshake answer was built, before it was sent.
+    pub(crate) fn new(sid: Arc<str>, server: SocketIoServer, conn: Conn) -> Self {
+        let opened = conn.opened();
         Self {
             sid,
             server,
-            conn: None,
+            conn: Some(conn),
             queue: Vec::new(),
             waiting: None,
             heartbeat: Heartbeat::default(),
             upgrading: false,
             forward: None,
+            opened,
+            closed_by_client: false,
         }
     }
 
     /// Answers the waiting GET, if there is one and something to send.
     fn flush(&mut self) {
-        if self.queue.is_empty() && !self.upgrading {
+        if self.queue.is_empty() {
             return;
         }
         let Some(waiting) = self.waiting.take() else {
@@ -104,14 +126,55 @@ impl PollingSession {
         if waiting.is_closed() {
             return; // the client gave up on that GET; keep the packets
         }
-        let payload = if self.queue.is_empty() {
-            engineio::encode_payload(&[OutPacket::noop()])
-        } else {
-            let payload = engineio::encode_payload(&self.queue);
-            self.queue.clear();
-            payload
-        };
+        let payload = engineio::encode_payload(&self.queue);
+        self.queue.clear();
         let _ = waiting.send(PollReply::Payload(payload));
+    }
+
+    /// A client that lets more packets wait than `max_outbound_queue` (or
+    /// whose mailbox overflowed) is disconnected rather than buffered for.
+    /// True when it was.
+    fn drop_if_slow(&mut self, ctx: &mut Context<Self>) -> bool {
+        let over_queue = self.queue.len() > self.server.config().max_outbound_queue;
+        if over_queue || self.conn.as_ref().is_some_and(Conn::overflowed) {
+            tracing::debug!(sid = %self.sid, "slow polling client; closing");
+            self.queue.clear();
+            self.end(ctx, DisconnectReason::SlowClient, OutPacket::close());
+            return true;
+        }
+        false
+    }
+
+    /// During an upgrade, completes the waiting GET a little later with a
+    /// noop (if the upgrade has not taken the session meanwhile).
+    fn noop_later(&mut self, ctx: &mut Context<Self>) {
+        ctx.run_later(UPGRADE_NOOP_DELAY, |act, _| {
+            // Packets queued meanwhile were sent at once by flush().
+            if !act.upgrading || act.conn.is_none() || !act.queue.is_empty() {
+                return;
+            }
+            if let Some(waiting) = act.waiting.take() {
+                let noop = engineio::encode_payload(&[OutPacket::noop()]);
+                let _ = waiting.send(PollReply::Payload(noop));
+            }
+        });
+    }
+
+    /// A close packet from the client. The GET pending now, or the one on
+    /// its way alongside the close, completes with a noop.
+    fn client_close(&mut self, ctx: &mut Context<Self>) {
+        if self.waiting.as_ref().is_some_and(|w| !w.is_closed()) {
+            return self.end(ctx, DisconnectReason::TransportClose, OutPacket::noop());
+        }
+        heartbeat::stop(self, ctx);
+        if let Some(mut conn) = self.conn.take() {
+            conn.shutdown(DisconnectReason::TransportClose);
+        }
+        self.queue = Vec::new();
+        self.closed_by_client = true;
+        ctx.run_later(CLOSE_LINGER, |act, ctx| {
+            act.end(ctx, DisconnectReason::TransportClose, OutPacket::noop());
+        });
     }
 
     /// Ends the session; a waiting GET gets `last` (close or noop).
@@ -145,7 +208,7 @@ impl PollingSession {
                     Ok(Flow::Continue)
                 }
                 Ok(Packet::Close) => {
-                    self.end(ctx, DisconnectReason::TransportClose, OutPacket::noop());
+                    self.client_close(ctx);
                     return Ok(());
                 }
                 Ok(Packet::Noop) => Ok(Flow::Continue),
@@ -170,6 +233,7 @@ impl PollingSession {
             }
         }
         self.flush();
+        self.drop_if_slow(ctx);
         Ok(())
     }
 }
@@ -178,9 +242,8 @@ impl Actor for PollingSession {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        self.conn = Some(Conn::new(self.server.clone(), ctx.address().recipient()));
         let config = self.server.config().clone();
-        heartbeat::start(self, ctx, &config);
+        heartbeat::start(self, ctx, &config, self.opened);
     }
 
     fn stopped(&mut self, _: &mut Context<Self>) {
@@ -211,6 +274,10 @@ impl EngineActor for PollingSession {
     fn has_joined(&self) -> bool {
         self.conn.as_ref().is_some_and(Conn::has_joined)
     }
+
+    fn admission(&self) -> Option<(bool, Instant)> {
+        self.conn.as_ref().map(|c| (c.admitted(), c.opened()))
+    }
 }
 
 impl Handler<Poll> for PollingSession {
@@ -218,8 +285,16 @@ impl Handler<Poll> for PollingSession {
 
     fn handle(&mut self, _: Poll, ctx: &mut Context<Self>) -> Self::Result {
         let (tx, rx) = oneshot::channel();
-        if self.conn.is_none() {
+        if std::mem::take(&mut self.closed_by_client) {
+            let noop = engineio::encode_payload(&[OutPacket::noop()]);
+            let _ = tx.send(PollReply::Payload(noop));
+            self.end(ctx, DisconnectReason::TransportClose, OutPacket::noop());
+        } else if self.conn.is_none() {
             let _ = tx.send(PollReply::Gone);
+        } else if self.heartbeat.expired() {
+            // The timer may run late; the deadline holds regardless.
+            let _ = tx.send(PollReply::Gone);
+            self.end(ctx, DisconnectReason::PingTimeout, OutPacket::close());
         } else if self.waiting.as_ref().is_some_and(|w| !w.is_closed()) {
             // Two GETs at once break the protocol: drop the session.
             let _ = tx.send(PollReply::Gone);
@@ -227,6 +302,9 @@ impl Handler<Poll> for PollingSession {
         } else {
             self.waiting = Some(tx);
             self.flush();
+            if self.upgrading && self.waiting.is_some() {
+                self.noop_later(ctx);
+            }
         }
         MessageResult(rx)
     }
@@ -236,6 +314,10 @@ impl Handler<Push> for PollingSession {
     type Result = Result<(), ()>;
 
     fn handle(&mut self, msg: Push, ctx: &mut Context<Self>) -> Result<(), ()> {
+        if self.conn.is_some() && self.heartbeat.expired() {
+            self.end(ctx, DisconnectReason::PingTimeout, OutPacket::close());
+            return Err(());
+        }
         self.receive(ctx, &msg.0)
     }
 }
@@ -243,9 +325,9 @@ impl Handler<Push> for PollingSession {
 impl Handler<ProbeStarted> for PollingSession {
     type Result = ();
 
-    fn handle(&mut self, _: ProbeStarted, _: &mut Context<Self>) {
+    fn handle(&mut self, _: ProbeStarted, ctx: &mut Context<Self>) {
         self.upgrading = true;
-        self.flush();
+        self.noop_later(ctx);
     }
 }
 
@@ -296,6 +378,7 @@ impl Handler<Command> for PollingSession {
             self.end(ctx, DisconnectReason::ServerClose, OutPacket::close());
         } else {
             self.flush();
+            self.drop_if_slow(ctx);
         }
     }
 }

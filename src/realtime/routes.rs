@@ -3,16 +3,18 @@
 
 use std::sync::Arc;
 
-use actix::Actor;
+use actix::{Actor, AsyncContext};
 use actix_web::http::{header, Method, StatusCode};
 use actix_web::web::{self, BytesMut};
 use actix_web::{HttpRequest, HttpResponse};
 use actix_web_actors::ws;
 use futures_util::StreamExt;
 
+use super::conn::Conn;
 use super::polling::{Poll, PollReply, PollingSession, Push};
-use super::server::{random_id, SocketIoServer};
+use super::server::{random_id, Refusal, SocketIoServer};
 use super::ws::WsSession;
+use crate::core::client;
 
 /// Mounts Socket.IO at `/socket.io/`: `App::new().service(scope(server))`.
 pub fn scope(server: SocketIoServer) -> actix_web::Scope {
@@ -46,6 +48,9 @@ fn eio_error(status: StatusCode, code: u8, message: &str) -> HttpResponse {
     HttpResponse::build(status).json(serde_json::json!({ "code": code, "message": message }))
 }
 
+/// Engine.IO's error code for a handshake the server refuses to accept.
+const FORBIDDEN: u8 = 4;
+
 fn unknown_sid() -> HttpResponse {
     eio_error(StatusCode::BAD_REQUEST, 1, "Session ID unknown")
 }
@@ -76,7 +81,7 @@ async fn polling(
         if req.method() != Method::GET {
             return eio_error(StatusCode::BAD_REQUEST, 2, "Bad handshake method");
         }
-        return handshake(server);
+        return handshake(&req, server);
     };
     let Some(session) = server
         .polling_sessions()
@@ -113,11 +118,36 @@ async fn polling(
     }
 }
 
-fn handshake(server: &SocketIoServer) -> HttpResponse {
+/// The answer to a handshake over one of the connection caps.
+fn refused(refusal: Refusal) -> HttpResponse {
+    match refusal {
+        Refusal::ServerFull => eio_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            FORBIDDEN,
+            "Server at its connection limit",
+        ),
+        Refusal::TooManyFromAddress => eio_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            FORBIDDEN,
+            "Too many connections from this address",
+        ),
+    }
+}
+
+fn handshake(req: &HttpRequest, server: &SocketIoServer) -> HttpResponse {
+    let permit = match server.admit_connection(client::ip(req)) {
+        Ok(permit) => permit,
+        Err(refusal) => return refused(refusal),
+    };
     let sid: Arc<str> = random_id();
+    // The heartbeat counts from before the client can see the handshake.
+    let opened = tokio::time::Instant::now();
     // A payload of one packet is just that packet.
     let body = format!("0{}", server.open_json(&sid, true));
-    let session = PollingSession::new(sid.clone(), server.clone()).start();
+    let session = PollingSession::create(|ctx| {
+        let conn = Conn::new(server.clone(), ctx.address().recipient(), permit, opened);
+        PollingSession::new(sid.clone(), server.clone(), conn)
+    });
     server.polling_sessions().insert(sid, session);
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/plain; charset=UTF-8"))
@@ -151,14 +181,17 @@ fn websocket(
     if req.method() != Method::GET {
         return eio_error(StatusCode::BAD_REQUEST, 2, "Bad handshake method");
     }
-    let upgrade_from = match sid {
+    let actor = match sid {
         Some(sid) => match server.polling_sessions().get(sid.as_str()) {
-            Some(session) => Some(session.clone()),
+            // The upgraded connection keeps the polling session's permit.
+            Some(session) => WsSession::upgrading(server.clone(), session.clone()),
             None => return unknown_sid(),
         },
-        None => None,
+        None => match server.admit_connection(client::ip(&req)) {
+            Ok(permit) => WsSession::new(server.clone(), permit),
+            Err(refusal) => return refused(refusal),
+        },
     };
-    let actor = WsSession::new(server.clone(), upgrade_from);
     ws::WsResponseBuilder::new(actor, &req, payload)
         .frame_size(server.config().max_payload)
         .start()

@@ -2,6 +2,7 @@
 //! handlers, settings, the hub, and the live long-polling sessions.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use actix::{Actor, Addr};
@@ -23,6 +24,41 @@ struct Inner {
     namespaces: HashMap<String, Arc<dyn NamespaceHandler>>,
     hub: Addr<Hub>,
     polling: DashMap<Arc<str>, Addr<PollingSession>>,
+    connections: Arc<Connections>,
+}
+
+/// Live Engine.IO connections of this process, in total and per client
+/// address (per process: each node enforces its own share).
+#[derive(Default)]
+struct Connections {
+    total: AtomicUsize,
+    per_ip: DashMap<String, usize>,
+}
+
+/// Why a handshake was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    ServerFull,
+    TooManyFromAddress,
+}
+
+/// One admitted connection: counted until dropped (it travels inside the
+/// connection's `Conn`, so an upgrade keeps it and a close releases it).
+pub(crate) struct Permit {
+    connections: Arc<Connections>,
+    ip: String,
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        self.connections.total.fetch_sub(1, Ordering::AcqRel);
+        if let dashmap::Entry::Occupied(mut e) = self.connections.per_ip.entry(self.ip.clone()) {
+            *e.get_mut() -= 1;
+            if *e.get() == 0 {
+                e.remove();
+            }
+        }
+    }
 }
 
 /// Collects namespaces before the server starts.
@@ -46,6 +82,7 @@ impl SocketIoServerBuilder {
             namespaces: self.namespaces,
             hub: Hub::default().start(),
             polling: DashMap::new(),
+            connections: Arc::default(),
         }))
     }
 }
@@ -105,6 +142,33 @@ impl SocketIoServer {
 
     pub(crate) fn namespace(&self, name: &str) -> Option<&Arc<dyn NamespaceHandler>> {
         self.0.namespaces.get(name)
+    }
+
+    /// Counts a new connection from `ip`, or says which cap it would pass.
+    pub(crate) fn admit_connection(&self, ip: String) -> Result<Permit, Refusal> {
+        let connections = &self.0.connections;
+        let max = self.0.config.max_connections;
+        if connections
+            .total
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .is_err()
+        {
+            return Err(Refusal::ServerFull);
+        }
+        let mut count = connections.per_ip.entry(ip.clone()).or_insert(0);
+        if *count >= self.0.config.max_connections_per_ip {
+            drop(count);
+            connections.total.fetch_sub(1, Ordering::AcqRel);
+            return Err(Refusal::TooManyFromAddress);
+        }
+        *count += 1;
+        drop(count);
+        Ok(Permit {
+            connections: connections.clone(),
+            ip,
+        })
     }
 
     pub(crate) fn polling_sessions(&self) -> &DashMap<Arc<str>, Addr<PollingSession>> {

@@ -5,7 +5,7 @@ use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use actix::{Addr, Message, Recipient};
@@ -30,8 +30,13 @@ pub enum DisconnectReason {
     PingTimeout,
     /// The client sent a packet that could not be parsed.
     ParseError,
-    /// The application closed the whole connection.
+    /// The application closed the whole connection, or the client sent
+    /// more events than may be handled at once.
     ServerClose,
+    /// More packets waited for the client than `max_outbound_queue`.
+    SlowClient,
+    /// No handler admitted the connection within `admission_timeout`.
+    NotAdmitted,
 }
 
 /// Implemented by the application once per namespace.
@@ -126,14 +131,32 @@ pub(crate) struct TargetInner {
     /// connection's actor may hand its commands over directly without
     /// overtaking anything.
     in_mailbox: AtomicUsize,
+    /// Most commands that may wait in the mailbox (`max_outbound_queue`).
+    max_in_mailbox: usize,
+    /// Commands were dropped because the client does not keep up; the
+    /// connection closes as soon as its actor runs.
+    overflowed: AtomicBool,
+    /// A handler admitted the connection ([`SocketHandle::admit`]).
+    admitted: AtomicBool,
 }
 
 impl TargetInner {
-    pub(crate) fn new(recipient: Recipient<Command>) -> ConnTarget {
+    pub(crate) fn new(recipient: Recipient<Command>, max_in_mailbox: usize) -> ConnTarget {
         Arc::new(TargetInner {
             recipient: RwLock::new(recipient),
             in_mailbox: AtomicUsize::new(0),
+            max_in_mailbox,
+            overflowed: AtomicBool::new(false),
+            admitted: AtomicBool::new(false),
         })
+    }
+
+    pub(crate) fn overflowed(&self) -> bool {
+        self.overflowed.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn admitted(&self) -> bool {
+        self.admitted.load(Ordering::Acquire)
     }
 
     pub(crate) fn retarget(&self, recipient: Recipient<Command>) {
@@ -166,7 +189,19 @@ pub(crate) fn send_command(target: &ConnTarget, cmd: Command) {
         INLINE_COMMANDS.with_borrow_mut(|cmds| cmds.push(cmd));
         return;
     }
-    target.in_mailbox.fetch_add(1, Ordering::AcqRel);
+    // A client that does not read stops its actor (its writes are not
+    // drained), so commands pile up here: past the bound they are dropped
+    // and the connection is closed when the actor runs again.
+    if target
+        .in_mailbox
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < target.max_in_mailbox).then_some(n + 1)
+        })
+        .is_err()
+    {
+        target.overflowed.store(true, Ordering::Release);
+        return;
+    }
     target
         .recipient
         .read()
@@ -344,6 +379,13 @@ impl SocketHandle {
                 nsp: self.0.nsp.clone(),
             },
         );
+    }
+
+    /// Marks the connection as admitted (authenticated, joined its session):
+    /// with `admission_timeout` set, a connection no handler admits in time
+    /// is closed.
+    pub fn admit(&self) {
+        self.0.target.admitted.store(true, Ordering::Release);
     }
 
     /// Closes the underlying connection and every namespace on it.

@@ -7,13 +7,14 @@ use actix::{
 use actix_http::ws::Item;
 use actix_web::web::{Bytes, BytesMut};
 use actix_web_actors::ws::{self, CloseCode, CloseReason, WebsocketContext};
+use tokio::time::Instant;
 
 use super::conn::{Conn, Flow, Outbox, ProtocolError};
 use super::engineio::{self, OutPacket, Packet};
 use super::heartbeat::{self, EngineActor, Heartbeat};
 use super::pacing;
 use super::polling::{PollingSession, ProbeAborted, ProbeStarted, Upgrade};
-use super::server::{random_id, SocketIoServer};
+use super::server::{random_id, Permit, SocketIoServer};
 use super::socket::{Command, DisconnectReason};
 
 pub(crate) struct WsSession {
@@ -25,6 +26,8 @@ pub(crate) struct WsSession {
     heartbeat: Heartbeat,
     /// A fragmented message being reassembled: (is text, data so far).
     fragments: Option<(bool, BytesMut)>,
+    /// A socket opened directly: its place under the caps, until started.
+    permit: Option<Permit>,
 }
 
 struct Socket<'a>(&'a mut WebsocketContext<WsSession>);
@@ -39,13 +42,27 @@ impl Outbox for Socket<'_> {
 }
 
 impl WsSession {
-    pub(crate) fn new(server: SocketIoServer, upgrade_from: Option<Addr<PollingSession>>) -> Self {
+    /// A socket opened directly on WebSocket.
+    pub(crate) fn new(server: SocketIoServer, permit: Permit) -> Self {
         Self {
             server,
             conn: None,
-            upgrade_from,
+            upgrade_from: None,
             heartbeat: Heartbeat::default(),
             fragments: None,
+            permit: Some(permit),
+        }
+    }
+
+    /// A socket that came to upgrade a polling session.
+    pub(crate) fn upgrading(server: SocketIoServer, from: Addr<PollingSession>) -> Self {
+        Self {
+            server,
+            conn: None,
+            upgrade_from: Some(from),
+            heartbeat: Heartbeat::default(),
+            fragments: None,
+            permit: None,
         }
     }
 
@@ -128,7 +145,7 @@ impl WsSession {
                                 out.push(packet);
                             }
                             let config = act.server.config().clone();
-                            heartbeat::start(act, ctx, &config);
+                            heartbeat::start(act, ctx, &config, Instant::now());
                         }
                         _ => act.close(ctx, DisconnectReason::TransportClose),
                     },
@@ -190,11 +207,16 @@ impl Actor for WsSession {
             });
             return;
         }
+        let Some(permit) = self.permit.take() else {
+            return self.close(ctx, DisconnectReason::TransportClose);
+        };
         let sid = random_id();
+        let opened = Instant::now();
         Socket(ctx).push(OutPacket::open(&self.server.open_json(&sid, false)));
-        self.conn = Some(Conn::new(self.server.clone(), ctx.address().recipient()));
+        let recipient = ctx.address().recipient();
+        self.conn = Some(Conn::new(self.server.clone(), recipient, permit, opened));
         let config = self.server.config().clone();
-        heartbeat::start(self, ctx, &config);
+        heartbeat::start(self, ctx, &config, opened);
     }
 
     fn stopped(&mut self, _: &mut Self::Context) {
@@ -224,6 +246,7 @@ impl EngineActor for WsSession {
         }
         let code = match reason {
             DisconnectReason::ParseError => CloseCode::Protocol,
+            DisconnectReason::SlowClient | DisconnectReason::NotAdmitted => CloseCode::Policy,
             _ => CloseCode::Normal,
         };
         ctx.close(Some(CloseReason::from(code)));
@@ -232,6 +255,10 @@ impl EngineActor for WsSession {
 
     fn has_joined(&self) -> bool {
         self.conn.as_ref().is_some_and(Conn::has_joined)
+    }
+
+    fn admission(&self) -> Option<(bool, Instant)> {
+        self.conn.as_ref().map(|c| (c.admitted(), c.opened()))
     }
 }
 
@@ -262,6 +289,10 @@ impl Handler<Command> for WsSession {
         let Some(conn) = self.conn.as_mut() else {
             return;
         };
+        if conn.overflowed() {
+            tracing::debug!("slow websocket client; closing");
+            return self.close(ctx, DisconnectReason::SlowClient);
+        }
         if conn.on_command(cmd, &mut Socket(ctx)) == Flow::Close {
             self.close(ctx, DisconnectReason::ServerClose);
         }

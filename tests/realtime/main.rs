@@ -5,6 +5,8 @@
 mod support;
 
 mod engineio;
+mod lifecycle;
+mod limits;
 mod pacing;
 mod rooms;
 mod socketio;

@@ -1,6 +1,6 @@
 //! Starts the echo server once per test binary and speaks the raw protocol.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use actix_web::{App, HttpServer};
@@ -25,44 +25,54 @@ static PORT: OnceLock<u16> = OnceLock::new();
 /// The port of a conformance server running on its own actix System.
 pub fn port() -> u16 {
     *PORT.get_or_init(|| {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind test port");
-        let port = listener.local_addr().expect("local addr").port();
-        std::thread::spawn(move || {
-            actix_web::rt::System::new().block_on(async move {
-                // Coalescing on, as the server's config has it, so every test
-                // runs through the pacer too; a wider window than the default
-                // 500 µs so that a slow debug build on a busy CI machine still
-                // reaches the activation rate (8 frames per window).
-                let config = SocketIoConfig {
-                    coalesce_window: Duration::from_millis(2),
-                    ..echo::conformance_config()
-                };
-                let server = SocketIoServer::builder(config)
-                    .namespace(
-                        "/",
-                        echo::Echo {
-                            echo_messages: true,
-                        },
-                    )
-                    .namespace(
-                        "/custom",
-                        echo::Echo {
-                            echo_messages: false,
-                        },
-                    )
-                    .namespace("/chat", Chat)
-                    .build();
-                let _ = SERVER.set(server.clone());
-                HttpServer::new(move || App::new().service(realtime::scope(server.clone())))
-                    .workers(2)
-                    .listen(listener)
-                    .expect("listen")
-                    .run()
-                    .await
-            })
-        });
-        port
+        // Coalescing on, as the server's config has it, so every test
+        // runs through the pacer too; a wider window than the default
+        // 500 µs so that a slow debug build on a busy CI machine still
+        // reaches the activation rate (8 frames per window).
+        let config = SocketIoConfig {
+            coalesce_window: Duration::from_millis(2),
+            ..echo::conformance_config()
+        };
+        spawn_server(config).0
     })
+}
+
+/// Starts a server with the test namespaces and `config` on its own actix
+/// System and port (tests of limits get their own so that they neither
+/// see nor disturb the other tests' connections).
+pub fn spawn_server(config: SocketIoConfig) -> (u16, SocketIoServer) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind test port");
+    let port = listener.local_addr().expect("local addr").port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        actix_web::rt::System::new().block_on(async move {
+            let this = Arc::new(OnceLock::new());
+            let server = SocketIoServer::builder(config)
+                .namespace(
+                    "/",
+                    echo::Echo {
+                        echo_messages: true,
+                    },
+                )
+                .namespace(
+                    "/custom",
+                    echo::Echo {
+                        echo_messages: false,
+                    },
+                )
+                .namespace("/chat", Chat(this.clone()))
+                .build();
+            let _ = this.set(server.clone());
+            let _ = tx.send(server.clone());
+            HttpServer::new(move || App::new().service(realtime::scope(server.clone())))
+                .workers(2)
+                .listen(listener)
+                .expect("listen")
+                .run()
+                .await
+        })
+    });
+    (port, rx.recv().expect("server started"))
 }
 
 pub fn http_url(query: &str) -> String {
@@ -88,6 +98,48 @@ pub async fn post(query: &str, body: &str) -> (u16, String) {
         .expect("POST");
     let status = res.status().as_u16();
     (status, res.text().await.expect("body"))
+}
+
+/// An HTTP client that keeps its connection open between requests, as
+/// browsers and Node's fetch do: a request on it reaches the server without
+/// a new TCP handshake.
+pub struct KeepAlive(reqwest::Client);
+
+impl KeepAlive {
+    pub fn new() -> Self {
+        Self(reqwest::Client::new())
+    }
+
+    pub async fn get(&self, query: &str) -> (u16, String) {
+        let res = self.0.get(http_url(query)).send().await.expect("GET");
+        let status = res.status().as_u16();
+        (status, res.text().await.expect("body"))
+    }
+
+    pub async fn post(&self, query: &str, body: &str) -> (u16, String) {
+        let res = self
+            .0
+            .post(http_url(query))
+            .body(body.to_owned())
+            .send()
+            .await
+            .expect("POST");
+        let status = res.status().as_u16();
+        (status, res.text().await.expect("body"))
+    }
+
+    /// Opens a long-polling session on this client's connection.
+    pub async fn open_polling(&self) -> String {
+        let (status, body) = self.get("EIO=4&transport=polling").await;
+        assert_eq!(status, 200, "{body}");
+        open_sid(&body)
+    }
+}
+
+fn open_sid(body: &str) -> String {
+    let json: Value =
+        serde_json::from_str(body.strip_prefix('0').expect("open packet")).expect("open JSON");
+    json["sid"].as_str().expect("sid").to_owned()
 }
 
 /// Opens a long-polling session; returns its sid and the open packet JSON.
@@ -198,8 +250,6 @@ pub async fn expect_closed(ws: &mut Ws, within: Duration) {
         .expect("server should have closed the socket");
 }
 
-static SERVER: OnceLock<SocketIoServer> = OnceLock::new();
-
 /// (socket id, reason) of every socket that left `/chat`.
 pub static DISCONNECTS: Mutex<Vec<(String, DisconnectReason)>> = Mutex::new(Vec::new());
 
@@ -209,8 +259,8 @@ pub fn disconnect_reason(sid: &str) -> Option<DisconnectReason> {
 }
 
 /// A namespace exercising the application API: auth, rooms, presence,
-/// server-side disconnect.
-struct Chat;
+/// server-side disconnect, admission; holds the server it runs on.
+struct Chat(Arc<OnceLock<SocketIoServer>>);
 
 #[async_trait]
 impl NamespaceHandler for Chat {
@@ -253,19 +303,42 @@ impl NamespaceHandler for Chat {
                 return;
             }
             "announce" => {
-                let server = SERVER.get().expect("server");
+                let server = self.0.get().expect("server");
                 server
                     .emit_to_room("/chat", &room, "announced", &text)
                     .expect("encode");
                 return;
             }
             "members" => {
-                let server = SERVER.get().expect("server");
+                let server = self.0.get().expect("server");
                 json!(server.room_members("/chat", &room).await.len())
             }
             "whoami" => json!(socket.data::<String>().as_deref().map(String::as_str)),
             "id" => json!(socket.id()),
             "kick" => return socket.disconnect(),
+            "admit" => {
+                socket.admit();
+                json!("admitted")
+            }
+            // Holds a handler for `room` milliseconds (an argument here).
+            "slow" => {
+                let ms = event.args.first().and_then(Value::as_u64).unwrap_or(0);
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                json!("done")
+            }
+            // `count` messages of `size` bytes to `room`, through the hub.
+            "flood" => {
+                let server = self.0.get().expect("server");
+                let count = event.args.get(1).and_then(Value::as_u64).unwrap_or(0);
+                let size = event.args.get(2).and_then(Value::as_u64).unwrap_or(0);
+                let text = "x".repeat(usize::try_from(size).expect("size"));
+                for _ in 0..count {
+                    server
+                        .emit_to_room("/chat", &room, "flooded", &text)
+                        .expect("encode");
+                }
+                json!("flooded")
+            }
             "close" => return socket.close(),
             _ => return,
         };

@@ -91,8 +91,16 @@ pub fn mount(
         cfg,
         registry: registry.clone(),
     };
+    let rt = &core.settings.realtime;
     let sio_config = SocketIoConfig {
-        coalesce_window: Duration::from_micros(core.settings.realtime.coalesce_window_us),
+        coalesce_window: Duration::from_micros(rt.coalesce_window_us),
+        max_connections: rt.max_connections,
+        max_connections_per_ip: rt.max_connections_per_ip,
+        // A candidate's socket is admitted by join_session with a valid token.
+        admission_timeout: (rt.admission_timeout_secs > 0)
+            .then(|| Duration::from_secs(rt.admission_timeout_secs)),
+        max_outbound_queue: rt.max_outbound_queue,
+        max_handlers_in_flight: rt.max_handlers_in_flight,
         ..SocketIoConfig::default()
     };
     let sio = SocketIoServer::builder(sio_config)

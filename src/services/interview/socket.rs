@@ -64,6 +64,8 @@ impl Sessions {
         }
         socket.join(room(s.id));
         socket.set_data(Joined(s.id));
+        // A valid token: the connection may stay past the admission timeout.
+        socket.admit();
         let msgs = message::Entity::find()
             .filter(message::Column::SessionId.eq(s.id))
             .order_by_asc(message::Column::SequenceNumber)

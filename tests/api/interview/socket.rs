@@ -195,3 +195,53 @@ async fn the_time_limit_ends_a_session_over_the_socket_and_posts_the_webhook() {
     assert_eq!(v["session_id"], s["id"]);
     assert_eq!(v["report"]["completion_reason"], "time_limit");
 }
+
+/// With `[realtime] admission_timeout_secs`, a socket that has not joined a session with a
+/// valid token by then is closed; one that has stays.
+#[actix_web::test]
+async fn sockets_that_never_join_a_session_are_closed() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let app = app_with(|s| s.realtime.admission_timeout_secs = 1).await;
+    let s = create(&app, json!({})).await;
+    let mut joined = Sio::connect(&app).await;
+    joined
+        .emit("join_session", json!({"session_token": s["session_token"]}))
+        .await;
+    joined.until("session_joined").await;
+
+    let base = app.interview.replacen("http://", "ws://", 1);
+    let (mut stranger, _) =
+        tokio_tungstenite::connect_async(format!("{base}/socket.io/?EIO=4&transport=websocket"))
+            .await
+            .expect("websocket");
+    stranger.send(Message::text("40")).await.expect("send");
+    stranger
+        .send(Message::text(
+            r#"42["join_session",{"session_token":"nope"}]"#,
+        ))
+        .await
+        .expect("send");
+    let closed = async {
+        loop {
+            match stranger.next().await {
+                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
+                Some(Ok(_)) => {}
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(5), closed)
+        .await
+        .expect("a socket without a session is closed after the admission timeout");
+
+    // The joined socket is still served.
+    joined.emit("typing", json!({"is_typing": true})).await;
+    joined
+        .emit("join_session", json!({"session_token": s["session_token"]}))
+        .await;
+    assert_eq!(
+        joined.until("session_joined").await["session"]["id"],
+        s["id"]
+    );
+}

@@ -1,0 +1,79 @@
+//! Engine.IO v4 session lifecycle where a request races the session's end,
+//! after the protocol's documentation: a poll that meets an upgrade, the
+//! heartbeat deadline, and a close packet. Each case repeats so that an
+//! ordering that depends on luck shows up as a failure.
+
+use std::time::{Duration, Instant};
+
+use crate::support::*;
+
+const ROUNDS: usize = 10;
+
+/// "Upgrade": once the client has sent the upgrade packet on the WebSocket,
+/// the HTTP long-polling transport of that session is closed, so a GET with
+/// the same sid, even one sent right after the upgrade packet, is refused.
+#[tokio::test]
+async fn poll_racing_an_upgrade_is_refused() {
+    let http = KeepAlive::new();
+    for round in 0..ROUNDS {
+        let sid = http.open_polling().await;
+        let mut ws = ws_connect(&format!("EIO=4&transport=websocket&sid={sid}"))
+            .await
+            .expect("upgrade websocket");
+        send(&mut ws, "2probe").await;
+        if round % 2 == 0 {
+            // As a client does: wait for the probe's answer, then upgrade.
+            assert_eq!(recv_raw_text(&mut ws).await, "3probe");
+            send(&mut ws, "5").await;
+        } else {
+            // Upgrade packet right behind the probe.
+            send(&mut ws, "5").await;
+        }
+        let (status, body) = http.get(&sid_query(&sid)).await;
+        assert_eq!(
+            status, 400,
+            "round {round}: poll after upgrade got {body:?}"
+        );
+    }
+}
+
+/// "Heartbeat": a client that has not answered the ping within pingTimeout
+/// of it (sent pingInterval after the handshake) is disconnected, so the sid
+/// is unknown to any request at pingInterval + pingTimeout.
+#[tokio::test]
+async fn polling_session_is_gone_at_ping_interval_plus_timeout() {
+    // pingInterval 300 ms and pingTimeout 200 ms in the test server.
+    let deadline = Duration::from_millis(300 + 200);
+    let rounds = (0..ROUNDS).map(|_| async move {
+        let http = KeepAlive::new();
+        let sid = http.open_polling().await;
+        let opened = Instant::now();
+        tokio::time::sleep(deadline).await;
+        assert!(opened.elapsed() >= deadline);
+        http.get(&sid_query(&sid)).await
+    });
+    for (status, body) in futures_util::future::join_all(rounds).await {
+        assert_eq!(status, 400, "session alive at the deadline: {body:?}");
+    }
+}
+
+/// "Disconnection": a close packet sent in a POST closes the session; the
+/// GET that was pending meanwhile completes with a noop and later requests
+/// with that sid are refused.
+#[tokio::test]
+async fn close_packet_completes_the_racing_poll_then_forgets_sid() {
+    let (http, other) = (KeepAlive::new(), KeepAlive::new());
+    for round in 0..ROUNDS {
+        let sid = http.open_polling().await;
+        let query = sid_query(&sid);
+        let (poll, push) = tokio::join!(http.get(&query), other.post(&query, "1"));
+        assert_eq!(push.0, 200, "round {round}: close POST");
+        assert_eq!(poll, (200, "6".to_owned()), "round {round}: pending GET");
+        assert_eq!(get(&query).await.0, 400, "round {round}: GET after close");
+        assert_eq!(
+            post(&query, "40").await.0,
+            400,
+            "round {round}: POST after close"
+        );
+    }
+}
