@@ -111,6 +111,10 @@ pub struct IdentitySettings {
     pub public_url: String,
     pub otp_ttl_secs: i64,
     pub otp_max_attempts: i32,
+    /// Wrong OTP codes one phone may enter over a rolling 24 hours (across codes and
+    /// purposes); then verification for that phone answers OTP_LOCKED until the oldest
+    /// counted failure is 24 hours old.
+    pub otp_failed_per_day: i64,
     pub temp_token_ttl_secs: i64,
     pub kyc_url_ttl_secs: i64,
     pub handle_cooldown_days: i64,
@@ -129,6 +133,7 @@ impl Default for IdentitySettings {
             public_url: "http://127.0.0.1:8082".into(),
             otp_ttl_secs: 300,
             otp_max_attempts: 5,
+            otp_failed_per_day: 10,
             temp_token_ttl_secs: 600,
             kyc_url_ttl_secs: 1800,
             handle_cooldown_days: 30,

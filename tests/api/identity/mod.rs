@@ -1,5 +1,6 @@
 mod auth;
 mod framework;
 mod kyc;
+mod otp_cap;
 mod tokens;
 mod users;
