@@ -12,15 +12,43 @@ const OTP_FAILURES: &str = "identity_otp_failures";
 /// (index, table, columns)
 const INDEXES: [(&str, &str, &[&str]); 7] = [
     // KYC status and initiation look up a user's verifications.
-    ("idx_identity_kyc_user", "identity_kyc_verifications", &["user_id"]),
+    (
+        "idx_identity_kyc_user",
+        "identity_kyc_verifications",
+        &["user_id"],
+    ),
     // Retention deletes a session's tokens; cascades from sessions look them up too.
-    ("idx_identity_refresh_session", "identity_refresh_tokens", &["session_id"]),
-    ("idx_identity_refresh_rotated", "identity_refresh_tokens", &["rotated_at"]),
+    (
+        "idx_identity_refresh_session",
+        "identity_refresh_tokens",
+        &["session_id"],
+    ),
+    (
+        "idx_identity_refresh_rotated",
+        "identity_refresh_tokens",
+        &["rotated_at"],
+    ),
     // GET /api/v1/sessions/user/{id}: filter by user, newest first.
-    ("idx_interview_sessions_user_created", "interview_sessions", &["user_id", "created_at"]),
-    ("idx_messaging_idempotency_created", "messaging_idempotency_keys", &["created_at"]),
-    ("idx_messaging_attempts_delivered", "messaging_delivery_attempts", &["delivered_at"]),
-    ("idx_identity_otp_failures_phone", OTP_FAILURES, &["phone", "failed_at"]),
+    (
+        "idx_interview_sessions_user_created",
+        "interview_sessions",
+        &["user_id", "created_at"],
+    ),
+    (
+        "idx_messaging_idempotency_created",
+        "messaging_idempotency_keys",
+        &["created_at"],
+    ),
+    (
+        "idx_messaging_attempts_delivered",
+        "messaging_delivery_attempts",
+        &["delivered_at"],
+    ),
+    (
+        "idx_identity_otp_failures_phone",
+        OTP_FAILURES,
+        &["phone", "failed_at"],
+    ),
 ];
 
 #[async_trait::async_trait]

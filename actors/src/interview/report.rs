@@ -298,7 +298,14 @@ mod tests {
     #[test]
     fn placeholders_are_not_list_items() {
         let mut list = Vec::new();
-        for item in ["None noted.", " none ", "N/A", "", "Clear examples", "clear examples"] {
+        for item in [
+            "None noted.",
+            " none ",
+            "N/A",
+            "",
+            "Clear examples",
+            "clear examples",
+        ] {
             push_unique(&mut list, item, 8);
         }
         assert_eq!(list, vec!["Clear examples".to_owned()]);

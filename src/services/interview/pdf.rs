@@ -128,7 +128,12 @@ impl Writer {
             Op::DrawRectangle {
                 rectangle: Rect {
                     mode: Some(PaintMode::Fill),
-                    ..Rect::from_xywh(Mm(x).into(), Mm(y).into(), Mm(width).into(), Mm(BAR_H).into())
+                    ..Rect::from_xywh(
+                        Mm(x).into(),
+                        Mm(y).into(),
+                        Mm(width).into(),
+                        Mm(BAR_H).into(),
+                    )
                 },
             },
         ]);

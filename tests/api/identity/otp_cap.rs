@@ -93,7 +93,10 @@ async fn the_window_rolls_failures_23_hours_old_count_25_do_not() {
     let (v, _) = assert_locked(verify(&app, &p, &b).await).await;
     // Lifts when the first two are 24 hours old.
     let lifts = until(&v) - t0;
-    assert!(lifts > Duration::hours(23) && lifts <= Duration::hours(24) + Duration::minutes(1), "{v}");
+    assert!(
+        lifts > Duration::hours(23) && lifts <= Duration::hours(24) + Duration::minutes(1),
+        "{v}"
+    );
 
     app.advance(Duration::hours(21)); // the first failures are 23 hours old
     let c = send(&app, &p).await;

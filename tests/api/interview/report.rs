@@ -99,14 +99,23 @@ fn text_of(doc: &lopdf::Document) -> String {
 
 /// The text between two headings.
 fn section<'a>(text: &'a str, from: &str, to: &str) -> &'a str {
-    let start = text.find(from).unwrap_or_else(|| panic!("{from} in {text}")) + from.len();
-    let end = start + text[start..].find(to).unwrap_or_else(|| panic!("{to} in {text}"));
+    let start = text
+        .find(from)
+        .unwrap_or_else(|| panic!("{from} in {text}"))
+        + from.len();
+    let end = start
+        + text[start..]
+            .find(to)
+            .unwrap_or_else(|| panic!("{to} in {text}"));
     &text[start..end]
 }
 
 #[actix_web::test]
 async fn the_candidate_reads_a_candidate_view_and_the_backend_the_full_report() {
-    let model = scoring_model("\"strengths\": [\"Clear\"], \"weaknesses\": [], \"red_flags\": [\"Blamed the team\"]").await;
+    let model = scoring_model(
+        "\"strengths\": [\"Clear\"], \"weaknesses\": [], \"red_flags\": [\"Blamed the team\"]",
+    )
+    .await;
     let app = app_scored_by(&model).await;
     let s = completed(&app).await;
     let token = s["session_token"].as_str().unwrap();
@@ -150,9 +159,19 @@ async fn the_candidate_reads_a_candidate_view_and_the_backend_the_full_report() 
     // The PDF is the full report: backend only, refused in the interview envelope.
     let pdf = format!("{path}/pdf");
     assert_error(get_token(&app, &pdf, token).await, 403, "FORBIDDEN").await;
-    assert_error(get_token(&app, &path, "not-the-token").await, 401, "UNAUTHORIZED").await;
+    assert_error(
+        get_token(&app, &path, "not-the-token").await,
+        401,
+        "UNAUTHORIZED",
+    )
+    .await;
 
-    let res = app.client.get(url(&app, "/api-docs/openapi.json")).send().await.unwrap();
+    let res = app
+        .client
+        .get(url(&app, "/api-docs/openapi.json"))
+        .send()
+        .await
+        .unwrap();
     let doc = crate::helpers::body(res).await;
     assert!(doc["components"]["schemas"]["CandidateReport"].is_object());
     assert!(doc["components"]["schemas"]["CandidateReport"]["properties"]["red_flags"].is_null());
@@ -172,14 +191,21 @@ async fn none_noted_only_under_an_empty_list() {
         crate::helpers::body(get_key(&app, &format!("/api/v1/sessions/{}/report", id(&s))).await)
             .await;
     assert_eq!(report["strengths"].as_array().unwrap().len(), 2, "{report}");
-    assert_eq!(report["improvements"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!(
+        report["improvements"].as_array().unwrap().len(),
+        1,
+        "{report}"
+    );
     assert_eq!(report["strengths_analysis"], json!([]), "{report}");
     assert_eq!(report["red_flags"], json!([]), "{report}");
     assert!(!report.to_string().contains("None noted"), "{report}");
 
     let text = text_of(&pdf_of(&app, &s).await);
     let strengths = section(&text, "Strengths", "Areas to improve");
-    assert!(strengths.contains("Strong technical knowledge"), "{strengths}");
+    assert!(
+        strengths.contains("Strong technical knowledge"),
+        "{strengths}"
+    );
     assert!(strengths.contains("Strong communication"), "{strengths}");
     assert!(!strengths.contains("None noted"), "{strengths}");
     let improve = section(&text, "Areas to improve", "Technical assessment");
@@ -199,17 +225,21 @@ fn number(o: &lopdf::Object) -> f64 {
 
 #[actix_web::test]
 async fn the_pdf_draws_a_bar_per_category_against_100() {
-    let model =
-        scoring_model("\"strengths\": [], \"weaknesses\": [], \"red_flags\": []").await;
+    let model = scoring_model("\"strengths\": [], \"weaknesses\": [], \"red_flags\": []").await;
     let app = app_scored_by(&model).await;
     let s = completed(&app).await;
     let doc = pdf_of(&app, &s).await;
     let first = *doc.get_pages().values().next().expect("a page");
-    let ops = doc.get_and_decode_page_content(first).expect("content").operations;
+    let ops = doc
+        .get_and_decode_page_content(first)
+        .expect("content")
+        .operations;
     // Filled rectangles: `x y w h re` followed by a fill.
     let filled: Vec<(f64, f64)> = ops
         .windows(2)
-        .filter(|w| w[0].operator == "re" && matches!(w[1].operator.as_str(), "f" | "f*" | "B" | "B*"))
+        .filter(|w| {
+            w[0].operator == "re" && matches!(w[1].operator.as_str(), "f" | "f*" | "B" | "B*")
+        })
         .map(|w| (number(&w[0].operands[1]), number(&w[0].operands[2])))
         .collect();
     // Four tracks of the same width stand for 100.
@@ -226,10 +256,17 @@ async fn the_pdf_draws_a_bar_per_category_against_100() {
         );
     }
     // One bar per row: each bar shares its track's baseline.
-    let tracks: Vec<f64> = filled.iter().filter(|r| (r.1 - full).abs() < 1e-3).map(|r| r.0).collect();
+    let tracks: Vec<f64> = filled
+        .iter()
+        .filter(|r| (r.1 - full).abs() < 1e-3)
+        .map(|r| r.0)
+        .collect();
     assert_eq!(filled.len(), 8, "{filled:?}");
     for (y, w) in &filled {
-        assert!(tracks.iter().any(|t| (t - y).abs() < 1e-3), "bar at {y} ({w}) off its track");
+        assert!(
+            tracks.iter().any(|t| (t - y).abs() < 1e-3),
+            "bar at {y} ({w}) off its track"
+        );
     }
     let text = text_of(&doc);
     for n in ["90.0/100", "80.0/100", "65.0/100", "50.0/100"] {
