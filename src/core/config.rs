@@ -18,6 +18,7 @@ pub struct Settings {
     pub ai: AiSettings,
     pub webhooks: WebhookSettings,
     pub realtime: RealtimeSettings,
+    pub retention: RetentionSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -577,6 +578,30 @@ impl Default for RealtimeSettings {
     fn default() -> Self {
         Self {
             coalesce_window_us: 500,
+        }
+    }
+}
+
+/// The periodic retention job (src/core/periodic.rs) and how long spent rows are kept.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct RetentionSettings {
+    /// How often each service's retention job runs (also once at start-up).
+    pub interval_secs: u64,
+    /// Rotated refresh tokens, and every token of a revoked or expired session, are deleted
+    /// this many days after rotation, revocation or expiry; until then reusing a rotated token
+    /// still revokes its session.
+    pub refresh_tokens_days: i64,
+    /// Webhook delivery attempts (messaging delivery history) older than this are deleted.
+    pub delivery_attempts_days: i64,
+}
+
+impl Default for RetentionSettings {
+    fn default() -> Self {
+        Self {
+            interval_secs: 3600,
+            refresh_tokens_days: 7,
+            delivery_attempts_days: 30,
         }
     }
 }

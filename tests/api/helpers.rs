@@ -17,6 +17,8 @@ pub struct TestApp {
     pub clock: Arc<ManualClock>,
     pub outbox: PathBuf,
     pub settings: Settings,
+    /// The application's periodic-job runner, to trigger a run instead of waiting.
+    pub jobs: switchboard::core::periodic::Periodic,
     _dir: tempfile::TempDir,
 }
 
@@ -70,6 +72,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
     };
     let (identity, interview, messaging) = (base("identity"), base("interview"), base("messaging"));
     let outbox = PathBuf::from(&settings.outbox.path);
+    let jobs = app.context().jobs.clone();
     actix_web::rt::spawn(app.run_until_stopped());
     TestApp {
         identity,
@@ -82,6 +85,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
         clock,
         outbox,
         settings,
+        jobs,
         _dir: dir,
     }
 }

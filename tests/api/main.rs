@@ -7,3 +7,4 @@ mod identity;
 mod interview;
 mod messaging;
 mod providers;
+mod retention;

@@ -246,6 +246,15 @@ async fn check_code(
     Ok(Ok(()))
 }
 
+/// Deletes wrong-OTP records older than the cap's window. Returns how many.
+pub async fn purge_failures(st: &IdentityState) -> Result<u64> {
+    Ok(otp_failure::Entity::delete_many()
+        .filter(otp_failure::Column::FailedAt.lte(st.core.now() - OTP_FAILURE_WINDOW))
+        .exec(&st.core.db)
+        .await?
+        .rows_affected)
+}
+
 /// Consumes a temp token for `purpose` inside `txn`, returning its phone number.
 /// Single use: the conditional update succeeds for exactly one caller.
 pub async fn consume_temp_token(

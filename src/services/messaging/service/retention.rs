@@ -1,0 +1,29 @@
+//! The messaging retention job: idempotency keys past their time to live and old webhook
+//! delivery attempts. Plain conditional DELETEs, so several nodes may run it at once.
+
+use super::super::error::Result;
+use super::super::MessagingState;
+use chrono::Duration;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use switchboard_entities::messaging::{delivery_attempt, idempotency_key};
+
+/// Returns the number of rows removed.
+pub async fn purge(st: &MessagingState) -> Result<u64> {
+    let db = &st.core.db;
+    let now = st.core.now();
+    let keys = idempotency_key::Entity::delete_many()
+        .filter(
+            idempotency_key::Column::CreatedAt
+                .lt(now - Duration::hours(st.cfg.idempotency_ttl_hours)),
+        )
+        .exec(db)
+        .await?
+        .rows_affected;
+    let days = st.core.settings.retention.delivery_attempts_days;
+    let attempts = delivery_attempt::Entity::delete_many()
+        .filter(delivery_attempt::Column::DeliveredAt.lt(now - Duration::days(days)))
+        .exec(db)
+        .await?
+        .rows_affected;
+    Ok(keys + attempts)
+}
