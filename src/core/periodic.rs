@@ -129,3 +129,29 @@ impl Periodic {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn runs_at_start_and_every_interval_until_stopped() {
+        let jobs = Periodic::default();
+        let count = Arc::new(AtomicU64::new(0));
+        let c = count.clone();
+        jobs.register("count", Duration::from_millis(20), move || {
+            let c = c.clone();
+            async move { Ok(c.fetch_add(1, Ordering::SeqCst)) }
+        });
+        jobs.start();
+        tokio::time::sleep(Duration::from_millis(110)).await;
+        assert!(count.load(Ordering::SeqCst) >= 3);
+        jobs.stop();
+        let stopped_at = count.load(Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        assert_eq!(count.load(Ordering::SeqCst), stopped_at);
+        // A triggered run still works after the schedule stopped.
+        assert_eq!(jobs.run_all().await.len(), 1);
+        assert_eq!(jobs.runs(), stopped_at + 1);
+    }
+}

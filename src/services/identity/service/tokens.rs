@@ -234,7 +234,11 @@ pub async fn revoke_own(st: &IdentityState, user_id: Uuid, session_id: Uuid) -> 
 /// of a session revoked or expired that long ago. Until then a reused rotated token is still
 /// recognised and revokes its session. Returns the number of tokens removed.
 pub async fn purge_spent(st: &IdentityState) -> Result<u64> {
-    let cutoff = st.core.now() - Duration::days(st.core.settings.retention.refresh_tokens_days);
+    let cutoff = st.core.now()
+        - Duration::days(std::cmp::max(
+            st.core.settings.retention.refresh_tokens_days,
+            0,
+        ));
     let ended_sessions = Query::select()
         .column(session::Column::Id)
         .from(session::Entity)

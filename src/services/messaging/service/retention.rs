@@ -14,12 +14,13 @@ pub async fn purge(st: &MessagingState) -> Result<u64> {
     let keys = idempotency_key::Entity::delete_many()
         .filter(
             idempotency_key::Column::CreatedAt
-                .lt(now - Duration::hours(st.cfg.idempotency_ttl_hours)),
+                .lt(now - Duration::hours(std::cmp::max(st.cfg.idempotency_ttl_hours, 0))),
         )
         .exec(db)
         .await?
         .rows_affected;
-    let days = st.core.settings.retention.delivery_attempts_days;
+    // Negative settings would put the cutoff in the future and delete live rows.
+    let days = std::cmp::max(st.core.settings.retention.delivery_attempts_days, 0);
     let attempts = delivery_attempt::Entity::delete_many()
         .filter(delivery_attempt::Column::DeliveredAt.lt(now - Duration::days(days)))
         .exec(db)
