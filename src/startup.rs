@@ -76,6 +76,7 @@ impl Application {
             outbox,
             sms,
             http,
+            jobs: Default::default(),
         };
 
         let mut servers = Vec::new();
@@ -100,6 +101,7 @@ impl Application {
                 );
             }
         }
+        ctx.jobs.start();
         Ok(Self { ctx, servers })
     }
 
@@ -126,6 +128,7 @@ impl Application {
     /// Runs every listener until all stop. SIGINT/SIGTERM stop them gracefully.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let handles = self.handles();
+        let jobs = self.ctx.jobs.clone();
         for (name, addr, _) in &self.servers {
             tracing::info!(service = name, %addr, "listening");
         }
@@ -137,7 +140,10 @@ impl Application {
             }
         });
         let runs = self.servers.into_iter().map(|(_, _, s)| s);
-        for r in futures_util::future::join_all(runs).await {
+        let results = futures_util::future::join_all(runs).await;
+        // Background jobs end with the listeners.
+        jobs.stop();
+        for r in results {
             r?;
         }
         Ok(())

@@ -18,6 +18,7 @@ pub struct Settings {
     pub ai: AiSettings,
     pub webhooks: WebhookSettings,
     pub realtime: RealtimeSettings,
+    pub retention: RetentionSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -111,6 +112,10 @@ pub struct IdentitySettings {
     pub public_url: String,
     pub otp_ttl_secs: i64,
     pub otp_max_attempts: i32,
+    /// Wrong OTP codes one phone may enter over a rolling 24 hours (across codes and
+    /// purposes); then verification for that phone answers OTP_LOCKED until the oldest
+    /// counted failure is 24 hours old.
+    pub otp_failed_per_day: i64,
     pub temp_token_ttl_secs: i64,
     pub kyc_url_ttl_secs: i64,
     pub handle_cooldown_days: i64,
@@ -129,6 +134,7 @@ impl Default for IdentitySettings {
             public_url: "http://127.0.0.1:8082".into(),
             otp_ttl_secs: 300,
             otp_max_attempts: 5,
+            otp_failed_per_day: 10,
             temp_token_ttl_secs: 600,
             kyc_url_ttl_secs: 1800,
             handle_cooldown_days: 30,
@@ -595,6 +601,30 @@ impl Default for RealtimeSettings {
             admission_timeout_secs: 30,
             max_outbound_queue: 1_024,
             max_handlers_in_flight: 32,
+        }
+    }
+}
+
+/// The periodic retention job (src/core/periodic.rs) and how long spent rows are kept.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct RetentionSettings {
+    /// How often each service's retention job runs (also once at start-up).
+    pub interval_secs: u64,
+    /// Rotated refresh tokens, and every token of a revoked or expired session, are deleted
+    /// this many days after rotation, revocation or expiry; until then reusing a rotated token
+    /// still revokes its session.
+    pub refresh_tokens_days: i64,
+    /// Webhook delivery attempts (messaging delivery history) older than this are deleted.
+    pub delivery_attempts_days: i64,
+}
+
+impl Default for RetentionSettings {
+    fn default() -> Self {
+        Self {
+            interval_secs: 3600,
+            refresh_tokens_days: 7,
+            delivery_attempts_days: 30,
         }
     }
 }

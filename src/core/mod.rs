@@ -9,6 +9,7 @@ pub mod json_body;
 pub mod jwt;
 pub mod outbound_url;
 pub mod password;
+pub mod periodic;
 pub mod phone;
 pub mod rate_limit;
 pub mod secrets;
@@ -30,6 +31,8 @@ pub struct CoreContext {
     pub outbox: Arc<Outbox>,
     pub sms: Arc<dyn SmsSender>,
     pub http: reqwest::Client,
+    /// Periodic background jobs (retention); services register theirs when mounted.
+    pub jobs: periodic::Periodic,
 }
 
 impl CoreContext {

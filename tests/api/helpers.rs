@@ -18,6 +18,8 @@ pub struct TestApp {
     pub outbox: PathBuf,
     pub settings: Settings,
     handles: Vec<actix_web::dev::ServerHandle>,
+    /// The application's periodic-job runner, to trigger a run instead of waiting.
+    pub jobs: switchboard::core::periodic::Periodic,
     _dir: tempfile::TempDir,
 }
 
@@ -72,6 +74,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
     let (identity, interview, messaging) = (base("identity"), base("interview"), base("messaging"));
     let outbox = PathBuf::from(&settings.outbox.path);
     let handles = app.handles();
+    let jobs = app.context().jobs.clone();
     actix_web::rt::spawn(app.run_until_stopped());
     TestApp {
         identity,
@@ -85,6 +88,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
         outbox,
         settings,
         handles,
+        jobs,
         _dir: dir,
     }
 }

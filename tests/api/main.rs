@@ -8,3 +8,4 @@ mod internal_errors;
 mod interview;
 mod messaging;
 mod providers;
+mod retention;

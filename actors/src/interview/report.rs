@@ -51,9 +51,27 @@ fn label(category: &str) -> &'static str {
     }
 }
 
+/// Models sometimes fill an empty list with a placeholder ("None noted.", "N/A"); an empty
+/// list says that already, and readers print their own "None noted." for it.
+fn is_placeholder(item: &str) -> bool {
+    let t = item
+        .trim()
+        .trim_end_matches(['.', '!'])
+        .trim()
+        .to_ascii_lowercase();
+    t.is_empty()
+        || matches!(
+            t.as_str(),
+            "none" | "none noted" | "none identified" | "none observed" | "n/a" | "na" | "-"
+        )
+}
+
 fn push_unique(list: &mut Vec<String>, item: &str, cap: usize) {
-    if list.len() < cap && !list.iter().any(|x| x.eq_ignore_ascii_case(item)) {
-        list.push(item.to_owned());
+    if list.len() < cap
+        && !is_placeholder(item)
+        && !list.iter().any(|x| x.eq_ignore_ascii_case(item))
+    {
+        list.push(item.trim().to_owned());
     }
 }
 
@@ -270,5 +288,26 @@ pub fn build(input: Input<'_>) -> Report {
         questions_answered: n as i64,
         completion_reason: reason.to_owned(),
         created_at: now,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_not_list_items() {
+        let mut list = Vec::new();
+        for item in [
+            "None noted.",
+            " none ",
+            "N/A",
+            "",
+            "Clear examples",
+            "clear examples",
+        ] {
+            push_unique(&mut list, item, 8);
+        }
+        assert_eq!(list, vec!["Clear examples".to_owned()]);
     }
 }

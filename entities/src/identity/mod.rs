@@ -1,5 +1,6 @@
 pub mod kyc_verification;
 pub mod otp_code;
+pub mod otp_failure;
 pub mod refresh_token;
 pub mod session;
 pub mod temp_token;

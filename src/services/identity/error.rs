@@ -57,6 +57,11 @@ pub enum IdentityError {
     RateLimited { retry_after: i64 },
     #[error("too many wrong codes; request a new one")]
     TooManyAttempts,
+    #[error("too many wrong codes for this phone number in 24 hours; try again later")]
+    OtpLocked {
+        locked_until: chrono::DateTime<chrono::Utc>,
+        retry_after: i64,
+    },
     #[error("{1}")]
     Framework(FrameworkError, String),
     #[error("internal error")]
@@ -98,6 +103,7 @@ impl IdentityError {
             Self::HandleCooldown { .. } => "HANDLE_COOLDOWN",
             Self::RateLimited { .. } => "RATE_LIMITED",
             Self::TooManyAttempts => "TOO_MANY_ATTEMPTS",
+            Self::OtpLocked { .. } => "OTP_LOCKED",
             Self::Framework(kind, _) => match kind {
                 FrameworkError::NotFound => "NOT_FOUND",
                 FrameworkError::MethodNotAllowed => "METHOD_NOT_ALLOWED",
@@ -121,6 +127,10 @@ impl IdentityError {
                 json!({ "next_change_available": next_change_available })
             }
             Self::RateLimited { retry_after } => json!({ "retry_after": retry_after }),
+            Self::OtpLocked {
+                locked_until,
+                retry_after,
+            } => json!({ "locked_until": locked_until, "retry_after": retry_after }),
             _ => json!({}),
         }
     }
@@ -146,9 +156,10 @@ impl ResponseError for IdentityError {
                 StatusCode::NOT_FOUND
             }
             Self::HandleTaken | Self::HandleReserved | Self::PhoneExists => StatusCode::CONFLICT,
-            Self::HandleCooldown { .. } | Self::RateLimited { .. } | Self::TooManyAttempts => {
-                StatusCode::TOO_MANY_REQUESTS
-            }
+            Self::HandleCooldown { .. }
+            | Self::RateLimited { .. }
+            | Self::TooManyAttempts
+            | Self::OtpLocked { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Framework(kind, _) => kind.status(),
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -159,7 +170,7 @@ impl ResponseError for IdentityError {
             tracing::error!(error = %cause, "internal error");
         }
         let mut res = HttpResponse::build(self.status_code());
-        if let Self::RateLimited { retry_after } = self {
+        if let Self::RateLimited { retry_after } | Self::OtpLocked { retry_after, .. } = self {
             res.insert_header((actix_web::http::header::RETRY_AFTER, *retry_after));
         }
         res.json(json!({

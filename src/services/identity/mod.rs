@@ -33,7 +33,8 @@ pub struct IdentityState {
     pub cfg: Arc<IdentitySettings>,
 }
 
-/// Starts the identity listener and its background purge of deleted accounts.
+/// Starts the identity listener and registers its periodic jobs: the purge of deleted
+/// accounts and spent codes, and the retention of refresh tokens and wrong-OTP records.
 pub fn mount(
     core: &CoreContext,
     bind: &str,
@@ -42,7 +43,7 @@ pub fn mount(
         core: core.clone(),
         cfg: Arc::new(core.settings.services.identity.clone()),
     };
-    spawn_purge(state.clone());
+    register_jobs(&state);
     let data = web::Data::new(state);
     serve::<IdentityEnvelope, _>("identity", bind, core, move |cfg| routes(cfg, data.clone()))
 }
@@ -85,15 +86,27 @@ fn routes(cfg: &mut web::ServiceConfig, data: web::Data<IdentityState>) {
     );
 }
 
-fn spawn_purge(state: IdentityState) {
-    let every = Duration::from_secs(state.cfg.purge_interval_secs.max(1));
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(every);
-        loop {
-            tick.tick().await;
-            if let Err(e) = service::accounts::purge(&state).await {
-                tracing::error!(error = %e, "account purge failed");
+fn register_jobs(state: &IdentityState) {
+    let jobs = &state.core.jobs;
+    let st = state.clone();
+    jobs.register(
+        "identity.accounts",
+        Duration::from_secs(state.cfg.purge_interval_secs),
+        move || {
+            let st = st.clone();
+            async move { Ok(service::accounts::purge(&st).await?) }
+        },
+    );
+    let st = state.clone();
+    jobs.register(
+        "identity.retention",
+        Duration::from_secs(state.core.settings.retention.interval_secs),
+        move || {
+            let st = st.clone();
+            async move {
+                Ok(service::tokens::purge_spent(&st).await?
+                    + service::otp::purge_failures(&st).await?)
             }
-        }
-    });
+        },
+    );
 }

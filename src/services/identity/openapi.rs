@@ -35,7 +35,9 @@ pub enum Errors {
     /// Body is not JSON
     #[response(status = 415)]
     UnsupportedMediaType(ErrorEnvelope),
-    /// RATE_LIMITED, TOO_MANY_ATTEMPTS, HANDLE_COOLDOWN (with Retry-After on RATE_LIMITED)
+    /// RATE_LIMITED, TOO_MANY_ATTEMPTS, HANDLE_COOLDOWN, OTP_LOCKED (too many wrong codes for the
+    /// phone over a rolling 24 h; details locked_until, retry_after; Retry-After on RATE_LIMITED
+    /// and OTP_LOCKED)
     #[response(status = 429)]
     TooManyRequests(ErrorEnvelope),
     /// INTERNAL_ERROR

@@ -48,6 +48,14 @@ pub fn parse_id(raw: &str) -> Result<Uuid> {
     Uuid::parse_str(raw).map_err(|_| InterviewError::not_found())
 }
 
+/// Who is calling: the backend (API key) sees everything; the candidate (session token)
+/// sees only what is meant for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    Backend,
+    Candidate,
+}
+
 /// Loads the session when the caller holds the API key or the session's own token.
 /// Unknown ids answer NOT_FOUND only to the API key holder, so a token holder learns
 /// nothing about other sessions.
@@ -56,6 +64,15 @@ pub async fn session_for(
     req: &HttpRequest,
     raw_id: &str,
 ) -> Result<session::Model> {
+    Ok(session_and_caller(st, req, raw_id).await?.0)
+}
+
+/// [`session_for`], also saying which kind of caller was let in.
+pub async fn session_and_caller(
+    st: &InterviewState,
+    req: &HttpRequest,
+    raw_id: &str,
+) -> Result<(session::Model, Caller)> {
     let backend = has_api_key(st, req);
     let token = header(req, SESSION_TOKEN);
     if !backend && token.is_none() {
@@ -68,9 +85,9 @@ pub async fn session_for(
         Err(_) => None,
     };
     match (found, backend, token) {
-        (Some(s), true, _) => Ok(s),
+        (Some(s), true, _) => Ok((s, Caller::Backend)),
         (Some(s), false, Some(t)) if constant_time_eq(t.as_bytes(), s.session_token.as_bytes()) => {
-            Ok(s)
+            Ok((s, Caller::Candidate))
         }
         (None, true, _) => Err(InterviewError::not_found()),
         _ => Err(InterviewError::Unauthorized(

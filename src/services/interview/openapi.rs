@@ -19,7 +19,7 @@ pub enum Errors {
     /// UNAUTHORIZED: missing or wrong X-API-Key / X-Session-Token
     #[response(status = 401)]
     Unauthorized(ErrorEnvelope),
-    /// FORBIDDEN: missing or wrong X-Admin-Key
+    /// FORBIDDEN: missing or wrong X-Admin-Key, or a session token on the backend-only PDF report
     #[response(status = 403)]
     Forbidden(ErrorEnvelope),
     /// NOT_FOUND
@@ -51,7 +51,7 @@ pub enum Errors {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Switchboard interview service", version = "1.0",
-         description = "AI-led candidate interviews with scoring and reports, and the onboarding chat. Live sessions also speak Socket.IO at /socket.io/ (events join_session, send_message, typing, pause, resume, complete)."),
+         description = "AI-led candidate interviews with scoring and reports, and the onboarding chat. Live sessions also speak Socket.IO at /socket.io/ (events join_session, send_message, typing, pause, resume, complete). Access: X-API-Key (the backend) reaches every session and reads the full report and its PDF; X-Session-Token (the candidate) reaches only its own session and reads the candidate view of the report (scores and feedback, without recommendation, red flags, follow-up questions or executive summary); the PDF answers a session token 403 FORBIDDEN."),
     paths(
         health::health, health::api_health,
         sessions::create, sessions::by_token, sessions::by_id, sessions::by_user,
@@ -60,7 +60,7 @@ pub enum Errors {
         sessions::report_pdf, onboarding::start, onboarding::message,
     ),
     components(schemas(ErrorEnvelope, ErrorBody, MessageView, ScoreView, Categories, Highlight,
-        Report, ReportSummary)),
+        Report, ReportSummary, CandidateReport, ReportView)),
     tags((name = "sessions"), (name = "messages"), (name = "reports"), (name = "onboarding"), (name = "health"))
 )]
 struct ApiDoc;

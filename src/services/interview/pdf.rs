@@ -2,13 +2,18 @@
 //! other characters are replaced by `?` rather than dropped silently.
 
 use printpdf::{
-    BuiltinFont, Mm, Op, PdfDocument, PdfFontHandle, PdfPage, PdfSaveOptions, Point, Pt, TextItem,
+    BuiltinFont, Color, Mm, Op, PaintMode, PdfDocument, PdfFontHandle, PdfPage, PdfSaveOptions,
+    Point, Pt, Rect, Rgb, TextItem,
 };
 use switchboard_actors::interview::Report;
 
 const PAGE_W: f32 = 210.0;
 const PAGE_H: f32 = 297.0;
 const MARGIN: f32 = 18.0;
+/// Score bars: where the bar starts after its label, and its length at 100/100 (mm).
+const BAR_X: f32 = MARGIN + 38.0;
+const BAR_W: f32 = 100.0;
+const BAR_H: f32 = 3.6;
 
 struct Writer {
     pages: Vec<PdfPage>,
@@ -100,16 +105,63 @@ impl Writer {
         self.line(text, 13.0, true);
     }
 
-    fn bullets(&mut self, items: &[String]) {
-        if items.is_empty() {
-            self.paragraph("None noted.");
-        }
-        for item in items {
+    /// One bulleted list from several sources; "None noted." only when all are empty.
+    fn bullets(&mut self, lists: &[&[String]]) {
+        let mut any = false;
+        for item in lists.iter().flat_map(|l| l.iter()) {
+            any = true;
             for (i, l) in wrap(item, 90).into_iter().enumerate() {
                 let prefix = if i == 0 { "- " } else { "  " };
                 self.line(&format!("{prefix}{l}"), 10.0, false);
             }
         }
+        if !any {
+            self.paragraph("None noted.");
+        }
+    }
+
+    fn fill(&mut self, gray: f32, x: f32, y: f32, width: f32) {
+        self.ops.extend([
+            Op::SetFillColor {
+                col: Color::Rgb(Rgb::new(gray, gray, gray, None)),
+            },
+            Op::DrawRectangle {
+                rectangle: Rect {
+                    mode: Some(PaintMode::Fill),
+                    ..Rect::from_xywh(
+                        Mm(x).into(),
+                        Mm(y).into(),
+                        Mm(width).into(),
+                        Mm(BAR_H).into(),
+                    )
+                },
+            },
+        ]);
+    }
+
+    /// A labelled bar: a light track for 100 and a dark bar for `value`, then the number.
+    fn bar(&mut self, name: &str, value: f64) {
+        self.line(name, 10.0, false);
+        let y = self.y;
+        let v = value.clamp(0.0, 100.0) as f32;
+        self.ops.push(Op::SaveGraphicsState);
+        self.fill(0.88, BAR_X, y, BAR_W);
+        self.fill(0.25, BAR_X, y, BAR_W * v / 100.0);
+        self.ops.push(Op::RestoreGraphicsState);
+        self.ops.extend([
+            Op::StartTextSection,
+            Op::SetFont {
+                font: PdfFontHandle::Builtin(BuiltinFont::Helvetica),
+                size: Pt(10.0),
+            },
+            Op::SetTextCursor {
+                pos: Point::new(Mm(BAR_X + BAR_W + 3.0), Mm(y)),
+            },
+            Op::ShowText {
+                items: vec![TextItem::Text(format!("{value:.1}/100"))],
+            },
+            Op::EndTextSection,
+        ]);
     }
 }
 
@@ -143,35 +195,33 @@ pub fn render(r: &Report) -> Vec<u8> {
         ("Problem solving", r.scores.problem_solving),
         ("Cultural fit", r.scores.cultural_fit),
     ] {
-        w.line(&format!("{name}: {v:.1}"), 10.0, false);
+        w.bar(name, v);
     }
     w.heading("Executive summary");
     w.paragraph(&r.executive_summary);
     w.heading("Strengths");
-    w.bullets(&r.strengths);
-    w.bullets(&r.strengths_analysis);
+    w.bullets(&[&r.strengths, &r.strengths_analysis]);
     w.heading("Areas to improve");
-    w.bullets(&r.improvements);
-    w.bullets(&r.weaknesses_analysis);
+    w.bullets(&[&r.improvements, &r.weaknesses_analysis]);
     w.heading("Technical assessment");
     w.paragraph(&r.technical_assessment);
     w.heading("Behavioural assessment");
     w.paragraph(&r.behavioral_assessment);
     w.heading("Demonstrated skills");
-    w.bullets(&r.demonstrated_skills);
+    w.bullets(&[&r.demonstrated_skills]);
     w.heading("Skill gaps");
-    w.bullets(&r.skill_gaps);
+    w.bullets(&[&r.skill_gaps]);
     w.heading("Highlights");
     let highlights: Vec<String> = r
         .interview_highlights
         .iter()
         .map(|h| format!("{} - \"{}\"", h.question, h.highlight))
         .collect();
-    w.bullets(&highlights);
+    w.bullets(&[&highlights]);
     w.heading("Red flags");
-    w.bullets(&r.red_flags);
+    w.bullets(&[&r.red_flags]);
     w.heading("Follow-up questions");
-    w.bullets(&r.follow_up_questions);
+    w.bullets(&[&r.follow_up_questions]);
     w.break_page();
 
     let mut doc = PdfDocument::new(&latin1(&format!("Interview report - {}", r.candidate_name)));

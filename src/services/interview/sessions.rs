@@ -1,7 +1,9 @@
 //! `/api/v1/sessions…`: creation and reads go to the database; every state change goes
 //! through the session's actor, which also tells the session's sockets.
 
-use super::access::{self, require_admin, require_api_key, session_for};
+use super::access::{
+    self, require_admin, require_api_key, session_and_caller, session_for, Caller,
+};
 use super::domain::{parse_answer, parse_create};
 use super::dto::*;
 use super::error::{InterviewError, Result};
@@ -399,31 +401,45 @@ async fn load_report(st: &InterviewState, s: &session::Model) -> Result<Report> 
     }
 }
 
-/// The full report of a completed session.
+/// The report of a completed session. The API key reads the full report; the candidate's
+/// session token reads the candidate view (scores and feedback, without the recommendation,
+/// red flags, follow-up questions or executive summary).
 #[utoipa::path(get, path = "/api/v1/sessions/{session_id}/report", operation_id = "get_report", tag = "reports",
     params(("session_id" = String, Path),
-           ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
-    responses((status = 200, body = Report), Errors))]
+           ("X-API-Key" = Option<String>, Header, description = "Backend: the full Report"),
+           ("X-Session-Token" = Option<String>, Header, description = "Candidate: the CandidateReport view")),
+    responses((status = 200, description = "Report (X-API-Key) or CandidateReport (X-Session-Token)",
+        body = ReportView), Errors))]
 pub async fn report(
     st: web::Data<InterviewState>,
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
-    let s = session_for(&st, &req, &id).await?;
-    Ok(HttpResponse::Ok().json(load_report(&st, &s).await?))
+    let (s, caller) = session_and_caller(&st, &req, &id).await?;
+    let r = load_report(&st, &s).await?;
+    Ok(match caller {
+        Caller::Backend => HttpResponse::Ok().json(r),
+        Caller::Candidate => HttpResponse::Ok().json(CandidateReport::from(r)),
+    })
 }
 
-/// The report as a PDF download.
+/// The full report as a PDF download (X-API-Key only; a session token is refused with 403).
 #[utoipa::path(get, path = "/api/v1/sessions/{session_id}/report/pdf", operation_id = "get_report_pdf", tag = "reports",
     params(("session_id" = String, Path),
-           ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
+           ("X-API-Key" = String, Header, description = "Backend only; X-Session-Token answers 403 FORBIDDEN")),
     responses((status = 200, description = "PDF document", content_type = "application/pdf"), Errors))]
 pub async fn report_pdf(
     st: web::Data<InterviewState>,
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
-    let s = session_for(&st, &req, &id).await?;
+    let (s, caller) = session_and_caller(&st, &req, &id).await?;
+    if caller != Caller::Backend {
+        return Err(InterviewError::Forbidden(
+            "the PDF report is the full report: it needs X-API-Key; the candidate reads GET …/report"
+                .into(),
+        ));
+    }
     let r = load_report(&st, &s).await?;
     let bytes = web::block(move || pdf::render(&r))
         .await

@@ -119,6 +119,15 @@ pub fn mount(
     };
     registry.spawn_sweeper();
     tokio::spawn(service::dispatch::run(state.clone(), rx));
+    let retained = state.clone();
+    core.jobs.register(
+        "messaging.retention",
+        std::time::Duration::from_secs(core.settings.retention.interval_secs),
+        move || {
+            let st = retained.clone();
+            async move { Ok(service::retention::purge(&st).await?) }
+        },
+    );
     let data = web::Data::new(state);
     serve::<MessagingEnvelope, _>("messaging", bind, core, move |cfg| {
         routes(cfg, data.clone())

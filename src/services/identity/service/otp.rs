@@ -11,14 +11,17 @@ use crate::core::secrets::{
     constant_time_eq, hmac_sha256_hex, random_digits, random_token, sha256_hex,
 };
 use crate::providers::sms::SmsMessage;
-use chrono::Duration;
+use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
-    TransactionTrait,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set, TransactionTrait,
 };
-use switchboard_entities::identity::{otp_code, temp_token};
+use switchboard_entities::identity::{otp_code, otp_failure, temp_token};
 use uuid::Uuid;
+
+/// The rolling window of the per-phone cap on wrong codes.
+pub const OTP_FAILURE_WINDOW: Duration = Duration::hours(24);
 
 fn digest(st: &IdentityState, phone: &PhoneNumber, purpose: OtpPurpose, code: &str) -> String {
     let input = format!("{}|{}|{}", phone.as_str(), purpose.as_str(), code);
@@ -90,7 +93,6 @@ pub async fn verify(
 ) -> Result<OtpVerified> {
     let db = &st.core.db;
     let now = st.core.now();
-    let max = st.cfg.otp_max_attempts;
     let Some(row) = otp_code::Entity::find()
         .filter(otp_code::Column::Phone.eq(phone.as_str()))
         .filter(otp_code::Column::Purpose.eq(purpose.as_str()))
@@ -106,6 +108,101 @@ pub async fn verify(
     if row.expires_at <= now {
         return Err(IdentityError::OtpExpired);
     }
+    let slot = reserve_daily_attempt(st, phone, now).await?;
+    let checked = check_code(st, &row, phone, purpose, code, now).await;
+    if !matches!(checked, Ok(Err(_))) {
+        // Only a wrong code counts against the phone's daily cap.
+        otp_failure::Entity::delete_by_id(slot).exec(db).await?;
+    }
+    if let Err(attempts_remaining) = checked? {
+        return Err(IdentityError::InvalidOtp { attempts_remaining });
+    }
+    let token = random_token(32);
+    let ttl = st.cfg.temp_token_ttl_secs;
+    temp_token::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        token_hash: Set(sha256_hex(token.as_bytes())),
+        phone: Set(phone.as_str().to_owned()),
+        purpose: Set(purpose.as_str().to_owned()),
+        expires_at: Set(now + Duration::seconds(ttl)),
+        used_at: Set(None),
+        created_at: Set(now),
+    }
+    .insert(db)
+    .await?;
+    Ok(OtpVerified {
+        verified: true,
+        temp_token: token,
+        expires_in: ttl,
+    })
+}
+
+/// Counts this attempt against the phone's rolling 24-hour cap of wrong codes before the code
+/// is compared: the row is written first, so of parallel guesses the later writer always sees
+/// the earlier one and no more than the cap get through. A refused attempt does not count.
+/// Returns the row to delete if the code turns out right.
+async fn reserve_daily_attempt(
+    st: &IdentityState,
+    phone: &PhoneNumber,
+    now: DateTime<Utc>,
+) -> Result<Uuid> {
+    let db = &st.core.db;
+    let id = Uuid::new_v4();
+    otp_failure::ActiveModel {
+        id: Set(id),
+        phone: Set(phone.as_str().to_owned()),
+        failed_at: Set(now),
+    }
+    .insert(db)
+    .await?;
+    let cap = usize::try_from(std::cmp::max(st.cfg.otp_failed_per_day, 1)).unwrap_or(usize::MAX);
+    let counted = failures_since(db, phone, now - OTP_FAILURE_WINDOW).await?;
+    if counted.len() <= cap {
+        return Ok(id);
+    }
+    otp_failure::Entity::delete_by_id(id).exec(db).await?;
+    let others = failures_since(db, phone, now - OTP_FAILURE_WINDOW).await?;
+    // The lock lifts once fewer than `cap` failures are younger than the window.
+    let locked_until = others
+        .len()
+        .checked_sub(cap)
+        .and_then(|i| others.get(i))
+        .map_or(now, |t| *t + OTP_FAILURE_WINDOW);
+    Err(IdentityError::OtpLocked {
+        locked_until,
+        retry_after: std::cmp::max((locked_until - now).num_seconds(), 1),
+    })
+}
+
+/// When the phone's wrong codes inside the window were entered, oldest first.
+async fn failures_since(
+    db: &impl ConnectionTrait,
+    phone: &PhoneNumber,
+    since: DateTime<Utc>,
+) -> Result<Vec<DateTime<Utc>>> {
+    Ok(otp_failure::Entity::find()
+        .select_only()
+        .column(otp_failure::Column::FailedAt)
+        .filter(otp_failure::Column::Phone.eq(phone.as_str()))
+        .filter(otp_failure::Column::FailedAt.gt(since))
+        .order_by_asc(otp_failure::Column::FailedAt)
+        .into_tuple()
+        .all(db)
+        .await?)
+}
+
+/// Counts the attempt on the code and compares it. `Ok(Err(remaining))` is a wrong code;
+/// `Err` refuses the attempt for another reason (attempts used up, consumed meanwhile).
+async fn check_code(
+    st: &IdentityState,
+    row: &otp_code::Model,
+    phone: &PhoneNumber,
+    purpose: OtpPurpose,
+    code: &str,
+    now: DateTime<Utc>,
+) -> Result<std::result::Result<(), i32>> {
+    let db = &st.core.db;
+    let max = st.cfg.otp_max_attempts;
     // Count the attempt first, atomically, so parallel guesses cannot exceed the limit.
     let counted = otp_code::Entity::update_many()
         .col_expr(
@@ -132,9 +229,7 @@ pub async fn verify(
             .one(db)
             .await?
             .map_or(max, |r| r.attempts);
-        return Err(IdentityError::InvalidOtp {
-            attempts_remaining: std::cmp::max(max - used, 0),
-        });
+        return Ok(Err(std::cmp::max(max - used, 0)));
     }
     let consumed = otp_code::Entity::update_many()
         .col_expr(otp_code::Column::ConsumedAt, Expr::value(now))
@@ -148,24 +243,16 @@ pub async fn verify(
             attempts_remaining: 0,
         });
     }
-    let token = random_token(32);
-    let ttl = st.cfg.temp_token_ttl_secs;
-    temp_token::ActiveModel {
-        id: Set(Uuid::new_v4()),
-        token_hash: Set(sha256_hex(token.as_bytes())),
-        phone: Set(phone.as_str().to_owned()),
-        purpose: Set(purpose.as_str().to_owned()),
-        expires_at: Set(now + Duration::seconds(ttl)),
-        used_at: Set(None),
-        created_at: Set(now),
-    }
-    .insert(db)
-    .await?;
-    Ok(OtpVerified {
-        verified: true,
-        temp_token: token,
-        expires_in: ttl,
-    })
+    Ok(Ok(()))
+}
+
+/// Deletes wrong-OTP records older than the cap's window. Returns how many.
+pub async fn purge_failures(st: &IdentityState) -> Result<u64> {
+    Ok(otp_failure::Entity::delete_many()
+        .filter(otp_failure::Column::FailedAt.lte(st.core.now() - OTP_FAILURE_WINDOW))
+        .exec(&st.core.db)
+        .await?
+        .rows_affected)
 }
 
 /// Consumes a temp token for `purpose` inside `txn`, returning its phone number.

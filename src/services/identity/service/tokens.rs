@@ -7,10 +7,10 @@ use super::super::error::{IdentityError, Result};
 use super::super::IdentityState;
 use crate::core::secrets::{random_token, sha256_hex};
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
-    TransactionTrait,
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
+    QueryOrder, Set, TransactionTrait,
 };
 use switchboard_entities::identity::{refresh_token, session, user};
 use uuid::Uuid;
@@ -244,4 +244,33 @@ pub async fn revoke_own(st: &IdentityState, user_id: Uuid, session_id: Uuid) -> 
     }
     revoke_session(db, found.id, st.core.now()).await?;
     Ok(())
+}
+
+/// Deletes refresh tokens rotated more than `retention.refresh_tokens_days` ago and every token
+/// of a session revoked or expired that long ago. Until then a reused rotated token is still
+/// recognised and revokes its session. Returns the number of tokens removed.
+pub async fn purge_spent(st: &IdentityState) -> Result<u64> {
+    let cutoff = st.core.now()
+        - Duration::days(std::cmp::max(
+            st.core.settings.retention.refresh_tokens_days,
+            0,
+        ));
+    let ended_sessions = Query::select()
+        .column(session::Column::Id)
+        .from(session::Entity)
+        .cond_where(
+            Condition::any()
+                .add(session::Column::RevokedAt.lt(cutoff))
+                .add(session::Column::ExpiresAt.lt(cutoff)),
+        )
+        .to_owned();
+    Ok(refresh_token::Entity::delete_many()
+        .filter(
+            Condition::any()
+                .add(refresh_token::Column::RotatedAt.lt(cutoff))
+                .add(refresh_token::Column::SessionId.in_subquery(ended_sessions)),
+        )
+        .exec(&st.core.db)
+        .await?
+        .rows_affected)
 }

@@ -110,8 +110,6 @@ class MiniSocket {
     show("summary", true);
     $("overall-score").textContent = r.overall_score.toFixed(1);
     $("grade").textContent = r.grade;
-    $("recommendation").textContent = r.recommendation_label;
-    $("executive-summary").textContent = r.executive_summary;
     const list = (id, items) => {
       $(id).innerHTML = "";
       (items || []).forEach((s) => { const li = document.createElement("li"); li.textContent = s; $(id).appendChild(li); });

@@ -6,5 +6,6 @@ pub mod carrier;
 pub mod dispatch;
 pub mod events;
 pub mod idempotency;
+pub mod retention;
 pub mod transport;
 pub mod webhooks;
