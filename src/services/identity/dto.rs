@@ -34,13 +34,6 @@ pub struct ErrorEnvelope {
     pub error: ErrorBody,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Health {
-    pub status: String,
-    pub version: String,
-    pub timestamp: DateTime<Utc>,
-}
-
 // ---- requests ----
 
 #[derive(Debug, Deserialize, ToSchema)]
