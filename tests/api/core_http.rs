@@ -298,3 +298,53 @@ async fn access_logs_name_the_route_not_the_token() {
     assert!(logs.contains("/interview/{token}"), "route logged: {logs}");
     assert!(!logs.contains(secret), "token logged: {logs}");
 }
+
+#[actix_web::test]
+async fn array_bodies_are_refused_not_read_by_position() {
+    let app = spawn_app_with(|_| {}).await;
+    let res = app
+        .client
+        .post(app.url("/auth/signin"))
+        .json(&json!([phone(), "1234"]))
+        .send()
+        .await
+        .unwrap();
+    let v = assert_error(res, 400, "INVALID_REQUEST").await;
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("JSON object"),
+        "{v}"
+    );
+}
+
+#[actix_web::test]
+async fn schemathesis_findings_in_messaging() {
+    use crate::messaging::{app, workspace, MessagingApp};
+    let app = app().await;
+    let ws = workspace(&app, "10").await;
+    // A URI is ASCII: "https://Ï" was stored as its punycode.
+    for url in ["https://\u{cf}/hook", "https://example.com/a b"] {
+        let res = app
+            .post_key(
+                "/api/v1/webhooks",
+                &ws.key,
+                json!({"url": url, "events": ["credit.low"]}),
+            )
+            .await;
+        assert_eq!(res.status(), 400, "{url}");
+    }
+    // Credentials sent in Authorization that are not a bearer token are refused, not
+    // passed over for the API key.
+    let res = app
+        .client
+        .get(app.m("/api/v1/account"))
+        .header("X-API-Key", &ws.key)
+        .header("Authorization", "Basic Zm9vOmJhcg==")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401);
+    assert_eq!(app.get_key("/api/v1/account", &ws.key).await.status(), 200);
+}
