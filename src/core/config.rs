@@ -618,19 +618,15 @@ impl Settings {
             .merge(Env::prefixed("SWITCHBOARD__").split("__"))
             .extract()
             .map_err(Box::new)?;
-        settings.check()?;
+        // The start-up guard runs in Application::build, once `--only` has been applied.
+        settings.validate()?;
         Ok(settings)
     }
 
-    /// Refuses settings unsafe for where the process listens (see [`Self::unsafe_keys`]).
+    /// Refuses invalid settings, then settings unsafe for where the enabled services
+    /// listen ([`Self::unsafe_keys`]); `Application::build` runs it after `--only`.
     pub fn check(&self) -> Result<(), ConfigError> {
-        if self.realtime.coalesce_window_us > MAX_COALESCE_WINDOW_US {
-            return Err(ConfigError::Invalid(format!(
-                "realtime.coalesce_window_us is at most {MAX_COALESCE_WINDOW_US}"
-            )));
-        }
-        crate::core::client::TrustedProxies::parse(&self.server.trusted_proxies)
-            .map_err(ConfigError::Invalid)?;
+        self.validate()?;
         let bad = self.unsafe_keys();
         if bad.is_empty() {
             Ok(())
@@ -640,6 +636,18 @@ impl Settings {
                 bad.join("; ")
             )))
         }
+    }
+
+    /// Values no deployment can use.
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.realtime.coalesce_window_us > MAX_COALESCE_WINDOW_US {
+            return Err(ConfigError::Invalid(format!(
+                "realtime.coalesce_window_us is at most {MAX_COALESCE_WINDOW_US}"
+            )));
+        }
+        crate::core::client::TrustedProxies::parse(&self.server.trusted_proxies)
+            .map_err(ConfigError::Invalid)?;
+        Ok(())
     }
 
     /// The keys that make these settings unsafe: in production always, and whenever an

@@ -348,3 +348,37 @@ async fn schemathesis_findings_in_messaging() {
     assert_eq!(res.status(), 401);
     assert_eq!(app.get_key("/api/v1/account", &ws.key).await.status(), 200);
 }
+
+#[actix_web::test]
+async fn serve_refuses_an_exposed_bind_naming_only_the_started_services_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args([
+            "--config",
+            &dir.path().join("none.toml").display().to_string(),
+        ])
+        .args(["serve", "--only", "identity"])
+        .env(
+            "SWITCHBOARD__DATABASE__URL",
+            format!("sqlite://{}/db.sqlite?mode=rwc", dir.path().display()),
+        )
+        .env("SWITCHBOARD__SERVICES__IDENTITY__BIND", "0.0.0.0:0")
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(60), out)
+        .await
+        .expect("refused promptly")
+        .unwrap();
+    assert!(!out.status.success());
+    let err = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(err.contains("auth.jwt_secret"), "{err}");
+    assert!(err.contains("services.identity.kyc_sandbox"), "{err}");
+    assert!(
+        !err.contains("services.interview.api_key"),
+        "--only identity: {err}"
+    );
+}
