@@ -1,9 +1,10 @@
 //! Builds the process: settings → database (migrated) → shared context → one HTTP listener
 //! per enabled service. Tests build it with port 0 and a manual clock.
 
+use crate::core::client::TrustedProxies;
 use crate::core::clock::{SharedClock, SystemClock};
-use crate::core::config::Settings;
-use crate::core::http::{error_handlers, extractor_config, not_found, Envelope};
+use crate::core::config::{ConfigError, Settings};
+use crate::core::http::{error_handlers, extractor_config, not_found, security_headers, Envelope};
 use crate::core::rate_limit::MemoryStore;
 use crate::core::{db, jwt::JwtKeys, telemetry, CoreContext};
 use crate::providers::{outbox::Outbox, sms};
@@ -31,6 +32,8 @@ pub enum StartupError {
     Io(#[from] std::io::Error),
     #[error("http client: {0}")]
     Http(String),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
 }
 
 pub struct Application {
@@ -54,6 +57,7 @@ impl Application {
         settings: Settings,
         overrides: Overrides,
     ) -> Result<Self, StartupError> {
+        settings.check()?;
         let conn = migrate(&settings).await?;
         let clock = overrides.clock.unwrap_or_else(|| Arc::new(SystemClock));
         let http = reqwest::Client::builder()
@@ -173,7 +177,7 @@ async fn shutdown_signal() {
 }
 
 /// Starts one service's listener with the middleware every service shares: request id and
-/// span, rate-limit headers, and framework errors in the service's own envelope.
+/// span, rate-limit headers, security headers, and framework errors in the service's own envelope.
 pub fn serve<E, F>(
     name: &'static str,
     bind: &str,
@@ -187,16 +191,22 @@ where
     let listener = TcpListener::bind(bind)?;
     let addr = listener.local_addr()?;
     let clock = web::Data::new(ctx.clock.clone());
+    // Checked by Settings::check; an invalid list here trusts no proxy.
+    let proxies = web::Data::new(
+        TrustedProxies::parse(&ctx.settings.server.trusted_proxies).unwrap_or_default(),
+    );
     let workers = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(4);
     let server = HttpServer::new(move || {
         App::new()
             .app_data(clock.clone())
+            .app_data(proxies.clone())
             .configure(extractor_config::<E>)
             .configure(configure.clone())
             .default_service(web::to(not_found::<E>))
             .wrap(error_handlers::<E, _>())
+            .wrap(from_fn(security_headers))
             .wrap(from_fn(telemetry::rate_limit_headers))
             .wrap(from_fn(move |req, next| {
                 telemetry::request_span(name, req, next)

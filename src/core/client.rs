@@ -1,14 +1,91 @@
 //! Facts about the caller taken from the connection: address, masked address, device.
 
-use actix_web::HttpRequest;
+use actix_web::{web, HttpRequest};
+use ipnet::IpNet;
 use std::net::IpAddr;
 
-/// The peer address. Forwarded headers are not trusted, so a client cannot spoof its way
-/// around per-IP limits.
+/// Proxies whose `X-Forwarded-For` is believed (`[server] trusted_proxies`).
+#[derive(Debug, Clone, Default)]
+pub struct TrustedProxies(Vec<IpNet>);
+
+impl TrustedProxies {
+    /// Each entry is an address (`10.0.0.1`, `::1`) or a CIDR block (`10.0.0.0/8`).
+    pub fn parse(entries: &[String]) -> Result<Self, String> {
+        entries
+            .iter()
+            .map(|e| {
+                let e = e.trim();
+                e.parse::<IpNet>()
+                    .or_else(|_| e.parse::<IpAddr>().map(IpNet::from))
+                    .map_err(|_| format!("server.trusted_proxies: `{e}` is not an address or CIDR"))
+            })
+            .collect::<Result<_, _>>()
+            .map(Self)
+    }
+
+    fn trusts(&self, ip: IpAddr) -> bool {
+        let ip = canonical(ip);
+        self.0.iter().any(|net| net.contains(&ip))
+    }
+
+    /// The client address: the peer, unless the peer is a trusted proxy, in which case the
+    /// right-most `X-Forwarded-For` entry that is not itself a trusted proxy (entries to its
+    /// left were written by the client and prove nothing).
+    pub fn client_ip(&self, peer: IpAddr, forwarded_for: &[&str]) -> IpAddr {
+        if !self.trusts(peer) {
+            return canonical(peer);
+        }
+        let mut client = canonical(peer);
+        for entry in forwarded_for
+            .iter()
+            .rev()
+            .flat_map(|h| h.rsplit(','))
+            .map(str::trim)
+        {
+            let Some(ip) = parse_forwarded(entry) else {
+                break; // garbage: stop at the last address a trusted hop vouched for
+            };
+            client = canonical(ip);
+            if !self.trusts(ip) {
+                break;
+            }
+        }
+        client
+    }
+}
+
+/// `1.2.3.4`, `1.2.3.4:5678`, `2001:db8::1` or `[2001:db8::1]:5678`.
+fn parse_forwarded(entry: &str) -> Option<IpAddr> {
+    entry
+        .parse::<IpAddr>()
+        .ok()
+        .or_else(|| entry.parse::<std::net::SocketAddr>().ok().map(|s| s.ip()))
+}
+
+/// IPv4-mapped IPv6 addresses count as the IPv4 address.
+fn canonical(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    }
+}
+
+/// The client address, the one place it is decided: the peer, or behind a trusted proxy
+/// the address it forwarded. Forwarded headers from anyone else are ignored, so a client
+/// cannot spoof its way around per-IP limits.
 pub fn ip(req: &HttpRequest) -> String {
-    req.peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_else(|| "unknown".into())
+    let Some(peer) = req.peer_addr().map(|a| a.ip()) else {
+        return "unknown".into();
+    };
+    let Some(proxies) = req.app_data::<web::Data<TrustedProxies>>() else {
+        return canonical(peer).to_string();
+    };
+    let headers: Vec<&str> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    proxies.client_ip(peer, &headers).to_string()
 }
 
 /// `203.0.113.***` for IPv4; the first three groups for IPv6.
@@ -81,5 +158,38 @@ pub fn device_from_user_agent(ua: &str) -> String {
             .chars()
             .take(64)
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn forwarded_for_only_from_trusted_peers() {
+        let none = TrustedProxies::default();
+        assert_eq!(none.client_ip(ip("10.0.0.1"), &["1.2.3.4"]), ip("10.0.0.1"));
+        let t = TrustedProxies::parse(&["10.0.0.0/8".into(), "192.0.2.7".into()]).unwrap();
+        assert_eq!(
+            t.client_ip(ip("203.0.113.9"), &["1.2.3.4"]),
+            ip("203.0.113.9")
+        );
+        assert_eq!(t.client_ip(ip("10.1.2.3"), &["1.2.3.4"]), ip("1.2.3.4"));
+        // Right-most untrusted entry; the client-written left part is ignored.
+        assert_eq!(
+            t.client_ip(ip("10.1.2.3"), &["6.6.6.6, 1.2.3.4", "192.0.2.7"]),
+            ip("1.2.3.4")
+        );
+        assert_eq!(t.client_ip(ip("10.1.2.3"), &["junk"]), ip("10.1.2.3"));
+        assert_eq!(t.client_ip(ip("10.1.2.3"), &[]), ip("10.1.2.3"));
+        assert_eq!(
+            t.client_ip(ip("::ffff:10.0.0.1"), &["[2001:db8::1]:443"]),
+            ip("2001:db8::1")
+        );
+        assert!(TrustedProxies::parse(&["nope".into()]).is_err());
     }
 }

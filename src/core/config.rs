@@ -24,9 +24,12 @@ pub struct Settings {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct ServerSettings {
-    /// `development` or `production`; production refuses development-only secrets.
+    /// `development`, `production` or unset. Unless `development`, a non-loopback bind
+    /// refuses weak secrets and sandbox switches ([`Settings::check`]).
     pub environment: String,
     pub version: String,
+    /// Peers (addresses or CIDRs) whose `X-Forwarded-For` is believed; empty: none.
+    pub trusted_proxies: Vec<String>,
     /// How long in-flight requests may finish after SIGINT/SIGTERM.
     pub shutdown_timeout_secs: u64,
 }
@@ -34,8 +37,9 @@ pub struct ServerSettings {
 impl Default for ServerSettings {
     fn default() -> Self {
         Self {
-            environment: "development".into(),
+            environment: String::new(),
             version: env!("CARGO_PKG_VERSION").into(),
+            trusted_proxies: Vec::new(),
             shutdown_timeout_secs: 10,
         }
     }
@@ -44,6 +48,10 @@ impl Default for ServerSettings {
 impl ServerSettings {
     pub fn is_production(&self) -> bool {
         self.environment.eq_ignore_ascii_case("production")
+    }
+
+    pub fn is_development(&self) -> bool {
+        self.environment.eq_ignore_ascii_case("development")
     }
 }
 
@@ -122,6 +130,9 @@ pub struct IdentitySettings {
     pub hard_delete_after_days: i64,
     /// How often the background job purges accounts past their deletion grace period.
     pub purge_interval_secs: u64,
+    /// The built-in KYC verifier lets users verify themselves: a sandbox. A non-loopback
+    /// bind refuses it unless this says so (or environment = "development").
+    pub kyc_sandbox: bool,
     pub lockout: LockoutSettings,
     pub rate_limits: IdentityRateLimits,
 }
@@ -140,6 +151,7 @@ impl Default for IdentitySettings {
             handle_cooldown_days: 30,
             hard_delete_after_days: 30,
             purge_interval_secs: 3600,
+            kyc_sandbox: false,
             lockout: LockoutSettings::default(),
             rate_limits: IdentityRateLimits::default(),
         }
@@ -629,6 +641,18 @@ impl Default for RetentionSettings {
     }
 }
 
+/// Shortest secret accepted once the process is reachable from other machines.
+pub const MIN_SECRET_BYTES: usize = 32;
+
+/// Whether `bind` (`host:port`) listens on loopback only.
+fn is_loopback_bind(bind: &str) -> bool {
+    if let Ok(addr) = bind.parse::<std::net::SocketAddr>() {
+        return addr.ip().is_loopback();
+    }
+    bind.rsplit_once(':')
+        .is_some_and(|(host, _)| host.eq_ignore_ascii_case("localhost"))
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("configuration could not be read: {0}")]
@@ -647,29 +671,28 @@ impl Settings {
             .merge(Env::prefixed("SWITCHBOARD__").split("__"))
             .extract()
             .map_err(Box::new)?;
-        settings.check()?;
+        // The start-up guard runs in Application::build, once `--only` has been applied.
+        settings.validate()?;
         Ok(settings)
     }
 
-    fn check(&self) -> Result<(), ConfigError> {
-        if self.server.is_production() && self.auth.jwt_secret == DEV_JWT_SECRET {
-            return Err(ConfigError::Unsafe(
-                "auth.jwt_secret is the development secret; set SWITCHBOARD__AUTH__JWT_SECRET"
-                    .into(),
-            ));
+    /// Refuses invalid settings, then settings unsafe for where the enabled services
+    /// listen ([`Self::unsafe_keys`]); `Application::build` runs it after `--only`.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        self.validate()?;
+        let bad = self.unsafe_keys();
+        if bad.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigError::Unsafe(format!(
+                "{} (set them, or environment = \"development\" for a development machine)",
+                bad.join("; ")
+            )))
         }
-        let iv = &self.services.interview;
-        if self.server.is_production()
-            && iv.enabled
-            && (iv.api_key.starts_with("dev-") || iv.admin_key.starts_with("dev-"))
-        {
-            return Err(ConfigError::Unsafe(
-                "services.interview api_key/admin_key are development keys".into(),
-            ));
-        }
-        if self.auth.jwt_secret.len() < 8 && self.server.is_production() {
-            return Err(ConfigError::Unsafe("auth.jwt_secret is too short".into()));
-        }
+    }
+
+    /// Values no deployment can use.
+    fn validate(&self) -> Result<(), ConfigError> {
         if self.realtime.coalesce_window_us > MAX_COALESCE_WINDOW_US {
             return Err(ConfigError::Invalid(format!(
                 "realtime.coalesce_window_us is at most {MAX_COALESCE_WINDOW_US}"
@@ -688,7 +711,55 @@ impl Settings {
                 )));
             }
         }
+        crate::core::client::TrustedProxies::parse(&self.server.trusted_proxies)
+            .map_err(ConfigError::Invalid)?;
         Ok(())
+    }
+
+    /// The keys that make these settings unsafe: in production always, and whenever an
+    /// enabled service listens beyond loopback unless environment = "development" is set.
+    fn unsafe_keys(&self) -> Vec<String> {
+        let s = &self.services;
+        let listeners = [
+            (s.marketplace.enabled, &s.marketplace.bind),
+            (s.identity.enabled, &s.identity.bind),
+            (s.interview.enabled, &s.interview.bind),
+            (s.messaging.enabled, &s.messaging.bind),
+            (s.advertising.enabled, &s.advertising.bind),
+        ];
+        let exposed = listeners
+            .iter()
+            .any(|(on, bind)| *on && !is_loopback_bind(bind));
+        if self.server.is_development() || !(exposed || self.server.is_production()) {
+            return Vec::new();
+        }
+        let mut bad = Vec::new();
+        let mut secret = |key: &str, value: &str| {
+            if value.starts_with("dev-") || value.len() < MIN_SECRET_BYTES {
+                bad.push(format!(
+                    "{key} is a development default, empty or shorter than {MIN_SECRET_BYTES} bytes"
+                ));
+            }
+        };
+        secret("auth.jwt_secret", &self.auth.jwt_secret);
+        if s.interview.enabled {
+            secret("services.interview.api_key", &s.interview.api_key);
+            secret("services.interview.admin_key", &s.interview.admin_key);
+        }
+        if s.messaging.enabled {
+            secret("providers.sms.auth_token", &self.providers.sms.auth_token);
+        }
+        if self.webhooks.allow_private_urls {
+            bad.push("webhooks.allow_private_urls is on".into());
+        }
+        if s.identity.enabled && !s.identity.kyc_sandbox {
+            bad.push(
+                "services.identity.kyc_sandbox is off but the built-in KYC verifier lets \
+                 users verify themselves"
+                    .into(),
+            );
+        }
+        bad
     }
 
     /// Keeps only the named services enabled (`--only a,b`).
@@ -736,18 +807,53 @@ mod tests {
         assert!(only.services.identity.enabled && !only.services.messaging.enabled);
     }
 
+    fn exposed() -> Settings {
+        let mut s = Settings::default();
+        s.services.identity.bind = "0.0.0.0:0".into();
+        s
+    }
+
+    fn fix_secrets(s: &mut Settings) {
+        s.auth.jwt_secret = "j".repeat(MIN_SECRET_BYTES);
+        s.services.interview.api_key = "a".repeat(MIN_SECRET_BYTES);
+        s.services.interview.admin_key = "b".repeat(MIN_SECRET_BYTES);
+        s.providers.sms.auth_token = "c".repeat(MIN_SECRET_BYTES);
+        s.services.identity.kyc_sandbox = true;
+    }
+
+    #[test]
+    fn exposed_binds_refuse_weak_settings() {
+        assert!(Settings::default().check().is_ok(), "loopback is fine");
+        let mut s = exposed();
+        s.webhooks.allow_private_urls = true;
+        let Err(ConfigError::Unsafe(msg)) = s.check() else {
+            panic!("refused")
+        };
+        for key in [
+            "auth.jwt_secret",
+            "services.interview.api_key",
+            "services.interview.admin_key",
+            "providers.sms.auth_token",
+            "webhooks.allow_private_urls",
+            "services.identity.kyc_sandbox",
+        ] {
+            assert!(msg.contains(key), "{key} named in {msg}");
+        }
+        s.server.environment = "development".into();
+        assert!(s.check().is_ok());
+        let mut s = exposed();
+        fix_secrets(&mut s);
+        assert!(s.check().is_ok());
+        s.auth.jwt_secret = "x".repeat(MIN_SECRET_BYTES - 1);
+        assert!(s.check().is_err(), "31 bytes is too short");
+    }
+
     #[test]
     fn production_refuses_the_dev_secret() {
         let mut s = Settings::default();
         s.server.environment = "production".into();
         assert!(s.check().is_err());
-        s.auth.jwt_secret = "a-long-and-random-production-secret".into();
-        assert!(
-            s.check().is_err(),
-            "interview keys are still the development ones"
-        );
-        s.services.interview.api_key = "live-api-key-0123456789".into();
-        s.services.interview.admin_key = "live-admin-key-0123456789".into();
+        fix_secrets(&mut s);
         assert!(s.check().is_ok());
     }
 

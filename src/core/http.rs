@@ -1,11 +1,15 @@
 //! Framework-level failures (malformed JSON, unknown route, wrong method, oversized body)
 //! rendered in each service's own error envelope.
 
-use actix_web::dev::ServiceResponse;
+use actix_web::body::MessageBody;
+use actix_web::dev::{AppService, HttpServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError, UrlencodedError};
-use actix_web::http::StatusCode;
-use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers, Next};
+use actix_web::{web, FromRequest, Handler, HttpRequest, HttpResponse, Responder};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 /// What went wrong before a handler ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,15 +119,174 @@ pub async fn not_found<E: Envelope>(req: HttpRequest) -> HttpResponse {
     )
 }
 
-/// Rewrites the body-less 405 that routing produces into the envelope.
+/// Rewrites the body-less 405 that routing produces into the envelope, keeping its `Allow`.
 pub fn error_handlers<E: Envelope, B: 'static>() -> ErrorHandlers<B> {
     ErrorHandlers::new().handler(StatusCode::METHOD_NOT_ALLOWED, |res: ServiceResponse<B>| {
+        let allow = res.headers().get(header::ALLOW).cloned();
         let (req, _) = res.into_parts();
         let message = format!("method {} is not allowed here", req.method());
-        let res = ServiceResponse::new(req, E::render(FrameworkError::MethodNotAllowed, message))
-            .map_into_right_body::<B>();
+        let mut body = E::render(FrameworkError::MethodNotAllowed, message);
+        if let Some(allow) = allow {
+            body.headers_mut().insert(header::ALLOW, allow);
+        }
+        let res = ServiceResponse::new(req, body).map_into_right_body::<B>();
         Ok(ErrorHandlerResponse::Response(res))
     })
+}
+
+/// The route pattern the router resolves for this request (`/kyc/verify/{token}`), matched
+/// on the path as the router decodes it, so `/auth/%73ignin` is `/auth/signin`. Works
+/// before routing too (in middleware). None when no route matches.
+pub fn matched_route(req: &HttpRequest) -> Option<String> {
+    req.resource_map().match_pattern(req.match_info().as_str())
+}
+
+/// `web::resource` that remembers its methods, so a wrong method gets a 405 whose `Allow`
+/// (RFC 9110) comes from the same declaration that routes the request.
+pub struct Resource {
+    inner: actix_web::Resource,
+    allow: Vec<Method>,
+}
+
+pub fn resource(path: &str) -> Resource {
+    Resource {
+        inner: web::resource(path),
+        allow: Vec::new(),
+    }
+}
+
+impl Resource {
+    pub fn route<F, Args>(mut self, method: Method, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.inner = self
+            .inner
+            .route(web::route().method(method.clone()).to(handler));
+        self.allow.push(method);
+        self
+    }
+
+    pub fn get<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.route(Method::GET, handler)
+    }
+
+    pub fn post<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.route(Method::POST, handler)
+    }
+
+    pub fn patch<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.route(Method::PATCH, handler)
+    }
+
+    pub fn delete<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.route(Method::DELETE, handler)
+    }
+}
+
+impl HttpServiceFactory for Resource {
+    fn register(self, config: &mut AppService) {
+        let allow = self
+            .allow
+            .iter()
+            .map(Method::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.inner
+            .default_service(web::to(move || {
+                let allow = allow.clone();
+                async move {
+                    HttpResponse::MethodNotAllowed()
+                        .insert_header((header::ALLOW, allow))
+                        .finish()
+                }
+            }))
+            .register(config)
+    }
+}
+
+/// Every response of every service: no MIME sniffing, never framed. A handler that sets its
+/// own Content-Security-Policy (the HTML pages) keeps it; it must say frame-ancestors too.
+pub async fn security_headers(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let mut res = next.call(req).await?;
+    let h = res.headers_mut();
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("frame-ancestors 'none'"),
+        );
+    }
+    Ok(res)
+}
+
+/// The one health body of every service. `version` is the service's interface version
+/// (what clients code against); `build` the server build.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    /// `healthy`, or `unhealthy` (with status 503) when a check failed.
+    pub status: &'static str,
+    pub service: &'static str,
+    pub version: &'static str,
+    pub build: String,
+    pub timestamp: chrono::DateTime<chrono::Utc>,
+}
+
+impl Health {
+    pub fn new(service: &'static str, version: &'static str, ctx: &super::CoreContext) -> Self {
+        Self {
+            status: "healthy",
+            service,
+            version,
+            build: ctx.settings.server.version.clone(),
+            timestamp: ctx.now(),
+        }
+    }
+
+    /// Marks the body unhealthy unless `up`.
+    pub fn checked(mut self, up: bool) -> Self {
+        if !up {
+            self.status = "unhealthy";
+        }
+        self
+    }
+
+    pub fn response(self) -> HttpResponse {
+        if self.status == "healthy" {
+            HttpResponse::Ok().json(self)
+        } else {
+            HttpResponse::ServiceUnavailable().json(self)
+        }
+    }
 }
 
 /// Serves a service's OpenAPI document at `/api-docs/openapi.json` and Swagger UI at

@@ -52,15 +52,24 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
         let errors = req.app_data::<BodyErrors>().copied();
         Box::pin(async move {
             let raw = raw.await?.into_inner();
+            let reject = |message: String| match errors {
+                Some(BodyErrors(render)) => render(FrameworkError::BadRequest, message),
+                None => HttpResponse::BadRequest().body(message),
+            };
+            // Every body is an object; serde would read a struct from an array by position.
+            if raw.get().trim_start().starts_with('[') {
+                let message = "invalid request body: expected a JSON object, found an array";
+                return Err(actix_web::error::InternalError::from_response(
+                    message,
+                    reject(message.to_owned()),
+                )
+                .into());
+            }
             let mut de = serde_json::Deserializer::from_str(raw.get());
             serde_path_to_error::deserialize(&mut de)
                 .map(Json)
                 .map_err(|e| {
-                    let message = describe(&e);
-                    let response = match errors {
-                        Some(BodyErrors(render)) => render(FrameworkError::BadRequest, message),
-                        None => HttpResponse::BadRequest().body(message),
-                    };
+                    let response = reject(describe(&e));
                     actix_web::error::InternalError::from_response(e.into_inner(), response).into()
                 })
         })

@@ -62,6 +62,11 @@ pub enum UrlRefused {
 
 /// Parses `raw` as an http(s) URL with a host.
 pub fn parse_http_url(raw: &str) -> Result<url::Url, UrlRefused> {
+    // A URI is ASCII without spaces or controls (RFC 3986); the parser would quietly
+    // punycode, escape or trim them, storing a URL the caller never sent.
+    if !raw.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(UrlRefused::Invalid);
+    }
     let url = url::Url::parse(raw).map_err(|_| UrlRefused::Invalid)?;
     if !matches!(url.scheme(), "http" | "https") || url.host().is_none() || raw.len() > 2048 {
         return Err(UrlRefused::Invalid);

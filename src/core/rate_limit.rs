@@ -106,6 +106,19 @@ pub fn record(req: &impl HttpMessage, decision: Decision) {
     }
 }
 
+/// The entry of a service's limit table for this request's method and matched route
+/// ([`super::http::matched_route`]); never the raw path, which percent-encoding disguises.
+pub fn by_route<'a, P>(
+    req: &actix_web::HttpRequest,
+    table: &'a [(actix_web::http::Method, &str, P)],
+) -> Option<&'a P> {
+    let route = super::http::matched_route(req)?;
+    table
+        .iter()
+        .find(|(method, pattern, _)| method == req.method() && *pattern == route)
+        .map(|(_, _, policy)| policy)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

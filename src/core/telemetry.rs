@@ -32,7 +32,8 @@ fn accept_request_id(value: &HeaderValue) -> Option<String> {
     ok.then(|| s.to_owned())
 }
 
-/// Request id, span and access log line for every request.
+/// Request id, span and access log line for every request. The span names the matched
+/// route pattern, never the path: paths carry interview and KYC tokens.
 pub async fn request_span(
     service: &'static str,
     req: ServiceRequest,
@@ -44,7 +45,10 @@ pub async fn request_span(
         .and_then(accept_request_id)
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     req.extensions_mut().insert(RequestId(id.clone()));
-    let span = tracing::info_span!("request", service, request_id = %id, method = %req.method(), path = %req.path());
+    let route = super::http::matched_route(req.request());
+    let route = route.as_deref().unwrap_or("<unmatched>");
+    let span =
+        tracing::info_span!("request", service, request_id = %id, method = %req.method(), route);
     let started = std::time::Instant::now();
     async move {
         let mut res = next.call(req).await?;

@@ -2,6 +2,7 @@
 //! (SQLite file, or a fresh PostgreSQL database when TEST_DATABASE_URL names a server) and a
 //! manual clock, and talks to it over HTTP.
 
+mod core_http;
 mod helpers;
 mod identity;
 mod internal_errors;

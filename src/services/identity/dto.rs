@@ -34,13 +34,6 @@ pub struct ErrorEnvelope {
     pub error: ErrorBody,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Health {
-    pub status: String,
-    pub version: String,
-    pub timestamp: DateTime<Utc>,
-}
-
 // ---- requests ----
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -143,7 +136,8 @@ pub struct UpdateMeRequest {
     #[schema(max_length = 500)]
     pub bio: Option<String>,
     #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>, nullable, format = "uri", max_length = 2048)]
+    /// An http(s) URL; null or a blank string clears the avatar.
+    #[schema(value_type = Option<String>, nullable, pattern = r"^(\s*|https?://\S+)$", max_length = 2048)]
     pub avatar_url: Option<Option<String>>,
     /// ISO 639-1 code, e.g. `en`.
     #[serde(default)]

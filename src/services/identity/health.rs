@@ -1,13 +1,12 @@
-use super::dto::Health;
 use super::IdentityState;
+use crate::core::http::Health;
 use actix_web::{web, HttpResponse};
+
+/// The identity interface version the spec names; the build goes in `build`.
+pub const INTERFACE_VERSION: &str = "1.0";
 
 /// Not wrapped in the envelope, as the spec shows it.
 #[utoipa::path(get, path = "/health", tag = "health", responses((status = 200, body = Health), super::openapi::Errors))]
 pub async fn health(st: web::Data<IdentityState>) -> HttpResponse {
-    HttpResponse::Ok().json(Health {
-        status: "ok".into(),
-        version: st.core.settings.server.version.clone(),
-        timestamp: st.core.now(),
-    })
+    Health::new("identity", INTERFACE_VERSION, &st.core).response()
 }

@@ -32,11 +32,16 @@ pub async fn initiate(auth: Authenticated, st: web::Data<IdentityState>) -> Resu
     })))
 }
 
+/// The page is static HTML with inline styles and a form posting back to itself.
+const KYC_PAGE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; \
+     base-uri 'none'; frame-ancestors 'none'";
+
 fn html_page(status: StatusCode, title: &str, body: &str) -> HttpResponse {
     HttpResponse::build(status)
         .content_type("text/html; charset=utf-8")
         .insert_header(("Cache-Control", "no-store"))
         .insert_header(("Referrer-Policy", "no-referrer"))
+        .insert_header(("Content-Security-Policy", KYC_PAGE_CSP))
         .body(format!(
             "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\

@@ -14,15 +14,31 @@ use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{web, HttpRequest, ResponseError};
 
-/// Which limit applies to a route, and whether it is counted per caller token.
-fn policy(st: &IdentityState, method: &Method, path: &str) -> (&'static str, LimitSettings, bool) {
+type Policy = (&'static str, LimitSettings, bool);
+
+/// Which limit applies to the matched route, and whether it is counted per caller token.
+fn policy(st: &IdentityState, req: &HttpRequest) -> Policy {
     let l = &st.cfg.rate_limits;
-    match (method, path) {
-        (&Method::POST, "/auth/otp/send") => ("otp_send_ip", l.otp_send_per_ip, false),
-        (&Method::POST, "/auth/signin") => ("signin_ip", l.signin_per_ip, false),
-        (&Method::GET, "/users/handle/check") => ("handle_check", l.handle_check, false),
-        _ => ("default", l.default, true),
-    }
+    let table: [(Method, &str, Policy); 3] = [
+        (
+            Method::POST,
+            "/auth/otp/send",
+            ("otp_send_ip", l.otp_send_per_ip, false),
+        ),
+        (
+            Method::POST,
+            "/auth/signin",
+            ("signin_ip", l.signin_per_ip, false),
+        ),
+        (
+            Method::GET,
+            "/users/handle/check",
+            ("handle_check", l.handle_check, false),
+        ),
+    ];
+    rate_limit::by_route(req, &table)
+        .copied()
+        .unwrap_or(("default", l.default, true))
 }
 
 pub async fn by_client(
@@ -35,7 +51,7 @@ pub async fn by_client(
             .await
             .map(ServiceResponse::map_into_left_body);
     };
-    let (bucket, limit, per_token) = policy(&st, req.method(), req.path());
+    let (bucket, limit, per_token) = policy(&st, req.request());
     let now = st.core.now();
     // Only a genuine access token earns its own bucket: keyed by anything the caller
     // sends, a fresh made-up token per request would dodge the per-IP limit.

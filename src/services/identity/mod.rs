@@ -15,7 +15,7 @@ mod sessions;
 mod users;
 
 use crate::core::config::IdentitySettings;
-use crate::core::http::not_found;
+use crate::core::http::{not_found, resource};
 use crate::core::CoreContext;
 use crate::startup::{serve, StartupError};
 use actix_web::dev::Server;
@@ -54,31 +54,31 @@ fn routes(cfg: &mut web::ServiceConfig, data: web::Data<IdentityState>) {
     cfg.app_data(data).service(
         web::scope("")
             .wrap(from_fn(limits::by_client))
-            .service(web::resource("/health").get(health::health))
+            .service(resource("/health").get(health::health))
             .configure(openapi::docs)
-            .service(web::resource("/auth/otp/send").post(auth::otp_send))
-            .service(web::resource("/auth/otp/verify").post(auth::otp_verify))
-            .service(web::resource("/auth/signup").post(auth::signup))
-            .service(web::resource("/auth/signin").post(auth::signin))
-            .service(web::resource("/auth/pin/reset").post(auth::pin_reset))
-            .service(web::resource("/auth/refresh").post(auth::refresh))
-            .service(web::resource("/auth/logout").post(auth::logout))
-            .service(web::resource("/auth/logout/all").post(auth::logout_all))
+            .service(resource("/auth/otp/send").post(auth::otp_send))
+            .service(resource("/auth/otp/verify").post(auth::otp_verify))
+            .service(resource("/auth/signup").post(auth::signup))
+            .service(resource("/auth/signin").post(auth::signin))
+            .service(resource("/auth/pin/reset").post(auth::pin_reset))
+            .service(resource("/auth/refresh").post(auth::refresh))
+            .service(resource("/auth/logout").post(auth::logout))
+            .service(resource("/auth/logout/all").post(auth::logout_all))
             .service(
-                web::resource("/users/me")
+                resource("/users/me")
                     .get(users::me)
                     .patch(users::update_me)
                     .delete(users::delete_me),
             )
-            .service(web::resource("/users/handle/check").get(users::check_handle))
-            .service(web::resource("/users/handle/change").post(users::change_handle))
-            .service(web::resource("/users/@{handle}").get(users::public_profile))
-            .service(web::resource("/sessions").get(sessions::list))
-            .service(web::resource("/sessions/{id}").delete(sessions::revoke))
-            .service(web::resource("/kyc/status").get(kyc::status))
-            .service(web::resource("/kyc/initiate").post(kyc::initiate))
+            .service(resource("/users/handle/check").get(users::check_handle))
+            .service(resource("/users/handle/change").post(users::change_handle))
+            .service(resource("/users/@{handle}").get(users::public_profile))
+            .service(resource("/sessions").get(sessions::list))
+            .service(resource("/sessions/{id}").delete(sessions::revoke))
+            .service(resource("/kyc/status").get(kyc::status))
+            .service(resource("/kyc/initiate").post(kyc::initiate))
             .service(
-                web::resource("/kyc/verify/{token}")
+                resource("/kyc/verify/{token}")
                     .get(kyc::page_handler)
                     .post(kyc::submit),
             )

@@ -239,15 +239,6 @@ pub struct MessageList {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Health {
-    /// healthy
-    pub status: String,
-    pub service: String,
-    pub version: String,
-    pub timestamp: DateTime<Utc>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
 pub struct DatabaseCheck {
     /// up or down
     pub status: String,
@@ -262,11 +253,9 @@ pub struct HealthChecks {
 /// 200 when healthy, 503 (same shape, status unhealthy) when the database is unreachable.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ApiHealth {
-    /// healthy or unhealthy
-    pub status: String,
-    pub service: String,
-    pub version: String,
-    pub timestamp: DateTime<Utc>,
+    /// The core health body (status healthy or unhealthy, service, version, build, timestamp).
+    #[serde(flatten)]
+    pub health: crate::core::http::Health,
     pub checks: HealthChecks,
     /// Interview session actors alive in this process.
     pub active_sessions: usize,

@@ -1,18 +1,17 @@
-use super::dto::{ApiHealth, DatabaseCheck, Health, HealthChecks};
+use super::dto::{ApiHealth, DatabaseCheck, HealthChecks};
 use super::InterviewState;
+use crate::core::http::Health;
 use actix_web::{web, HttpResponse};
 use sea_orm::ConnectionTrait;
 use std::time::Instant;
 
+/// The `/api/v1` interface.
+const INTERFACE_VERSION: &str = "1.0";
+
 /// Liveness, as the spec shows it (no envelope, no database call).
 #[utoipa::path(get, path = "/health", tag = "health", responses((status = 200, body = Health)))]
 pub async fn health(st: web::Data<InterviewState>) -> HttpResponse {
-    HttpResponse::Ok().json(Health {
-        status: "healthy".into(),
-        service: "interview".into(),
-        version: st.core.settings.server.version.clone(),
-        timestamp: st.core.now(),
-    })
+    Health::new("interview", INTERFACE_VERSION, &st.core).response()
 }
 
 /// Readiness with a database round trip; 503 when the database does not answer.
@@ -22,10 +21,7 @@ pub async fn api_health(st: web::Data<InterviewState>) -> HttpResponse {
     let started = Instant::now();
     let up = st.core.db.execute_unprepared("SELECT 1").await.is_ok();
     let body = ApiHealth {
-        status: if up { "healthy" } else { "unhealthy" }.into(),
-        service: "interview".into(),
-        version: st.core.settings.server.version.clone(),
-        timestamp: st.core.now(),
+        health: Health::new("interview", INTERFACE_VERSION, &st.core).checked(up),
         checks: HealthChecks {
             database: DatabaseCheck {
                 status: if up { "up" } else { "down" }.into(),

@@ -18,6 +18,7 @@ mod webhook;
 
 use crate::core::clock::SharedClock;
 use crate::core::config::InterviewSettings;
+use crate::core::http::resource;
 use crate::core::CoreContext;
 use crate::realtime::{self, SocketIoConfig, SocketIoServer};
 use crate::startup::{serve, StartupError};
@@ -126,37 +127,33 @@ pub fn mount(
 fn routes(cfg: &mut web::ServiceConfig, data: web::Data<InterviewState>, sio: SocketIoServer) {
     cfg.app_data(data)
         .service(realtime::scope(sio))
-        .service(web::resource("/health").get(health::health))
-        .service(web::resource("/api/v1/health").get(health::api_health))
+        .service(resource("/health").get(health::health))
+        .service(resource("/api/v1/health").get(health::api_health))
         .configure(openapi::docs)
-        .service(web::resource("/interview/{token}").get(page::page))
-        .service(web::resource("/interview-assets/client.js").get(page::client_js))
+        .service(resource("/interview/{token}").get(page::page))
+        .service(resource("/interview-assets/client.js").get(page::client_js))
         .service(
             web::scope("/api/v1")
-                .service(web::resource("/sessions").post(sessions::create))
-                .service(web::resource("/sessions/token/{token}").get(sessions::by_token))
-                .service(web::resource("/sessions/user/{user_id}").get(sessions::by_user))
+                .service(resource("/sessions").post(sessions::create))
+                .service(resource("/sessions/token/{token}").get(sessions::by_token))
+                .service(resource("/sessions/user/{user_id}").get(sessions::by_user))
                 .service(
-                    web::resource("/sessions/{session_id}")
+                    resource("/sessions/{session_id}")
                         .get(sessions::by_id)
                         .delete(sessions::delete),
                 )
-                .service(web::resource("/sessions/{session_id}/start").post(sessions::start))
-                .service(web::resource("/sessions/{session_id}/pause").post(sessions::pause))
-                .service(web::resource("/sessions/{session_id}/resume").post(sessions::resume))
-                .service(web::resource("/sessions/{session_id}/complete").post(sessions::complete))
+                .service(resource("/sessions/{session_id}/start").post(sessions::start))
+                .service(resource("/sessions/{session_id}/pause").post(sessions::pause))
+                .service(resource("/sessions/{session_id}/resume").post(sessions::resume))
+                .service(resource("/sessions/{session_id}/complete").post(sessions::complete))
                 .service(
-                    web::resource("/sessions/{session_id}/messages")
+                    resource("/sessions/{session_id}/messages")
                         .get(sessions::messages)
                         .post(sessions::answer),
                 )
-                .service(web::resource("/sessions/{session_id}/report").get(sessions::report))
-                .service(
-                    web::resource("/sessions/{session_id}/report/pdf").get(sessions::report_pdf),
-                )
-                .service(web::resource("/onboarding/start").post(onboarding::start))
-                .service(
-                    web::resource("/onboarding/{session_id}/message").post(onboarding::message),
-                ),
+                .service(resource("/sessions/{session_id}/report").get(sessions::report))
+                .service(resource("/sessions/{session_id}/report/pdf").get(sessions::report_pdf))
+                .service(resource("/onboarding/start").post(onboarding::start))
+                .service(resource("/onboarding/{session_id}/message").post(onboarding::message)),
         );
 }

@@ -8,6 +8,10 @@ use actix_web::{web, HttpResponse};
 const PAGE: &str = include_str!("assets/page.html");
 const CLIENT_JS: &str = include_str!("assets/client.js");
 
+/// Socket.IO and the client script come from this origin only ('self' covers ws/wss of it).
+const PAGE_CSP: &str = "default-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; \
+     base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 pub async fn page(st: web::Data<InterviewState>, token: web::Path<String>) -> HttpResponse {
     let known = matches!(access::by_token(&st, &token).await, Ok(Some(_)));
     let base = HttpResponse::build(if known {
@@ -18,10 +22,7 @@ pub async fn page(st: web::Data<InterviewState>, token: web::Path<String>) -> Ht
     .content_type("text/html; charset=utf-8")
     .insert_header((header::CACHE_CONTROL, "no-store"))
     .insert_header((header::REFERRER_POLICY, "no-referrer"))
-    .insert_header((
-        header::CONTENT_SECURITY_POLICY,
-        "default-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self' ws: wss:",
-    ))
+    .insert_header((header::CONTENT_SECURITY_POLICY, PAGE_CSP))
     .body(if known {
         PAGE
     } else {

@@ -73,13 +73,21 @@ impl FromRequest for AnyAuth {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let st = state(req);
         let key = header(req, API_KEY_HEADER);
-        let bearer = header(req, "Authorization").and_then(|v| {
+        let authorization = header(req, "Authorization");
+        let bearer = authorization.as_deref().and_then(|v| {
             v.strip_prefix("Bearer ")
                 .or_else(|| v.strip_prefix("bearer "))
                 .map(|t| t.trim().to_owned())
         });
         Box::pin(async move {
             let st = st?;
+            // Credentials that were sent but are not a bearer token are refused, never
+            // passed over for the API key.
+            if authorization.is_some() && bearer.is_none() {
+                return Err(MessagingError::Unauthorized(
+                    "Authorization must be Bearer <token>".into(),
+                ));
+            }
             let Some(token) = bearer else {
                 if key.is_none() {
                     return Err(MessagingError::Unauthorized(

@@ -16,6 +16,7 @@ pub mod service;
 mod webhooks;
 
 use crate::core::config::MessagingSettings;
+use crate::core::http::resource;
 use crate::core::CoreContext;
 use crate::providers::email::EmailSender;
 use crate::providers::voice::VoiceCaller;
@@ -137,25 +138,25 @@ pub fn mount(
 fn routes(cfg: &mut web::ServiceConfig, data: web::Data<MessagingState>) {
     cfg.app_data(data)
         .configure(openapi::docs)
-        .service(web::resource("/health").get(health::health))
-        .service(web::resource("/api/v1/messages/send").post(messages::send))
-        .service(web::resource("/api/v1/messages/bulk").post(messages::bulk))
-        .service(web::resource("/api/v1/messages").get(messages::list))
-        .service(web::resource("/api/v1/messages/{id}").get(messages::get))
-        .service(web::resource("/api/v1/auth/token").post(account::token))
-        .service(web::resource("/api/v1/account").get(account::account))
+        .service(resource("/health").get(health::health))
+        .service(resource("/api/v1/messages/send").post(messages::send))
+        .service(resource("/api/v1/messages/bulk").post(messages::bulk))
+        .service(resource("/api/v1/messages").get(messages::list))
+        .service(resource("/api/v1/messages/{id}").get(messages::get))
+        .service(resource("/api/v1/auth/token").post(account::token))
+        .service(resource("/api/v1/account").get(account::account))
         .service(
-            web::resource("/api/v1/webhooks")
+            resource("/api/v1/webhooks")
                 .post(webhooks::create)
                 .get(webhooks::list),
         )
         .service(
-            web::resource("/api/v1/webhooks/{id}")
+            resource("/api/v1/webhooks/{id}")
                 .get(webhooks::get)
                 .patch(webhooks::update)
                 .delete(webhooks::delete),
         )
-        .service(web::resource("/api/v1/webhooks/{id}/deliveries").get(webhooks::deliveries))
-        .service(web::resource("/carrier/status").post(carrier::status))
-        .service(web::resource("/carrier/inbound").post(carrier::inbound));
+        .service(resource("/api/v1/webhooks/{id}/deliveries").get(webhooks::deliveries))
+        .service(resource("/carrier/status").post(carrier::status))
+        .service(resource("/carrier/inbound").post(carrier::inbound));
 }

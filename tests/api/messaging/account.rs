@@ -184,7 +184,7 @@ async fn health_reports_service_and_database() {
     let res = app.client.get(app.m("/health")).send().await.unwrap();
     assert_eq!(res.status(), 200);
     let v = json_body(res).await;
-    assert_eq!(v["status"], "ok");
+    assert_eq!(v["status"], "healthy");
     assert_eq!(v["service"], "messaging");
     assert!(v["version"].is_string() && v["timestamp"].is_string());
     let res = app.client.post(app.m("/health")).send().await.unwrap();
