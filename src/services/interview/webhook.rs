@@ -190,6 +190,7 @@ impl CompletionHook for Webhooks {
             url: Set(url),
             body: Set(body),
             signature: Set(signature),
+            secret: Set(s.webhook_secret.clone()),
             status: Set("pending".into()),
             attempts: Set(0),
             last_error: Set(None),
