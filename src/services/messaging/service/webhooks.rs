@@ -63,10 +63,7 @@ pub async fn create(
     // Writing the workspace row first serialises creates of one workspace (a row lock on
     // PostgreSQL, the write lock on SQLite), so two nodes cannot both see 19 and insert.
     workspace::Entity::update_many()
-        .col_expr(
-            workspace::Column::Id,
-            Expr::col(workspace::Column::Id).into(),
-        )
+        .col_expr(workspace::Column::Id, Expr::col(workspace::Column::Id))
         .filter(workspace::Column::Id.eq(workspace_id))
         .exec(&txn)
         .await?;
