@@ -6,6 +6,7 @@ pub use sea_orm_migration::prelude::*;
 mod m20261122_000001_identity;
 mod m20261122_000002_messaging;
 mod m20261122_000003_interview;
+mod m20261124_000001_webhook_hardening;
 mod m20261124_000002_retention_indexes;
 mod schema_helpers;
 
@@ -18,6 +19,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000001_identity::Migration),
             Box::new(m20261122_000002_messaging::Migration),
             Box::new(m20261122_000003_interview::Migration),
+            Box::new(m20261124_000001_webhook_hardening::Migration),
             Box::new(m20261124_000002_retention_indexes::Migration),
         ]
     }

@@ -283,6 +283,12 @@ pub struct MessagingSettings {
     pub max_voice_chars: usize,
     pub max_email_chars: usize,
     pub max_bulk_recipients: usize,
+    /// Most `{{placeholders}}` one bulk template field may hold (checked before rendering).
+    pub max_template_placeholders: usize,
+    /// Most text one bulk request may render over all its recipients, in bytes.
+    pub max_bulk_rendered_bytes: usize,
+    /// Webhooks one workspace may have (active or not).
+    pub max_webhooks_per_workspace: u64,
     /// credit.low threshold given to new workspaces, in credits.
     pub default_low_credit_threshold: f64,
     /// The outbox sandboxes report delivery themselves, so the whole cycle runs locally.
@@ -311,6 +317,9 @@ impl Default for MessagingSettings {
             max_voice_chars: 3000,
             max_email_chars: 512 * 1024,
             max_bulk_recipients: 1000,
+            max_template_placeholders: 256,
+            max_bulk_rendered_bytes: 64 * 1024 * 1024,
+            max_webhooks_per_workspace: 20,
             default_low_credit_threshold: 10.0,
             sandbox_delivery_reports: true,
             dispatch_concurrency: 8,

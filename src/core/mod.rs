@@ -14,6 +14,7 @@ pub mod phone;
 pub mod rate_limit;
 pub mod secrets;
 pub mod telemetry;
+pub mod webhook_transport;
 
 use crate::providers::outbox::Outbox;
 use crate::providers::sms::SmsSender;

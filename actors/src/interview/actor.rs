@@ -652,6 +652,7 @@ impl Actor {
         let db = self.inner.deps.db.clone();
         let txn = db.begin().await?;
         let seq_before = self.next_seq;
+        let session_before = self.session.clone();
         let result = async {
             let m = self
                 .insert_message(
@@ -683,21 +684,28 @@ impl Actor {
                 s.running_since = None;
             })
             .await?;
-            Ok::<_, DbErr>(m)
+            // The completion webhook's row commits with the completion, or neither does.
+            let recorded = self
+                .inner
+                .deps
+                .hook
+                .record(&txn, &self.session, &built)
+                .await?;
+            txn.commit().await?;
+            Ok::<_, DbErr>((m, recorded))
         }
         .await;
-        let closing_msg = match result {
-            Ok(m) => {
-                txn.commit().await?;
-                m
-            }
+        let (closing_msg, recorded) = match result {
+            Ok(v) => v,
             Err(e) => {
+                // Nothing was stored: the actor keeps the session as it was.
                 self.next_seq = seq_before;
+                self.session = session_before;
                 return Err(e.into());
             }
         };
         self.open_question = None;
-        self.inner.deps.hook.completed(&self.session, &built).await;
+        self.inner.deps.hook.completed(recorded);
         let summary = ReportSummary::from(&built);
         let closing_view = self.view(&closing_msg);
         self.emit_message(&closing_view);

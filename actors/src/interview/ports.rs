@@ -3,6 +3,7 @@
 use super::model::{AnswerScore, JobProfile, Question, Report, Turn};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use sea_orm::{DatabaseTransaction, DbErr};
 use serde_json::Value;
 use switchboard_entities::interview::session;
 use uuid::Uuid;
@@ -35,9 +36,18 @@ pub trait Broadcast: Send + Sync + 'static {
     fn emit(&self, session_id: Uuid, event: &str, data: &Value);
 }
 
-/// Runs after the report is stored and before `interview_complete` is announced (e.g. to
-/// queue the completion webhook). Errors are the hook's to log; completion stands.
+/// The completion side effects (e.g. the completion webhook). `record` runs inside the
+/// transaction that completes the session, so what it writes exists exactly when the
+/// completion does (a crash between the two loses nothing); an error there rolls the
+/// completion back. `completed` runs after the commit, before `interview_complete` is
+/// announced, with what `record` returned; its errors are the hook's to log.
 #[async_trait]
 pub trait CompletionHook: Send + Sync + 'static {
-    async fn completed(&self, session: &session::Model, report: &Report);
+    async fn record(
+        &self,
+        txn: &DatabaseTransaction,
+        session: &session::Model,
+        report: &Report,
+    ) -> Result<Option<Uuid>, DbErr>;
+    fn completed(&self, recorded: Option<Uuid>);
 }

@@ -11,7 +11,10 @@ pub struct Model {
     pub session_id: Uuid,
     pub url: String,
     pub body: String,
+    /// The v1 signature (`HMAC(secret, body)`), fixed at queue time.
     pub signature: Option<String>,
+    /// The session's X-Webhook-Secret, to sign `"{timestamp}.{body}"` at each attempt.
+    pub secret: Option<String>,
     /// `pending`, `delivered` or `failed` (attempts exhausted).
     pub status: String,
     pub attempts: i32,

@@ -3,6 +3,7 @@
 use super::dto::CreateSession;
 use super::error::{InterviewError, Result};
 use crate::core::config::InterviewSettings;
+use crate::core::outbound_url::is_public_ip;
 use crate::core::phone::PhoneNumber;
 use serde_json::Value;
 use std::net::IpAddr;
@@ -71,33 +72,6 @@ fn http_url(field: &str, v: Option<String>) -> Result<Option<url::Url>> {
     Ok(Some(u))
 }
 
-/// Loopback, private, link-local and other non-public addresses.
-pub fn is_private_ip(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let o = v4.octets();
-            v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                || (o[0] == 100 && (64..128).contains(&o[1]))
-                || o[0] == 0
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_private_ip(IpAddr::V4(v4));
-            }
-            let s = v6.segments();
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || (s[0] & 0xfe00) == 0xfc00
-                || (s[0] & 0xffc0) == 0xfe80
-        }
-    }
-}
-
 /// Refuses webhook hosts that are obviously internal, before any DNS lookup; delivery
 /// checks the resolved addresses again.
 pub fn check_webhook_host(u: &url::Url, allow_private: bool) -> Result<()> {
@@ -105,8 +79,8 @@ pub fn check_webhook_host(u: &url::Url, allow_private: bool) -> Result<()> {
         return Ok(());
     }
     let private = match u.host() {
-        Some(url::Host::Ipv4(ip)) => is_private_ip(IpAddr::V4(ip)),
-        Some(url::Host::Ipv6(ip)) => is_private_ip(IpAddr::V6(ip)),
+        Some(url::Host::Ipv4(ip)) => !is_public_ip(IpAddr::V4(ip)),
+        Some(url::Host::Ipv6(ip)) => !is_public_ip(IpAddr::V6(ip)),
         Some(url::Host::Domain(d)) => {
             let d = d.trim_end_matches('.').to_ascii_lowercase();
             d == "localhost" || d.ends_with(".localhost") || d.ends_with(".local")
@@ -210,22 +184,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn private_addresses() {
-        for ip in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "192.168.0.1",
-            "172.16.5.4",
-            "169.254.1.1",
-            "::1",
-            "fd00::1",
-            "::ffff:127.0.0.1",
-            "100.64.0.1",
+    fn internal_webhook_hosts_are_refused_at_creation() {
+        for raw in [
+            "http://127.0.0.1/h",
+            "http://[::1]/h",
+            "http://10.0.0.1/h",
+            "http://169.254.169.254/h",
+            "http://[::ffff:127.0.0.1]/h",
+            "http://localhost/h",
+            "http://printer.local/h",
         ] {
-            assert!(is_private_ip(ip.parse().unwrap()), "{ip}");
+            let u = url::Url::parse(raw).unwrap();
+            assert!(check_webhook_host(&u, false).is_err(), "{raw}");
+            assert!(check_webhook_host(&u, true).is_ok(), "{raw}");
         }
-        for ip in ["8.8.8.8", "2606:4700::1111"] {
-            assert!(!is_private_ip(ip.parse().unwrap()), "{ip}");
-        }
+        let u = url::Url::parse("https://hooks.example.com/h").unwrap();
+        assert!(check_webhook_host(&u, false).is_ok());
     }
 }

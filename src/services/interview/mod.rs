@@ -75,7 +75,7 @@ pub fn mount(
 ) -> Result<(&'static str, SocketAddr, Server), StartupError> {
     let cfg = Arc::new(core.settings.services.interview.clone());
     let broadcast = RoomBroadcast::default();
-    let hook = webhook::Webhooks::new(core, &cfg);
+    let hook = webhook::Webhooks::new(core, &cfg).map_err(|e| StartupError::Http(e.to_string()))?;
     let registry = Registry::new(Deps {
         db: core.db.clone(),
         clock: Arc::new(Clock(core.clock.clone())),

@@ -1,16 +1,24 @@
-//! Completion webhooks. The delivery is a row before the first attempt; a worker task posts
-//! it with `X-Webhook-Signature: sha256=<hex HMAC-SHA256(body, X-Webhook-Secret)>`,
-//! retrying with exponential backoff; pending rows are resumed at start-up.
+//! Completion webhooks. The delivery row is written in the transaction that completes the
+//! session; a worker task then posts it through the shared public-only, no-redirect
+//! transport (`core::webhook_transport`), retrying with exponential backoff; pending rows
+//! are resumed at start-up. With an `X-Webhook-Secret` at creation, each attempt carries
+//!
+//! - `X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, body)>` (unchanged, kept for
+//!   receivers that verify it);
+//! - `X-Webhook-Timestamp: <Unix seconds of this attempt>` and
+//!   `X-Webhook-Signature-V2: sha256=<hex HMAC-SHA256(secret, "{timestamp}.{body}")>`:
+//!   receivers should prefer it and refuse timestamps more than five minutes old, so a
+//!   captured delivery cannot be replayed later.
 
-use super::domain::is_private_ip;
 use crate::core::clock::SharedClock;
 use crate::core::config::{InterviewSettings, InterviewWebhookSettings};
 use crate::core::secrets::hmac_sha256_hex;
+use crate::core::webhook_transport::{HttpTransport, PostError};
 use crate::core::CoreContext;
 use async_trait::async_trait;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, IntoActiveModel, QueryFilter,
-    Set,
+    ActiveModelTrait, ColumnTrait, DatabaseConnection, DatabaseTransaction, DbErr, EntityTrait,
+    IntoActiveModel, QueryFilter, Set,
 };
 use serde_json::json;
 use std::sync::Arc;
@@ -20,6 +28,8 @@ use switchboard_entities::interview::{session, webhook_delivery as delivery};
 use uuid::Uuid;
 
 pub const SIGNATURE_HEADER: &str = "X-Webhook-Signature";
+pub const SIGNATURE_V2_HEADER: &str = "X-Webhook-Signature-V2";
+pub const TIMESTAMP_HEADER: &str = "X-Webhook-Timestamp";
 pub const EVENT: &str = "interview.completed";
 
 #[derive(Clone)]
@@ -27,21 +37,24 @@ pub struct Webhooks(Arc<Inner>);
 
 struct Inner {
     db: DatabaseConnection,
-    http: reqwest::Client,
+    transport: HttpTransport,
     clock: SharedClock,
     cfg: InterviewWebhookSettings,
-    allow_private: bool,
+}
+
+/// `v2` of a delivery: hex HMAC-SHA256 of `"{timestamp}.{body}"` keyed with the secret.
+pub fn signature_v2(secret: &str, timestamp: i64, body: &str) -> String {
+    hmac_sha256_hex(secret.as_bytes(), format!("{timestamp}.{body}").as_bytes())
 }
 
 impl Webhooks {
-    pub fn new(core: &CoreContext, cfg: &InterviewSettings) -> Self {
-        Self(Arc::new(Inner {
+    pub fn new(core: &CoreContext, cfg: &InterviewSettings) -> Result<Self, reqwest::Error> {
+        Ok(Self(Arc::new(Inner {
             db: core.db.clone(),
-            http: core.http.clone(),
+            transport: HttpTransport::new(core.settings.webhooks.allow_private_urls)?,
             clock: core.clock.clone(),
             cfg: cfg.webhook.clone(),
-            allow_private: core.settings.webhooks.allow_private_urls,
-        }))
+        })))
     }
 
     /// Restarts delivery of rows left pending by a previous process.
@@ -63,38 +76,12 @@ impl Webhooks {
         });
     }
 
-    /// Why the URL may not be called, if it may not: a private address when those are off.
-    async fn refused(&self, url: &str) -> Option<String> {
-        if self.0.allow_private {
-            return None;
-        }
-        let u = url::Url::parse(url).ok()?;
-        let host = u.host_str()?.trim_matches(['[', ']']).to_owned();
-        let port = u.port_or_known_default().unwrap_or(80);
-        let resolved = tokio::net::lookup_host((host.as_str(), port))
-            .await
-            .map(|a| a.collect::<Vec<_>>());
-        match resolved {
-            Ok(addrs) => {
-                if addrs.iter().any(|a| is_private_ip(a.ip())) {
-                    Some(format!("{host} resolves to a private or loopback address"))
-                } else {
-                    None
-                }
-            }
-            Err(e) => Some(format!("cannot resolve {host}: {e}")),
-        }
-    }
-
     async fn deliver(self, row: delivery::Model) {
         let cfg = &self.0.cfg;
         let mut row = row;
         loop {
             let attempt = row.attempts + 1;
-            let outcome = match self.refused(&row.url).await {
-                Some(reason) => Err((None, reason, false)),
-                None => self.post(&row).await,
-            };
+            let outcome = self.post(&row).await;
             let mut am = row.clone().into_active_model();
             am.attempts = Set(attempt);
             let retry = match &outcome {
@@ -131,27 +118,39 @@ impl Webhooks {
 
     /// One POST; `Err((status, error, retryable))`.
     async fn post(&self, row: &delivery::Model) -> Result<u16, (Option<u16>, String, bool)> {
-        let mut req = self
-            .0
-            .http
-            .post(&row.url)
-            .timeout(Duration::from_secs(self.0.cfg.timeout_secs.max(1)))
-            .header("Content-Type", "application/json")
-            .header("X-Webhook-Event", EVENT)
-            .header("X-Webhook-Delivery", row.id.to_string())
-            .body(row.body.clone());
+        let now = self.0.clock.now();
+        let ts = now.timestamp();
+        let mut headers = vec![
+            ("X-Webhook-Event", EVENT.to_owned()),
+            ("X-Webhook-Delivery", row.id.to_string()),
+        ];
         if let Some(sig) = &row.signature {
-            req = req.header(SIGNATURE_HEADER, format!("sha256={sig}"));
+            headers.push((SIGNATURE_HEADER, format!("sha256={sig}")));
         }
-        match req.send().await {
-            Ok(res) if res.status().is_success() => Ok(res.status().as_u16()),
+        if let Some(secret) = &row.secret {
+            headers.push((TIMESTAMP_HEADER, ts.to_string()));
+            headers.push((
+                SIGNATURE_V2_HEADER,
+                format!("sha256={}", signature_v2(secret, ts, &row.body)),
+            ));
+        }
+        let timeout = Duration::from_secs(self.0.cfg.timeout_secs.max(1));
+        match self
+            .0
+            .transport
+            .post(&row.url, &headers, row.body.clone(), timeout, now)
+            .await
+        {
+            Ok(res) if (200..300).contains(&res.status) => Ok(res.status),
             Ok(res) => {
-                let s = res.status().as_u16();
-                // A 4xx other than 408/429 will not change by retrying.
+                let s = res.status;
+                // A 4xx other than 408/429 (or a redirect, never followed) will not change
+                // by retrying.
                 let retryable = s >= 500 || s == 408 || s == 429;
                 Err((Some(s), format!("status {s}"), retryable))
             }
-            Err(e) => Err((None, e.without_url().to_string(), true)),
+            Err(PostError::Refused(e)) => Err((None, e, false)),
+            Err(PostError::Failed(e)) => Err((None, e, true)),
         }
     }
 }
@@ -175,21 +174,28 @@ pub fn payload(s: &session::Model, report: &Report) -> String {
 
 #[async_trait]
 impl CompletionHook for Webhooks {
-    async fn completed(&self, s: &session::Model, report: &Report) {
+    async fn record(
+        &self,
+        txn: &DatabaseTransaction,
+        s: &session::Model,
+        report: &Report,
+    ) -> Result<Option<Uuid>, DbErr> {
         let Some(url) = s.webhook_url.clone() else {
-            return;
+            return Ok(None);
         };
         let body = payload(s, report);
         let signature = s
             .webhook_secret
             .as_ref()
             .map(|secret| hmac_sha256_hex(secret.as_bytes(), body.as_bytes()));
-        let row = delivery::ActiveModel {
-            id: Set(Uuid::new_v4()),
+        let id = Uuid::new_v4();
+        delivery::ActiveModel {
+            id: Set(id),
             session_id: Set(s.id),
             url: Set(url),
             body: Set(body),
             signature: Set(signature),
+            secret: Set(s.webhook_secret.clone()),
             status: Set("pending".into()),
             attempts: Set(0),
             last_error: Set(None),
@@ -197,13 +203,23 @@ impl CompletionHook for Webhooks {
             created_at: Set(self.0.clock.now()),
             delivered_at: Set(None),
         }
-        .insert(&self.0.db)
-        .await;
-        match row {
-            Ok(row) => {
-                tokio::spawn(self.clone().deliver(row));
+        .insert(txn)
+        .await?;
+        Ok(Some(id))
+    }
+
+    fn completed(&self, recorded: Option<Uuid>) {
+        let Some(id) = recorded else {
+            return;
+        };
+        let this = self.clone();
+        tokio::spawn(async move {
+            match delivery::Entity::find_by_id(id).one(&this.0.db).await {
+                Ok(Some(row)) => this.deliver(row).await,
+                Ok(None) => {}
+                // The row is stored: the next start-up resumes it.
+                Err(e) => tracing::error!(delivery = %id, error = %e, "loading webhook failed"),
             }
-            Err(e) => tracing::error!(session = %s.id, error = %e, "queueing webhook failed"),
-        }
+        });
     }
 }

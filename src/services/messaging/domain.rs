@@ -246,38 +246,148 @@ pub fn sms_segments(text: &str) -> (Encoding, u32) {
 
 // ---- templates ----
 
-/// Replaces `{{ name }}` placeholders with the recipient's values. A placeholder without a
-/// value is an error naming it (the recipient is counted as failed), so nobody receives
-/// "Hello {{name}}".
-pub fn render(template: &str, vars: &Map<String, Value>) -> Result<String, String> {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(start) = rest.find("{{") {
-        let Some(len) = rest[start + 2..].find("}}") else {
-            break;
-        };
-        let name = rest[start + 2..start + 2 + len].trim();
-        let is_name = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.');
-        out.push_str(&rest[..start]);
-        if is_name {
-            match vars.get(name) {
-                Some(Value::String(s)) => out.push_str(s),
-                Some(Value::Null) => {}
-                Some(v @ (Value::Number(_) | Value::Bool(_))) => out.push_str(&v.to_string()),
-                Some(v) => out.push_str(&v.to_string()),
-                None => return Err(format!("no value for placeholder {{{{{name}}}}}")),
-            }
-        } else {
-            // Not a placeholder (e.g. "{{ }}"): kept as written.
-            out.push_str(&rest[start..start + 2 + len + 2]);
+/// A part of a parsed template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Text(String),
+    Var(String),
+}
+
+/// A bulk template parsed once and checked against its caps before any rendering: at most
+/// `max_chars` characters and `max_placeholders` `{{ name }}` placeholders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template(Vec<Part>);
+
+impl Template {
+    pub fn parse(
+        field: &str,
+        template: &str,
+        max_chars: usize,
+        max_placeholders: usize,
+    ) -> Result<Self, MessagingError> {
+        // Bytes bound characters from above, so most templates skip the count.
+        if template.len() > max_chars && template.chars().count() > max_chars {
+            return Err(MessagingError::validation(format!(
+                "{field} is longer than {max_chars} characters"
+            )));
         }
-        rest = &rest[start + 2 + len + 2..];
+        let mut parts = Vec::new();
+        let mut placeholders = 0usize;
+        let mut rest = template;
+        while let Some(start) = rest.find("{{") {
+            let Some(len) = rest[start + 2..].find("}}") else {
+                break;
+            };
+            let name = rest[start + 2..start + 2 + len].trim();
+            let is_name = !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.');
+            let end = start + 2 + len + 2;
+            if is_name {
+                placeholders += 1;
+                if placeholders > max_placeholders {
+                    return Err(MessagingError::validation(format!(
+                        "{field} has more than {max_placeholders} placeholders"
+                    )));
+                }
+                if start > 0 {
+                    parts.push(Part::Text(rest[..start].to_owned()));
+                }
+                parts.push(Part::Var(name.to_owned()));
+            } else {
+                // Not a placeholder (e.g. "{{ }}"): kept as written.
+                parts.push(Part::Text(rest[..end].to_owned()));
+            }
+            rest = &rest[end..];
+        }
+        if !rest.is_empty() {
+            parts.push(Part::Text(rest.to_owned()));
+        }
+        Ok(Self(parts))
     }
-    out.push_str(rest);
-    Ok(out)
+
+    /// Fills the placeholders with the recipient's values, stopping as soon as the text
+    /// passes `budget` characters, so a large value repeated many times never builds more
+    /// than `budget + 1` characters. A placeholder without a value is an error naming it
+    /// (the recipient is counted as failed), so nobody receives "Hello {{name}}".
+    pub fn render(&self, vars: &Map<String, Value>, budget: usize) -> Result<String, RenderError> {
+        let mut out = String::new();
+        let mut left = budget;
+        for part in &self.0 {
+            match part {
+                Part::Text(t) => push_within(&mut out, &mut left, t)?,
+                Part::Var(name) => match vars.get(name) {
+                    Some(Value::String(s)) => push_within(&mut out, &mut left, s)?,
+                    Some(Value::Null) => {}
+                    Some(v @ (Value::Number(_) | Value::Bool(_))) => {
+                        push_within(&mut out, &mut left, &v.to_string())?
+                    }
+                    // Arrays and objects: their JSON, itself cut at the budget.
+                    Some(v) => {
+                        let json = json_prefix(v, left + 1);
+                        push_within(&mut out, &mut left, &json)?
+                    }
+                    None => return Err(RenderError::Missing(name.clone())),
+                },
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Appends `piece` when it fits in the `left` characters; otherwise appends only what fits
+/// and fails. At most `left + 1` characters of `piece` are looked at.
+fn push_within(out: &mut String, left: &mut usize, piece: &str) -> Result<(), RenderError> {
+    match piece.char_indices().nth(*left) {
+        Some((i, _)) => {
+            out.push_str(&piece[..i]);
+            Err(RenderError::TooLong)
+        }
+        None => {
+            out.push_str(piece);
+            *left -= piece.chars().count();
+            Ok(())
+        }
+    }
+}
+
+/// The first `max` bytes (at least) of a value's JSON, without serialising all of it.
+fn json_prefix(v: &Value, max: usize) -> String {
+    struct Capped(Vec<u8>, usize);
+    impl std::io::Write for Capped {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.0.len() >= self.1 {
+                return Err(std::io::Error::other("budget reached"));
+            }
+            self.0.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    // Each char is at most 4 bytes: max × 4 bytes hold more than `max` characters.
+    let mut w = Capped(Vec::new(), max.saturating_mul(4));
+    let _ = serde_json::to_writer(&mut w, v);
+    String::from_utf8_lossy(&w.0).into_owned()
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RenderError {
+    /// A placeholder the recipient has no value for.
+    Missing(String),
+    /// The text passed the budget.
+    TooLong,
+}
+
+impl RenderError {
+    pub fn describe(&self, field: &str, budget: usize) -> String {
+        match self {
+            Self::Missing(name) => format!("no value for placeholder {{{{{name}}}}}"),
+            Self::TooLong => format!("{field} is longer than {budget} characters"),
+        }
+    }
 }
 
 // ---- events ----
@@ -457,18 +567,79 @@ mod tests {
         }
     }
 
+    fn tpl(s: &str) -> Template {
+        Template::parse("content.text", s, 1600, 256).unwrap()
+    }
+
     #[test]
     fn templates() {
-        let vars = json!({"name": "Ann", "n": 3, "nil": null})
+        let vars = json!({"name": "Ann", "n": 3, "nil": null, "o": {"k": [1]}})
             .as_object()
             .unwrap()
             .clone();
         assert_eq!(
-            render("Hi {{name}}, {{ n }} left{{nil}}", &vars).unwrap(),
-            "Hi Ann, 3 left"
+            tpl("Hi {{name}}, {{ n }} left{{nil}} {{o}}")
+                .render(&vars, 100)
+                .unwrap(),
+            "Hi Ann, 3 left {\"k\":[1]}"
         );
-        assert!(render("Hi {{nope}}", &vars).unwrap_err().contains("nope"));
-        assert_eq!(render("{{ }} and {{", &vars).unwrap(), "{{ }} and {{");
+        assert_eq!(
+            tpl("Hi {{nope}}").render(&vars, 100),
+            Err(RenderError::Missing("nope".into()))
+        );
+        assert_eq!(
+            tpl("{{ }} and {{").render(&vars, 100).unwrap(),
+            "{{ }} and {{"
+        );
+    }
+
+    #[test]
+    fn rendering_stops_at_the_budget() {
+        let big = "x".repeat(1_000_000);
+        let vars = json!({ "a": big, "o": [big] }).as_object().unwrap().clone();
+        let t = tpl(&"{{a}}".repeat(256));
+        assert_eq!(t.render(&vars, 1600), Err(RenderError::TooLong));
+        assert_eq!(tpl("{{o}}").render(&vars, 10), Err(RenderError::TooLong));
+        let exact = json!({"a": "ж".repeat(800)}).as_object().unwrap().clone();
+        assert_eq!(
+            tpl("{{a}}{{a}}")
+                .render(&exact, 1600)
+                .unwrap()
+                .chars()
+                .count(),
+            1600
+        );
+        assert_eq!(
+            tpl("{{a}}{{a}}x").render(&exact, 1600),
+            Err(RenderError::TooLong)
+        );
+        // The budget bounds the work too: a million 1 MB values would take minutes.
+        let started = std::time::Instant::now();
+        let _ = t.render(&vars, 1600);
+        assert!(started.elapsed() < std::time::Duration::from_millis(50));
+    }
+
+    #[test]
+    fn templates_are_capped_before_rendering() {
+        let err = |r: Result<Template, MessagingError>| r.unwrap_err().to_string();
+        assert!(err(Template::parse(
+            "content.text",
+            &"a".repeat(1601),
+            1600,
+            256
+        ))
+        .contains("longer than 1600"));
+        assert!(Template::parse("content.text", &"ж".repeat(1600), 1600, 256).is_ok());
+        assert!(err(Template::parse(
+            "content.text",
+            &"{{a}}".repeat(257),
+            2000,
+            256
+        ))
+        .contains("more than 256 placeholders"));
+        assert!(Template::parse("content.text", &"{{a}}".repeat(256), 2000, 256).is_ok());
+        // "{{ }}" is text, not a placeholder.
+        assert!(Template::parse("content.text", &"{{ }}".repeat(300), 2000, 256).is_ok());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! /api/v1/messages: send, bulk, list, read.
 
 use super::auth::ApiKey;
-use super::domain::{credits_value, render, sms_segments, Channel, Recipient, Sender};
+use super::domain::{credits_value, sms_segments, Channel, Recipient, Sender, Template};
 use super::dto::*;
 use super::error::{MessagingError, Result};
 use super::limits;
@@ -9,6 +9,7 @@ use super::openapi::Errors;
 use super::service::billing::{self, Answer, Committed, Draft};
 use super::service::idempotency;
 use super::MessagingState;
+use crate::core::config::MessagingSettings;
 use crate::core::json_body::Json;
 use actix_web::{web, HttpRequest, HttpResponse};
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
@@ -248,28 +249,27 @@ pub async fn bulk(
         }
     }
     let meta = metadata(body.metadata)?;
-    let mut drafts = Vec::with_capacity(body.recipients.len());
-    let mut failures = Vec::new();
-    for (i, r) in body.recipients.iter().enumerate() {
-        let to = r.get("to").and_then(Value::as_str).unwrap_or_default();
-        match personalise(
-            &st,
-            &ws,
-            channel,
-            to,
-            &body.content,
-            r,
-            body.from.as_deref(),
-            &meta,
-        ) {
-            Ok(d) => drafts.push(d),
-            Err(reason) => failures.push(BulkFailure {
-                index: i,
-                to: super::domain::clip(to, 320),
-                reason,
-            }),
-        }
-    }
+    let templates = Templates::parse(&st.cfg, channel, &body.content)?;
+    // Rendering up to 1000 recipients is CPU work: off the async workers.
+    let (drafts, failures) = {
+        let st = st.clone();
+        let ws = ws.clone();
+        let from = body.from;
+        let recipients = body.recipients;
+        web::block(move || {
+            render_all(
+                &st,
+                &ws,
+                channel,
+                &templates,
+                &recipients,
+                from.as_deref(),
+                &meta,
+            )
+        })
+        .await
+        .map_err(MessagingError::internal)??
+    };
     let ids: Vec<Uuid> = drafts.iter().map(|_| Uuid::new_v4()).collect();
     let total: i64 = drafts.iter().map(|d| d.cost).sum();
     let now = st.core.now();
@@ -300,6 +300,81 @@ pub async fn bulk(
     }
 }
 
+/// The bulk content parsed once, each field within its channel's limit and the
+/// placeholder cap, with the budget its rendering may not pass.
+struct Templates {
+    text: Option<(Template, usize)>,
+    subject: Option<(Template, usize)>,
+    html: Option<(Template, usize)>,
+}
+
+/// Longest email subject (RFC 5322's line length).
+const MAX_SUBJECT_CHARS: usize = 998;
+
+impl Templates {
+    fn parse(cfg: &MessagingSettings, channel: Channel, c: &Content) -> Result<Self> {
+        let text_max = match channel {
+            Channel::Sms => cfg.max_sms_chars,
+            Channel::WhatsApp => cfg.max_whatsapp_chars,
+            Channel::Voice => cfg.max_voice_chars,
+            Channel::Email => cfg.max_email_chars,
+        };
+        let one = |field: &str, t: &Option<String>, max: usize| {
+            t.as_deref()
+                .map(|t| {
+                    Template::parse(field, t, max, cfg.max_template_placeholders).map(|t| (t, max))
+                })
+                .transpose()
+        };
+        Ok(Self {
+            text: one("content.text", &c.text, text_max)?,
+            subject: one("content.subject", &c.subject, MAX_SUBJECT_CHARS)?,
+            html: one("content.html", &c.html, cfg.max_email_chars)?,
+        })
+    }
+}
+
+/// Every recipient's draft, or why it failed; refuses the whole request when the rendered
+/// text of all recipients together passes `max_bulk_rendered_bytes`.
+fn render_all(
+    st: &MessagingState,
+    ws: &workspace::Model,
+    channel: Channel,
+    templates: &Templates,
+    recipients: &[Map<String, Value>],
+    from: Option<&str>,
+    meta: &Option<Value>,
+) -> Result<(Vec<Draft>, Vec<BulkFailure>)> {
+    let max_total = st.cfg.max_bulk_rendered_bytes;
+    let mut total = 0usize;
+    let mut drafts = Vec::with_capacity(recipients.len());
+    let mut failures = Vec::new();
+    for (i, r) in recipients.iter().enumerate() {
+        let to = r.get("to").and_then(Value::as_str).unwrap_or_default();
+        match personalise(st, ws, channel, to, templates, r, from, meta) {
+            Ok(d) => {
+                total += [&d.text, &d.subject, &d.html]
+                    .iter()
+                    .map(|t| t.as_ref().map_or(0, String::len))
+                    .sum::<usize>();
+                if total > max_total {
+                    return Err(MessagingError::validation(format!(
+                        "the messages of this request come to more than {max_total} bytes of \
+                         text; send them in smaller requests"
+                    )));
+                }
+                drafts.push(d);
+            }
+            Err(reason) => failures.push(BulkFailure {
+                index: i,
+                to: super::domain::clip(to, 320),
+                reason,
+            }),
+        }
+    }
+    Ok((drafts, failures))
+}
+
 /// One recipient's message: placeholders filled from its own values.
 #[allow(clippy::too_many_arguments)]
 fn personalise(
@@ -307,16 +382,23 @@ fn personalise(
     ws: &workspace::Model,
     channel: Channel,
     to: &str,
-    content: &Content,
+    templates: &Templates,
     vars: &Map<String, Value>,
     from: Option<&str>,
     meta: &Option<Value>,
 ) -> std::result::Result<Draft, String> {
-    let fill = |t: &Option<String>| t.as_deref().map(|t| render(t, vars)).transpose();
+    let fill = |field: &str, t: &Option<(Template, usize)>| {
+        t.as_ref()
+            .map(|(t, budget)| {
+                t.render(vars, *budget)
+                    .map_err(|e| e.describe(field, *budget))
+            })
+            .transpose()
+    };
     let content = Content {
-        text: fill(&content.text)?,
-        subject: fill(&content.subject)?,
-        html: fill(&content.html)?,
+        text: fill("content.text", &templates.text)?,
+        subject: fill("content.subject", &templates.subject)?,
+        html: fill("content.html", &templates.html)?,
     };
     draft(st, ws, channel, to, content, from, meta.clone()).map_err(|e| e.to_string())
 }

@@ -17,6 +17,7 @@ mod webhooks;
 
 use crate::core::config::MessagingSettings;
 use crate::core::http::resource;
+use crate::core::webhook_transport::HttpTransport;
 use crate::core::CoreContext;
 use crate::providers::email::EmailSender;
 use crate::providers::voice::VoiceCaller;
@@ -87,12 +88,11 @@ pub fn mount(
     let providers = &core.settings.providers;
     let email = email::from_settings(&providers.email, core.outbox.clone(), core.clock.clone())
         .map_err(|e| StartupError::Http(e.to_string()))?;
-    let transport =
-        service::transport::HttpTransport::new(core.settings.webhooks.allow_private_urls)
-            .map_err(|e| StartupError::Http(e.to_string()))?;
+    let transport = HttpTransport::new(core.settings.webhooks.allow_private_urls)
+        .map_err(|e| StartupError::Http(e.to_string()))?;
     let registry = WebhookRegistry::new(EndpointDeps {
         db: core.db.clone(),
-        transport: Arc::new(transport),
+        transport: Arc::new(service::transport::Transport(Arc::new(transport))),
         clock: Arc::new(service::transport::Clock(core.clock.clone())),
         policy: retry_policy(&cfg),
     });

@@ -240,3 +240,109 @@ async fn bulk_idempotency_key_replays() {
     changed["content"]["text"] = json!("y");
     assert_err(post(changed).await.unwrap(), 409, "idempotency_conflict").await;
 }
+
+/// The test process's peak resident memory (VmHWM), in KiB. The server runs in this
+/// process, so whatever a request makes it allocate shows here.
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc/self/status")
+}
+
+#[actix_web::test]
+async fn a_megabyte_template_of_placeholders_is_refused_before_rendering() {
+    let app = app().await;
+    let ws = workspace(&app, "0").await;
+    // 1,000,000 bytes of {{a}} with a 1,000,000-byte value: rendered in full that would be
+    // 200 GB; the body stays under the 2 MiB JSON limit.
+    let body = json!({
+        "channel": "sms",
+        "content": {"text": "{{a}}".repeat(200_000)},
+        "recipients": [{"to": "+14155550001", "a": "x".repeat(1_000_000)}],
+    });
+    let before = peak_rss_kib();
+    let started = std::time::Instant::now();
+    let res = app.post_key("/api/v1/messages/bulk", &ws.key, body).await;
+    let elapsed = started.elapsed();
+    let v = assert_err(res, 400, "validation_error").await;
+    assert!(
+        v["message"].as_str().unwrap().contains("longer than 1600"),
+        "{v}"
+    );
+    let grown_mib = (peak_rss_kib() - before) / 1024;
+    eprintln!("refused in {elapsed:?}; peak RSS grew by {grown_mib} MiB");
+    assert!(elapsed < std::time::Duration::from_secs(5), "{elapsed:?}");
+    assert!(grown_mib < 256, "peak RSS grew by {grown_mib} MiB");
+}
+
+#[actix_web::test]
+async fn rendering_stops_at_the_channel_limit() {
+    let app = app().await;
+    let ws = workspace(&app, "0").await;
+    // Within the caps (1600 characters, 256 placeholders), but each placeholder is 1 MB.
+    let body = json!({
+        "channel": "sms",
+        "content": {"text": "{{a}}".repeat(256)},
+        "recipients": [{"to": "+14155550001", "a": "x".repeat(1_000_000)}],
+    });
+    let before = peak_rss_kib();
+    let res = app.post_key("/api/v1/messages/bulk", &ws.key, body).await;
+    assert_eq!(res.status(), 201);
+    let v = json_body(res).await;
+    assert_eq!(v["data"]["queued"], 0);
+    assert_eq!(v["data"]["failed"], 1);
+    let reason = v["data"]["failures"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("longer than 1600 characters"), "{reason}");
+    let grown_mib = (peak_rss_kib() - before) / 1024;
+    eprintln!("peak RSS grew by {grown_mib} MiB (256 MB if rendered in full)");
+    assert!(grown_mib < 128, "peak RSS grew by {grown_mib} MiB");
+}
+
+#[actix_web::test]
+async fn too_many_placeholders_are_refused_before_rendering() {
+    let app = app().await;
+    let ws = workspace(&app, "10").await;
+    let res = app
+        .post_key(
+            "/api/v1/messages/bulk",
+            &ws.key,
+            json!({
+                "channel": "email",
+                "content": {"subject": "Hi", "text": "{{a}}".repeat(257)},
+                "recipients": [{"to": "ann@example.com", "a": "x"}],
+            }),
+        )
+        .await;
+    let v = assert_err(res, 400, "validation_error").await;
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("more than 256 placeholders"),
+        "{v}"
+    );
+}
+
+#[actix_web::test]
+async fn one_request_renders_at_most_max_bulk_rendered_bytes() {
+    let app = app_with(|s| s.services.messaging.max_bulk_rendered_bytes = 10_000).await;
+    let ws = workspace(&app, "0").await;
+    let recipients: Vec<_> = (0..10)
+        .map(|i| json!({"to": format!("ann{i}@example.com"), "a": "x".repeat(1500)}))
+        .collect();
+    let res = app
+        .post_key(
+            "/api/v1/messages/bulk",
+            &ws.key,
+            json!({"channel": "email", "content": {"subject": "Hi", "text": "{{a}}"}, "recipients": recipients}),
+        )
+        .await;
+    let v = assert_err(res, 400, "validation_error").await;
+    assert!(
+        v["message"].as_str().unwrap().contains("smaller requests"),
+        "{v}"
+    );
+}

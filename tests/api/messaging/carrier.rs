@@ -375,3 +375,38 @@ async fn message_sent_is_emitted_once_despite_repeated_and_late_sent_callbacks()
     assert_eq!(events.len(), 2, "{events:?}");
     assert_eq!(events[0]["data"]["provider_message_id"], sid);
 }
+
+#[actix_web::test]
+async fn the_same_inbound_callback_posted_concurrently_is_stored_and_announced_once() {
+    let app = app().await;
+    let owner = workspace_with(&app, "1", None, Some("+15550003333")).await;
+    let (rx, hook) = subscribed_receiver(&app, &owner.key, &["message.received"]).await;
+    let params = [
+        ("MessageSid", "SMconcurrent1"),
+        ("From", "+4915112345678"),
+        ("To", "+15550003333"),
+        ("Body", "twice?"),
+    ];
+    let answers = futures_util::future::join_all(
+        (0..8).map(|_| carrier_post(&app, "/carrier/inbound", &params)),
+    )
+    .await;
+    for res in answers {
+        assert_eq!(res.status(), 200, "every copy is acknowledged");
+    }
+    let list = json_body(
+        app.get_key("/api/v1/messages?status=received", &owner.key)
+            .await,
+    )
+    .await;
+    assert_eq!(list["data"]["pagination"]["total"], 1, "{list}");
+    // One message.received delivery: the receiver hears it once, and nothing else is queued.
+    eventually("message.received", || async {
+        let r = rx.received_requests().await.unwrap();
+        (!r.is_empty()).then_some(())
+    })
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(rx.received_requests().await.unwrap().len(), 1);
+    assert_eq!(attempts(&app, &owner.key, &hook).await.len(), 1);
+}

@@ -980,3 +980,59 @@ async fn a_pending_retry_of_a_webhook_set_inactive_is_skipped() {
     assert_eq!(rx.received_requests().await.unwrap().len(), 1);
     db.close().await.ok();
 }
+
+#[actix_web::test]
+async fn a_workspace_has_at_most_the_configured_number_of_webhooks() {
+    let app = app().await;
+    let ws = workspace(&app, "1").await;
+    let other = workspace(&app, "1").await;
+    let cap = app.settings.services.messaging.max_webhooks_per_workspace;
+    assert_eq!(cap, 20, "the default");
+    let body = json!({"url": "http://127.0.0.1:9/hook", "events": ["message.sent"]});
+    let mut ids = Vec::new();
+    for _ in 0..cap {
+        let res = app
+            .post_key("/api/v1/webhooks", &ws.key, body.clone())
+            .await;
+        assert_eq!(res.status(), 201);
+        ids.push(
+            json_body(res).await["data"]["webhook"]["id"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    let res = app
+        .post_key("/api/v1/webhooks", &ws.key, body.clone())
+        .await;
+    let v = assert_err(res, 400, "validation_error").await;
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("at most 20 webhooks"),
+        "{v}"
+    );
+    let list = json_body(app.get_key("/api/v1/webhooks", &ws.key).await).await;
+    assert_eq!(list["data"]["webhooks"].as_array().unwrap().len(), 20);
+    // The cap is per workspace.
+    let res = app
+        .post_key("/api/v1/webhooks", &other.key, body.clone())
+        .await;
+    assert_eq!(res.status(), 201);
+    // After a delete there is room for one more, and only one.
+    let res = app
+        .client
+        .delete(app.m(&format!("/api/v1/webhooks/{}", ids[0])))
+        .header("X-API-Key", &ws.key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let res = app
+        .post_key("/api/v1/webhooks", &ws.key, body.clone())
+        .await;
+    assert_eq!(res.status(), 201);
+    let res = app.post_key("/api/v1/webhooks", &ws.key, body).await;
+    assert_err(res, 400, "validation_error").await;
+}

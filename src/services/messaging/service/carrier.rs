@@ -4,6 +4,7 @@ use super::super::domain::Status;
 use super::super::MessagingState;
 use super::dispatch::apply_status;
 use super::events::{self, Emitted};
+use crate::core::db::is_unique_violation;
 use base64::Engine;
 use hmac::{Hmac, KeyInit, Mac};
 use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, Set, TransactionTrait};
@@ -81,21 +82,12 @@ pub async fn inbound(st: &MessagingState, form: &Form) -> Result<Option<Uuid>, D
         tracing::info!("inbound message for a number no workspace owns; ignored");
         return Ok(None);
     };
-    if let Some(sid) = &sid {
-        // Carriers retry callbacks; one message per carrier id.
-        let seen = message::Entity::find()
-            .filter(message::Column::ProviderMessageId.eq(sid.as_str()))
-            .filter(message::Column::Direction.eq("inbound"))
-            .one(db)
-            .await?;
-        if seen.is_some() {
-            return Ok(None);
-        }
-    }
     let now = st.core.now();
     let id = Uuid::new_v4();
     let txn = db.begin().await?;
-    message::Entity::insert(message::ActiveModel {
+    // Carriers retry callbacks, sometimes at once: one message per carrier id, decided by
+    // the unique index on inbound provider ids, not by a look-up that a twin can overtake.
+    let inserted = message::Entity::insert(message::ActiveModel {
         id: Set(id),
         workspace_id: Set(ws.id),
         direction: Set("inbound".into()),
@@ -120,7 +112,16 @@ pub async fn inbound(st: &MessagingState, form: &Form) -> Result<Option<Uuid>, D
         failed_at: Set(None),
     })
     .exec_without_returning(&txn)
-    .await?;
+    .await;
+    match inserted {
+        Ok(_) => {}
+        Err(e) if is_unique_violation(&e) => {
+            txn.rollback().await?;
+            tracing::debug!("repeated inbound callback ignored");
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    }
     let emitted: Emitted = events::emit(
         &txn,
         now,

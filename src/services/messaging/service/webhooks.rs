@@ -7,11 +7,12 @@ use super::super::error::{MessagingError, Result};
 use super::super::MessagingState;
 use crate::core::outbound_url::{check_public, parse_http_url, UrlRefused};
 use crate::core::secrets::{random_hex, sha256_hex};
+use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
-    TransactionTrait,
+    ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set, TransactionTrait,
 };
-use switchboard_entities::messaging::{delivery_attempt, webhook, webhook_delivery};
+use switchboard_entities::messaging::{delivery_attempt, webhook, webhook_delivery, workspace};
 use uuid::Uuid;
 
 async fn valid_url(st: &MessagingState, raw: &str) -> Result<String> {
@@ -57,6 +58,24 @@ pub async fn create(
     let url = valid_url(st, &body.url).await?;
     let secret = random_hex(32);
     let now = st.core.now();
+    let cap = st.cfg.max_webhooks_per_workspace;
+    let txn = st.core.db.begin().await?;
+    // Writing the workspace row first serialises creates of one workspace (a row lock on
+    // PostgreSQL, the write lock on SQLite), so two nodes cannot both see 19 and insert.
+    workspace::Entity::update_many()
+        .col_expr(workspace::Column::Id, Expr::col(workspace::Column::Id))
+        .filter(workspace::Column::Id.eq(workspace_id))
+        .exec(&txn)
+        .await?;
+    let held = webhook::Entity::find()
+        .filter(webhook::Column::WorkspaceId.eq(workspace_id))
+        .count(&txn)
+        .await?;
+    if held >= cap {
+        return Err(MessagingError::validation(format!(
+            "a workspace may have at most {cap} webhooks; delete one before creating another"
+        )));
+    }
     let model = webhook::ActiveModel {
         id: Set(Uuid::new_v4()),
         workspace_id: Set(workspace_id),
@@ -69,8 +88,9 @@ pub async fn create(
         created_at: Set(now),
         updated_at: Set(now),
     }
-    .insert(&st.core.db)
+    .insert(&txn)
     .await?;
+    txn.commit().await?;
     Ok((model, secret))
 }
 

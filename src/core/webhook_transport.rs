@@ -1,0 +1,166 @@
+//! The one HTTP transport for webhooks to customer-supplied URLs (messaging's endpoints and
+//! interview completion notifications): redirects are never followed, every attempt checks
+//! that the URL resolves to public addresses only, and the connection's own lookup keeps
+//! public addresses only (so a name cannot turn inward between the check and the connect).
+//! Callers add their own signature headers.
+
+use crate::core::outbound_url::{check_public, parse_http_url, PublicOnlyResolver};
+use chrono::{DateTime, Duration, Utc};
+
+pub struct HttpTransport {
+    pub http: reqwest::Client,
+    allow_private: bool,
+}
+
+/// The receiver's answer: status, the first bytes of the body, its Retry-After.
+#[derive(Debug, Clone)]
+pub struct PostResponse {
+    pub status: u16,
+    pub body: String,
+    pub retry_after: Option<Duration>,
+}
+
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum PostError {
+    /// The URL is not one this server calls (malformed, unresolvable, internal): retrying
+    /// cannot help unless DNS changes.
+    #[error("{0}")]
+    Refused(String),
+    /// The request failed or timed out.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Only the first bytes of an answer are read.
+const MAX_READ: usize = 64 * 1024;
+
+impl HttpTransport {
+    pub fn new(allow_private: bool) -> Result<Self, reqwest::Error> {
+        // Redirects are not followed: a redirect could point at an internal address.
+        let mut builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent("Switchboard-Webhooks/1.0");
+        if !allow_private {
+            builder = builder.dns_resolver(PublicOnlyResolver);
+        }
+        Ok(Self {
+            http: builder.build()?,
+            allow_private,
+        })
+    }
+
+    /// POSTs `body` as JSON with `headers` to `url`; `now` reads Retry-After dates.
+    pub async fn post(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: String,
+        timeout: std::time::Duration,
+        now: DateTime<Utc>,
+    ) -> Result<PostResponse, PostError> {
+        let url = parse_http_url(url).map_err(|e| PostError::Refused(e.to_string()))?;
+        // Checked at every attempt, so a DNS change cannot turn a webhook inward.
+        check_public(&url, self.allow_private)
+            .await
+            .map_err(|e| PostError::Refused(e.to_string()))?;
+        let mut req = self
+            .http
+            .post(url)
+            .timeout(timeout)
+            .header("Content-Type", "application/json");
+        for (name, value) in headers {
+            req = req.header(*name, value.as_str());
+        }
+        let mut res = req.body(body).send().await.map_err(|e| {
+            PostError::Failed(if e.is_timeout() {
+                "timed out".to_owned()
+            } else {
+                format!("request failed: {}", e.without_url())
+            })
+        })?;
+        let status = res.status().as_u16();
+        let retry_after = res
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| retry_after(v, now));
+        let mut body = Vec::new();
+        while let Ok(Some(chunk)) = res.chunk().await {
+            body.extend_from_slice(&chunk);
+            if body.len() >= MAX_READ {
+                break;
+            }
+        }
+        Ok(PostResponse {
+            status,
+            body: String::from_utf8_lossy(&body).into_owned(),
+            retry_after,
+        })
+    }
+}
+
+/// Retry-After as seconds or an HTTP date.
+fn retry_after(value: &str, now: DateTime<Utc>) -> Option<Duration> {
+    let v = value.trim();
+    if let Ok(secs) = v.parse::<i64>() {
+        return (secs >= 0).then(|| Duration::seconds(secs));
+    }
+    DateTime::parse_from_rfc2822(v)
+        .ok()
+        .map(|t| (t.with_timezone(&Utc) - now).max(Duration::zero()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_forms() {
+        let now = DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert_eq!(retry_after("120", now), Some(Duration::seconds(120)));
+        assert_eq!(
+            retry_after("Thu, 01 Jan 2026 00:10:00 GMT", now),
+            Some(Duration::seconds(600))
+        );
+        assert_eq!(retry_after("soon", now), None);
+    }
+
+    #[actix_web::test]
+    async fn the_connection_lookup_refuses_inward_names_unless_private_urls_are_allowed() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = listener.accept().await {
+                let mut buf = [0u8; 1024];
+                let _ = s.read(&mut buf).await;
+                let _ = s
+                    .write_all(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+                    .await;
+            }
+        });
+        // By name, so the client's own lookup decides (check_public is not involved here).
+        let url = format!("http://localhost:{port}/hook");
+        let timeout = std::time::Duration::from_secs(5);
+        let open = HttpTransport::new(true).unwrap();
+        let res = open.http.post(&url).timeout(timeout).send().await.unwrap();
+        assert_eq!(res.status(), 204);
+        let guarded = HttpTransport::new(false).unwrap();
+        let err = guarded
+            .http
+            .post(&url)
+            .timeout(timeout)
+            .send()
+            .await
+            .unwrap_err();
+        assert!(err.is_connect(), "{err:?}");
+        // Through `post`, the address check refuses it before any connection.
+        let refused = guarded
+            .post(&url, &[], "{}".into(), timeout, Utc::now())
+            .await
+            .unwrap_err();
+        assert!(matches!(refused, PostError::Refused(_)), "{refused:?}");
+    }
+}
