@@ -16,7 +16,6 @@ pub struct Settings {
     pub outbox: OutboxSettings,
     pub providers: ProvidersSettings,
     pub ai: AiSettings,
-    pub webhooks: WebhookSettings,
     pub realtime: RealtimeSettings,
     pub retention: RetentionSettings,
 }
@@ -252,6 +251,9 @@ impl Default for InterviewSettings {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct InterviewWebhookSettings {
+    /// Completion webhooks may reach loopback and private addresses (a backend on a private
+    /// network); messaging's customers' webhooks have their own switch.
+    pub allow_private_urls: bool,
     pub max_attempts: i32,
     pub backoff_ms: u64,
     pub timeout_secs: u64,
@@ -260,6 +262,7 @@ pub struct InterviewWebhookSettings {
 impl Default for InterviewWebhookSettings {
     fn default() -> Self {
         Self {
+            allow_private_urls: false,
             max_attempts: 5,
             backoff_ms: 2000,
             timeout_secs: 30,
@@ -379,6 +382,8 @@ impl Default for MessagingRateLimits {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct WebhookDeliverySettings {
+    /// Customers' webhooks may reach loopback and private addresses (local trials only).
+    pub allow_private_urls: bool,
     pub timeout_secs: u64,
     pub deactivate_after: i32,
     pub max_attempts: i32,
@@ -395,6 +400,7 @@ pub struct WebhookDeliverySettings {
 impl Default for WebhookDeliverySettings {
     fn default() -> Self {
         Self {
+            allow_private_urls: false,
             timeout_secs: 30,
             deactivate_after: 10,
             max_attempts: 10,
@@ -579,12 +585,6 @@ impl Default for AiSettings {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, Default)]
-#[serde(default)]
-pub struct WebhookSettings {
-    pub allow_private_urls: bool,
-}
-
 /// Socket.IO settings shared by every service that serves `/socket.io/`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
@@ -758,8 +758,19 @@ impl Settings {
         if s.messaging.enabled {
             secret("providers.sms.auth_token", &self.providers.sms.auth_token);
         }
-        if self.webhooks.allow_private_urls {
-            bad.push("webhooks.allow_private_urls is on".into());
+        for (on, key) in [
+            (
+                s.interview.enabled && s.interview.webhook.allow_private_urls,
+                "services.interview.webhook.allow_private_urls",
+            ),
+            (
+                s.messaging.enabled && s.messaging.webhooks.allow_private_urls,
+                "services.messaging.webhooks.allow_private_urls",
+            ),
+        ] {
+            if on {
+                bad.push(format!("{key} is on"));
+            }
         }
         if s.identity.enabled && !s.identity.kyc_sandbox {
             bad.push(
@@ -834,7 +845,8 @@ mod tests {
     fn exposed_binds_refuse_weak_settings() {
         assert!(Settings::default().check().is_ok(), "loopback is fine");
         let mut s = exposed();
-        s.webhooks.allow_private_urls = true;
+        s.services.interview.webhook.allow_private_urls = true;
+        s.services.messaging.webhooks.allow_private_urls = true;
         let Err(ConfigError::Unsafe(msg)) = s.check() else {
             panic!("refused")
         };
@@ -843,7 +855,8 @@ mod tests {
             "services.interview.api_key",
             "services.interview.admin_key",
             "providers.sms.auth_token",
-            "webhooks.allow_private_urls",
+            "services.interview.webhook.allow_private_urls",
+            "services.messaging.webhooks.allow_private_urls",
             "services.identity.kyc_sandbox",
         ] {
             assert!(msg.contains(key), "{key} named in {msg}");

@@ -219,7 +219,7 @@ async fn exposed_binds_refuse_weak_settings_naming_each_key() {
     let dir = tempfile::tempdir().unwrap();
     let exposed = |s: &mut Settings| {
         s.services.messaging.bind = "0.0.0.0:0".into();
-        s.webhooks.allow_private_urls = true;
+        s.services.messaging.webhooks.allow_private_urls = true;
     };
     let Err(e) = Application::build(settings(dir.path(), exposed).await).await else {
         panic!("a non-loopback bind with development secrets must be refused");
@@ -230,7 +230,7 @@ async fn exposed_binds_refuse_weak_settings_naming_each_key() {
         "services.interview.api_key",
         "services.interview.admin_key",
         "providers.sms.auth_token",
-        "webhooks.allow_private_urls",
+        "services.messaging.webhooks.allow_private_urls",
         "services.identity.kyc_sandbox",
     ] {
         assert!(msg.contains(key), "{key} named in: {msg}");
@@ -241,7 +241,10 @@ async fn exposed_binds_refuse_weak_settings_naming_each_key() {
     })
     .await;
     assert!(Application::build(dev).await.is_ok(), "development says so");
-    let loopback = settings(dir.path(), |s| s.webhooks.allow_private_urls = true).await;
+    let loopback = settings(dir.path(), |s| {
+        s.services.messaging.webhooks.allow_private_urls = true
+    })
+    .await;
     assert!(Application::build(loopback).await.is_ok(), "loopback only");
 }
 
@@ -381,4 +384,31 @@ async fn serve_refuses_an_exposed_bind_naming_only_the_started_services_keys() {
         !err.contains("services.interview.api_key"),
         "--only identity: {err}"
     );
+}
+
+/// Private webhook addresses are allowed per service: an interview backend on a private
+/// network does not open messaging customers' webhooks to internal addresses.
+#[actix_web::test]
+async fn private_webhook_addresses_are_allowed_per_service() {
+    use crate::interview::support as iv;
+    use crate::messaging::{self as msg, MessagingApp};
+    let app = spawn_app_with(|s| {
+        iv::fast(s);
+        s.services.interview.webhook.allow_private_urls = true;
+    })
+    .await;
+    assert!(!app.settings.services.messaging.webhooks.allow_private_urls);
+    let internal = "http://10.0.0.7/hook";
+    // Accepted (201) by interview, whose backend may sit on a private network…
+    iv::create(&app, serde_json::json!({ "webhook_url": internal })).await;
+    // …refused by messaging, whose switch is off.
+    let ws = msg::workspace(&app, "5").await;
+    let res = app
+        .post_key(
+            "/api/v1/webhooks",
+            &ws.key,
+            serde_json::json!({"url": internal, "events": ["message.delivered"]}),
+        )
+        .await;
+    msg::assert_err(res, 400, "validation_error").await;
 }

@@ -71,7 +71,12 @@ pub async fn create(
     let input = parse_create(
         body.into_inner(),
         &st.cfg,
-        st.core.settings.webhooks.allow_private_urls,
+        st.core
+            .settings
+            .services
+            .interview
+            .webhook
+            .allow_private_urls,
     )?;
     let now = st.core.now();
     let saved = session::ActiveModel {

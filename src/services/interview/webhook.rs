@@ -51,7 +51,9 @@ impl Webhooks {
     pub fn new(core: &CoreContext, cfg: &InterviewSettings) -> Result<Self, reqwest::Error> {
         Ok(Self(Arc::new(Inner {
             db: core.db.clone(),
-            transport: HttpTransport::new(core.settings.webhooks.allow_private_urls)?,
+            transport: HttpTransport::new(
+                core.settings.services.interview.webhook.allow_private_urls,
+            )?,
             clock: core.clock.clone(),
             cfg: cfg.webhook.clone(),
         })))

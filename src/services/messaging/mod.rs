@@ -88,8 +88,9 @@ pub fn mount(
     let providers = &core.settings.providers;
     let email = email::from_settings(&providers.email, core.outbox.clone(), core.clock.clone())
         .map_err(|e| StartupError::Http(e.to_string()))?;
-    let transport = HttpTransport::new(core.settings.webhooks.allow_private_urls)
-        .map_err(|e| StartupError::Http(e.to_string()))?;
+    let transport =
+        HttpTransport::new(core.settings.services.messaging.webhooks.allow_private_urls)
+            .map_err(|e| StartupError::Http(e.to_string()))?;
     let registry = WebhookRegistry::new(EndpointDeps {
         db: core.db.clone(),
         transport: Arc::new(service::transport::Transport(Arc::new(transport))),

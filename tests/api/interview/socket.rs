@@ -147,7 +147,7 @@ async fn answer_events_arrive_in_order_after_they_are_stored() {
 async fn the_time_limit_ends_a_session_over_the_socket_and_posts_the_webhook() {
     use wiremock::matchers::method;
     use wiremock::{Mock, MockServer, ResponseTemplate};
-    let app = app_with(|s| s.webhooks.allow_private_urls = true).await;
+    let app = app_with(|s| s.services.interview.webhook.allow_private_urls = true).await;
     let hook = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(200))

@@ -19,7 +19,7 @@ async fn received(server: &MockServer, n: usize) -> Vec<wiremock::Request> {
 
 #[actix_web::test]
 async fn completion_is_posted_signed_and_retried() {
-    let app = app_with(|s| s.webhooks.allow_private_urls = true).await;
+    let app = app_with(|s| s.services.interview.webhook.allow_private_urls = true).await;
     let hook = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path("/hook"))
@@ -92,7 +92,7 @@ async fn completion_is_posted_signed_and_retried() {
 
 #[actix_web::test]
 async fn unsigned_without_a_secret() {
-    let app = app_with(|s| s.webhooks.allow_private_urls = true).await;
+    let app = app_with(|s| s.services.interview.webhook.allow_private_urls = true).await;
     let hook = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(204))
@@ -160,7 +160,7 @@ async fn wait_delivery_status(
 #[actix_web::test]
 async fn private_hosts_refused_at_delivery() {
     let app = app().await;
-    assert!(!app.settings.webhooks.allow_private_urls);
+    assert!(!app.settings.services.interview.webhook.allow_private_urls);
     let hook = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(204))
@@ -199,7 +199,7 @@ async fn private_hosts_refused_at_delivery() {
 /// all; with them refused that hop itself is refused, as the test above shows.)
 #[actix_web::test]
 async fn redirects_are_not_followed() {
-    let app = app_with(|s| s.webhooks.allow_private_urls = true).await;
+    let app = app_with(|s| s.services.interview.webhook.allow_private_urls = true).await;
     let target = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(200))
@@ -237,7 +237,7 @@ async fn redirects_are_not_followed() {
 #[actix_web::test]
 async fn the_delivery_row_commits_with_the_completion() {
     use sea_orm::ConnectionTrait;
-    let app = app_with(|s| s.webhooks.allow_private_urls = true).await;
+    let app = app_with(|s| s.services.interview.webhook.allow_private_urls = true).await;
     let hook = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(2)))

@@ -589,7 +589,7 @@ async fn webhook_crud_is_scoped_to_the_workspace() {
 
 #[actix_web::test]
 async fn private_and_loopback_urls_are_refused_by_default() {
-    let app = app_with(|s| s.webhooks.allow_private_urls = false).await;
+    let app = app_with(|s| s.services.messaging.webhooks.allow_private_urls = false).await;
     let ws = workspace(&app, "1").await;
     for url in [
         "http://127.0.0.1:8080/hook",
@@ -616,7 +616,7 @@ async fn private_and_loopback_urls_are_refused_by_default() {
 
 #[actix_web::test]
 async fn moving_a_webhook_to_a_private_url_is_refused_and_changes_nothing() {
-    let app = app_with(|s| s.webhooks.allow_private_urls = false).await;
+    let app = app_with(|s| s.services.messaging.webhooks.allow_private_urls = false).await;
     let ws = workspace(&app, "1").await;
     // A public address literal: accepted without a DNS lookup.
     let public = "http://93.184.216.34/hook";
