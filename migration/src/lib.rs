@@ -6,6 +6,7 @@ pub use sea_orm_migration::prelude::*;
 mod m20261122_000001_identity;
 mod m20261122_000002_messaging;
 mod m20261122_000003_interview;
+mod m20261124_000003_webhook_order_key;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -17,6 +18,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000001_identity::Migration),
             Box::new(m20261122_000002_messaging::Migration),
             Box::new(m20261122_000003_interview::Migration),
+            Box::new(m20261124_000003_webhook_order_key::Migration),
         ]
     }
 }

@@ -1,18 +1,22 @@
 //! Customer events: one delivery row per subscribed active webhook, written in the caller's
-//! transaction; the webhook actors are told only after it commits.
+//! transaction; the webhook actors are told only after it commits. Each row carries an
+//! ordering key: a message's events (`message:<id>`) reach an endpoint in the order they
+//! happened; events without a message (`event:<type>`, credit.low, credit.depleted) are ordered
+//! among those of their type; different keys never wait for each other.
 
 use super::super::MessagingState;
 use chrono::{DateTime, Utc};
-use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect, Set};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicI64, Ordering};
+use switchboard_actors::Enqueue;
 use switchboard_entities::messaging::{webhook, webhook_delivery};
 use uuid::Uuid;
 
 /// Deliveries written in a transaction, to hand to their actors once it commits.
 #[derive(Debug, Default)]
 #[must_use = "notify the webhook actors after the transaction commits"]
-pub struct Emitted(Vec<(Uuid, Uuid)>);
+pub struct Emitted(Vec<(Uuid, Enqueue)>);
 
 impl Emitted {
     pub fn extend(&mut self, other: Emitted) {
@@ -20,8 +24,8 @@ impl Emitted {
     }
 
     pub fn notify(self, st: &MessagingState) {
-        for (webhook_id, delivery_id) in self.0 {
-            st.webhooks.enqueue(webhook_id, delivery_id);
+        for (webhook_id, delivery) in self.0 {
+            st.webhooks.enqueue(webhook_id, delivery);
         }
     }
 }
@@ -44,6 +48,32 @@ fn next_seq() -> i64 {
     }
 }
 
+/// The delivery's ordering key: its message's, or its event type's when it has no message.
+pub fn order_key(event: &str, data: &Value) -> String {
+    match data["message_id"].as_str() {
+        Some(id) => format!("message:{id}"),
+        None => format!("event:{event}"),
+    }
+}
+
+/// Above every earlier delivery with the same key to this webhook, even one another node wrote
+/// with a clock behind this one's.
+async fn seq_for<C: ConnectionTrait>(db: &C, webhook_id: Uuid, key: &str) -> Result<i64, DbErr> {
+    let last: Option<Option<i64>> = webhook_delivery::Entity::find()
+        .select_only()
+        .column_as(webhook_delivery::Column::Seq.max(), "seq")
+        .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
+        .filter(webhook_delivery::Column::OrderKey.eq(key))
+        .into_tuple()
+        .one(db)
+        .await?;
+    let seq = next_seq();
+    Ok(match last.flatten() {
+        Some(last) if last >= seq => last + 1,
+        _ => seq,
+    })
+}
+
 pub fn subscribes(hook: &webhook::Model, event: &str) -> bool {
     hook.events
         .as_array()
@@ -64,8 +94,10 @@ pub async fn emit<C: ConnectionTrait>(
         .all(db)
         .await?;
     let mut out = Emitted::default();
+    let key = order_key(event, &data);
     for hook in hooks.into_iter().filter(|h| subscribes(h, event)) {
         let id = Uuid::new_v4();
+        let seq = seq_for(db, hook.id, &key).await?;
         let payload = json!({
             "id": id,
             "type": event,
@@ -77,8 +109,9 @@ pub async fn emit<C: ConnectionTrait>(
             id: Set(id),
             webhook_id: Set(hook.id),
             workspace_id: Set(workspace_id),
-            seq: Set(next_seq()),
+            seq: Set(seq),
             event_type: Set(event.to_owned()),
+            order_key: Set(key.clone()),
             payload: Set(payload),
             status: Set("pending".into()),
             attempts: Set(0),
@@ -88,7 +121,15 @@ pub async fn emit<C: ConnectionTrait>(
         })
         .exec_without_returning(db)
         .await?;
-        out.0.push((hook.id, id));
+        out.0.push((
+            hook.id,
+            Enqueue {
+                delivery_id: id,
+                seq,
+                order_key: key.clone(),
+                not_before: now,
+            },
+        ));
     }
     Ok(out)
 }
