@@ -48,6 +48,33 @@ fn next_seq() -> i64 {
     }
 }
 
+/// `data` of a message event: the fields every carrier-driven event carries (spec:
+/// message_id, channel, recipient, status, error_code, error_message, timestamp in ISO 8601;
+/// null where there is no value), then the event's own fields.
+pub fn message_data(
+    message_id: Uuid,
+    channel: &str,
+    recipient: &str,
+    status: &str,
+    error: Option<(&str, &str)>,
+    now: DateTime<Utc>,
+    own: Value,
+) -> Value {
+    let mut data = json!({
+        "message_id": message_id,
+        "channel": channel,
+        "recipient": recipient,
+        "status": status,
+        "error_code": error.map(|e| e.0),
+        "error_message": error.map(|e| e.1),
+        "timestamp": now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+    });
+    if let (Some(data), Value::Object(own)) = (data.as_object_mut(), own) {
+        data.extend(own);
+    }
+    data
+}
+
 /// The delivery's ordering key: its message's, or its event type's when it has no message.
 pub fn order_key(event: &str, data: &Value) -> String {
     match data["message_id"].as_str() {
@@ -132,4 +159,21 @@ pub async fn emit<C: ConnectionTrait>(
         ));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_data_has_the_common_fields_then_the_events_own() {
+        let id = Uuid::nil();
+        let now = DateTime::from_timestamp(1_700_000_000, 0).unwrap_or_default();
+        let d = message_data(id, "sms", "+1", "delivered", None, now, json!({"x": 1}));
+        assert_eq!(d["error_code"], Value::Null);
+        assert_eq!(d["timestamp"], "2023-11-14T22:13:20.000Z");
+        assert_eq!(d["x"], 1);
+        assert_eq!(order_key("message.delivered", &d), format!("message:{id}"));
+        assert_eq!(order_key("credit.low", &json!({})), "event:credit.low");
+    }
 }
