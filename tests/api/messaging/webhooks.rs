@@ -1152,3 +1152,33 @@ async fn a_pending_retry_of_a_webhook_set_inactive_is_skipped() {
     assert_eq!((rows[0].status.as_str(), rows[0].attempts), ("skipped", 1));
     db.close().await.ok();
 }
+
+#[actix_web::test]
+async fn the_api_document_tells_receivers_what_they_can_rely_on() {
+    let app = app().await;
+    let doc: serde_json::Value = app
+        .client
+        .get(app.m("/api-docs/openapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let tag = doc["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "webhooks")
+        .unwrap();
+    let text = tag["description"].as_str().unwrap();
+    for promise in [
+        "At least once",
+        "X-Service-Delivery-ID",
+        "Order is kept per message",
+        "30 s, 2 min, 8 min",
+        "deactivate the webhook",
+    ] {
+        assert!(text.contains(promise), "{promise}: {text}");
+    }
+}
