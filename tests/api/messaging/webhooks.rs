@@ -1182,3 +1182,84 @@ async fn the_api_document_tells_receivers_what_they_can_rely_on() {
         assert!(text.contains(promise), "{promise}: {text}");
     }
 }
+
+#[actix_web::test]
+async fn deliveries_pending_at_the_upgrade_get_their_message_or_event_key() {
+    use sea_orm::sea_query::{Alias, Query};
+    use sea_orm::{ConnectionTrait, EntityTrait};
+    use switchboard_entities::messaging::webhook_delivery;
+    use switchboard_migration::{Migrator, MigratorTrait};
+    let dir = tempfile::tempdir().unwrap();
+    let db = sea_orm::Database::connect(fresh_database_url(dir.path()).await)
+        .await
+        .unwrap();
+    // The schema as it was before the ordering key.
+    Migrator::up(&db, Some(3)).await.unwrap();
+    let message = uuid::Uuid::new_v4();
+    let rows = [
+        (
+            "message.delivered",
+            json!({"data": {"message_id": message}}),
+            "pending",
+        ),
+        ("credit.low", json!({"data": {"balance": 1}}), "pending"),
+        (
+            "message.sent",
+            json!({"data": {"message_id": message}}),
+            "succeeded",
+        ),
+    ];
+    let now = chrono::Utc::now();
+    let mut ids = Vec::new();
+    for (i, (kind, payload, status)) in rows.iter().enumerate() {
+        let id = uuid::Uuid::new_v4();
+        ids.push(id);
+        let insert = Query::insert()
+            .into_table(Alias::new("messaging_webhook_deliveries"))
+            .columns(
+                [
+                    "id",
+                    "webhook_id",
+                    "workspace_id",
+                    "seq",
+                    "event_type",
+                    "payload",
+                    "status",
+                    "attempts",
+                    "next_attempt_at",
+                    "created_at",
+                ]
+                .map(Alias::new),
+            )
+            .values_panic([
+                id.into(),
+                uuid::Uuid::new_v4().into(),
+                uuid::Uuid::new_v4().into(),
+                (i as i64).into(),
+                (*kind).into(),
+                payload.to_string().into(),
+                (*status).into(),
+                0i32.into(),
+                now.into(),
+                now.into(),
+            ])
+            .to_owned();
+        db.execute(&insert).await.unwrap();
+    }
+    Migrator::up(&db, None).await.unwrap();
+    let key = |id: uuid::Uuid| {
+        let db = &db;
+        async move {
+            webhook_delivery::Entity::find_by_id(id)
+                .one(db)
+                .await
+                .unwrap()
+                .unwrap()
+                .order_key
+        }
+    };
+    assert_eq!(key(ids[0]).await, format!("message:{message}"));
+    assert_eq!(key(ids[1]).await, "event:credit.low");
+    assert_eq!(key(ids[2]).await, "", "finished rows are never ordered again");
+    db.close().await.ok();
+}
