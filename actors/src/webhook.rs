@@ -274,8 +274,7 @@ impl WebhookEndpoint {
             return;
         }
         let now = self.deps.clock.now();
-        if self.paused_until.is_some_and(|t| now < t) || self.idle_until.is_some_and(|t| now < t)
-        {
+        if self.paused_until.is_some_and(|t| now < t) || self.idle_until.is_some_and(|t| now < t) {
             return;
         }
         let (seq, delivery_id) = match self.next_due(now) {
@@ -428,11 +427,7 @@ fn truncate(s: &str, max_chars: usize) -> String {
     }
 }
 
-async fn attempt(
-    deps: Arc<EndpointDeps>,
-    webhook_id: Uuid,
-    delivery_id: Uuid,
-) -> (Outcome, Pause) {
+async fn attempt(deps: Arc<EndpointDeps>, webhook_id: Uuid, delivery_id: Uuid) -> (Outcome, Pause) {
     match try_attempt(&deps, webhook_id, delivery_id).await {
         Ok(o) => o,
         Err(e) => {

@@ -35,12 +35,7 @@ impl MigrationTrait for Migration {
         m.alter_table(
             Table::alter()
                 .table(DELIVERIES)
-                .add_column(
-                    ColumnDef::new("order_key")
-                        .string()
-                        .not_null()
-                        .default(""),
-                )
+                .add_column(ColumnDef::new("order_key").string().not_null().default(""))
                 .to_owned(),
         )
         .await?;

@@ -60,7 +60,9 @@ impl ManualClock {
 impl Clock for ManualClock {
     fn now(&self) -> DateTime<Utc> {
         match self.frozen_ms.load(Ordering::SeqCst) {
-            NOT_FROZEN => Utc::now() + Duration::milliseconds(self.offset_ms.load(Ordering::SeqCst)),
+            NOT_FROZEN => {
+                Utc::now() + Duration::milliseconds(self.offset_ms.load(Ordering::SeqCst))
+            }
             ms => DateTime::from_timestamp_millis(ms).unwrap_or_default(),
         }
     }

@@ -44,7 +44,8 @@ pub enum Errors {
 }
 
 /// What a webhook receiver can rely on (docs/decisions.md, section nostall).
-const WEBHOOK_DELIVERY: &str = "Each delivery is a POST of the JSON envelope `{id, type, created_at, data}` \
+const WEBHOOK_DELIVERY: &str =
+    "Each delivery is a POST of the JSON envelope `{id, type, created_at, data}` \
 with X-Service-Event, X-Service-Delivery-ID (the envelope id) and X-Service-Signature. \
 At least once: a delivery is retried under the same X-Service-Delivery-ID until the receiver \
 answers 2xx within 30 s, so duplicates are possible; deduplicate by that id. \

@@ -260,7 +260,14 @@ async fn inbound_messages_are_stored_for_the_number_owner_and_announced() {
     assert_carrier_fields(&data, "received", None);
     assert_eq!(data["message_id"], m["message_id"]);
     assert_eq!(data["recipient"], "+15550001111");
-    for common in ["message_id", "recipient", "status", "error_code", "error_message", "timestamp"] {
+    for common in [
+        "message_id",
+        "recipient",
+        "status",
+        "error_code",
+        "error_message",
+        "timestamp",
+    ] {
         data.as_object_mut().unwrap().remove(common);
     }
     assert_eq!(

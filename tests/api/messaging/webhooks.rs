@@ -267,7 +267,10 @@ async fn only_subscribed_events_reach_only_active_webhooks() {
     // endpoint calls only for its rows, so these are all the calls there will be.
     let rows = settled_rows(&app, &delivered_hook).await;
     assert_eq!(rows.len(), 1);
-    assert_eq!((rows[0].status.as_str(), rows[0].attempts), ("succeeded", 1));
+    assert_eq!(
+        (rows[0].status.as_str(), rows[0].attempts),
+        ("succeeded", 1)
+    );
     assert!(delivery_rows(&app, &inactive_hook).await.is_empty());
     assert!(delivery_rows(&app, &foreign_hook).await.is_empty());
     assert!(inactive.received_requests().await.unwrap().is_empty());
@@ -336,7 +339,11 @@ async fn retries_keep_the_whole_schedule_over_more_than_a_day() {
         );
         app.advance(chrono::Duration::milliseconds(delay * 1110)); // past +10 %
         let all = wait_attempts(&app, &ws.key, &hook, attempts_so_far + 1).await;
-        assert_eq!(at(&all[0]), app.clock_now(), "retried only once the clock moved");
+        assert_eq!(
+            at(&all[0]),
+            app.clock_now(),
+            "retried only once the clock moved"
+        );
     }
     let all = attempts(&app, &ws.key, &hook).await;
     assert_eq!(all.len(), 10);
@@ -498,7 +505,10 @@ async fn a_refused_event_holds_back_only_the_later_events_of_its_own_message() {
     let b_events: Vec<_> = reqs.iter().map(event_of).filter(|e| e.1 == b).collect();
     assert_eq!(
         b_events,
-        [("message.sent".into(), b.clone()), ("message.delivered".into(), b.clone())]
+        [
+            ("message.sent".into(), b.clone()),
+            ("message.delivered".into(), b.clone())
+        ]
     );
     let rows = delivery_rows(&app, &hook).await;
     let row = |kind: &str, id: &str| {
@@ -1260,6 +1270,10 @@ async fn deliveries_pending_at_the_upgrade_get_their_message_or_event_key() {
     };
     assert_eq!(key(ids[0]).await, format!("message:{message}"));
     assert_eq!(key(ids[1]).await, "event:credit.low");
-    assert_eq!(key(ids[2]).await, "", "finished rows are never ordered again");
+    assert_eq!(
+        key(ids[2]).await,
+        "",
+        "finished rows are never ordered again"
+    );
     db.close().await.ok();
 }
