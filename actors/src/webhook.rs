@@ -1,7 +1,11 @@
-//! `WebhookEndpoint`: one actor per customer webhook. It owns the endpoint's ordered delivery
-//! queue, its retry timers and its consecutive-failure count. Every delivery is a database row
-//! before the actor hears of it, and every outcome is written before the next delivery starts,
-//! so a restart resumes exactly where the process stopped.
+//! `WebhookEndpoint`: one actor per customer webhook. It owns the endpoint's pending
+//! deliveries, their retry timers and the endpoint's consecutive-failure count. Order is kept
+//! per ordering key (a message's events in the order they happened, see `order_key` on the
+//! delivery row); deliveries with different keys retry independently, so one refused event
+//! holds back only the later events of its own message. One delivery is in flight per endpoint
+//! at a time. Every delivery is a database row before the actor hears of it, and every outcome
+//! is written before the next delivery starts, so a restart resumes exactly where the process
+//! stopped.
 
 use actix::prelude::*;
 use chrono::{DateTime, Duration, Utc};
@@ -11,7 +15,7 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
     QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
 };
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -66,7 +70,7 @@ pub struct RetryPolicy {
     pub jitter: f64,
     /// Longest Retry-After honoured.
     pub max_retry_after_secs: i64,
-    /// How often (real time) an actor checks whether its head delivery is due.
+    /// How often (real time) an actor checks whether a waiting delivery has become due.
     pub poll_interval: std::time::Duration,
     /// An actor with nothing queued stops after this long; it is revived on demand.
     pub idle_stop: std::time::Duration,
@@ -129,16 +133,26 @@ pub const SUCCEEDED: &str = "succeeded";
 pub const FAILED: &str = "failed";
 pub const SKIPPED: &str = "skipped";
 
-/// A delivery row for this webhook was written; deliver it after those before it.
-#[derive(Message)]
+/// A delivery row for this webhook was written; the actor delivers it after the earlier
+/// pending deliveries with the same order key.
+#[derive(Message, Debug, Clone)]
 #[rtype(result = "()")]
 pub struct Enqueue {
     pub delivery_id: Uuid,
+    /// The row's `seq`: order among deliveries with the same key.
+    pub seq: i64,
+    pub order_key: String,
+    /// The row's `next_attempt_at`.
+    pub not_before: DateTime<Utc>,
 }
 
+/// The endpoint's pending deliveries and pause as the database holds them.
 #[derive(Message)]
 #[rtype(result = "()")]
-struct Loaded(Vec<Uuid>);
+struct Loaded {
+    pending: Vec<Enqueue>,
+    endpoint_not_before: Option<DateTime<Utc>>,
+}
 
 #[derive(Message)]
 #[rtype(result = "()")]
@@ -149,18 +163,38 @@ enum Outcome {
     Done,
     /// Not due before this time.
     NotBefore(DateTime<Utc>),
+    /// An earlier pending delivery with the same key exists that the actor did not know of:
+    /// reload the pending set from the database.
+    Blocked,
     /// The database failed; try again on a later tick.
     Error,
+}
+
+/// What an attempt means for the whole endpoint.
+enum Pause {
+    Keep,
+    Clear,
+    /// Two or more consecutive attempts failed: the receiver looks down, so nothing is sent
+    /// before this time (the delay a single delivery would wait after as many failures).
+    Until(DateTime<Utc>),
+}
+
+struct Waiting {
+    key: String,
+    not_before: DateTime<Utc>,
 }
 
 pub struct WebhookEndpoint {
     id: Uuid,
     deps: Arc<EndpointDeps>,
-    queue: VecDeque<Uuid>,
-    queued: HashSet<Uuid>,
+    /// Pending deliveries by (seq, id).
+    pending: BTreeMap<(i64, Uuid), Waiting>,
+    seq_of: HashMap<Uuid, i64>,
     loaded: bool,
     busy: bool,
-    head_not_before: Option<DateTime<Utc>>,
+    paused_until: Option<DateTime<Utc>>,
+    /// Nothing is due before this (the last scan's finding); cleared whenever the set changes.
+    idle_until: Option<DateTime<Utc>>,
     last_activity: Instant,
 }
 
@@ -169,49 +203,114 @@ impl WebhookEndpoint {
         Self {
             id,
             deps,
-            queue: VecDeque::new(),
-            queued: HashSet::new(),
+            pending: BTreeMap::new(),
+            seq_of: HashMap::new(),
             loaded: false,
             busy: false,
-            head_not_before: None,
+            paused_until: None,
+            idle_until: None,
             last_activity: Instant::now(),
         }
     }
 
-    fn push(&mut self, id: Uuid) {
-        if self.queued.insert(id) {
-            self.queue.push_back(id);
+    fn insert(&mut self, d: Enqueue) {
+        if let Some(old) = self.seq_of.insert(d.delivery_id, d.seq) {
+            self.pending.remove(&(old, d.delivery_id));
+        }
+        self.pending.insert(
+            (d.seq, d.delivery_id),
+            Waiting {
+                key: d.order_key,
+                not_before: d.not_before,
+            },
+        );
+        self.idle_until = None;
+    }
+
+    fn remove(&mut self, id: Uuid) {
+        if let Some(seq) = self.seq_of.remove(&id) {
+            self.pending.remove(&(seq, id));
         }
     }
 
-    /// Starts the head delivery when it is due and nothing is in flight.
+    /// The earliest due delivery that is first of its key, or else when one may become due.
+    fn next_due(&self, now: DateTime<Utc>) -> Result<(i64, Uuid), Option<DateTime<Utc>>> {
+        let mut keys_seen: HashSet<&str> = HashSet::new();
+        let mut earliest: Option<DateTime<Utc>> = None;
+        for (&(seq, id), w) in &self.pending {
+            if !keys_seen.insert(w.key.as_str()) {
+                continue;
+            }
+            if w.not_before <= now {
+                return Ok((seq, id));
+            }
+            earliest = Some(earliest.map_or(w.not_before, |e| Ord::min(e, w.not_before)));
+        }
+        Err(earliest)
+    }
+
+    fn load(&mut self, ctx: &mut Context<Self>, after: std::time::Duration) {
+        self.loaded = false;
+        let deps = self.deps.clone();
+        let id = self.id;
+        ctx.run_later(after, move |act, ctx| {
+            ctx.spawn(
+                async move { load(&deps, id).await }
+                    .into_actor(act)
+                    .map(|res, act, ctx| match res {
+                        Ok(loaded) => ctx.notify(loaded),
+                        Err(e) => {
+                            tracing::error!(error = %e, "loading pending webhook deliveries failed");
+                            act.load(ctx, std::time::Duration::from_secs(1));
+                        }
+                    }),
+            );
+        });
+    }
+
+    /// Starts the next deliverable delivery when nothing is in flight.
     fn pump(&mut self, ctx: &mut Context<Self>) {
         if !self.loaded || self.busy {
             return;
         }
-        let Some(&head) = self.queue.front() else {
+        let now = self.deps.clock.now();
+        if self.paused_until.is_some_and(|t| now < t) || self.idle_until.is_some_and(|t| now < t) {
             return;
-        };
-        if let Some(t) = self.head_not_before {
-            if self.deps.clock.now() < t {
+        }
+        let (seq, delivery_id) = match self.next_due(now) {
+            Ok(next) => next,
+            Err(earliest) => {
+                self.idle_until = earliest;
                 return;
             }
-        }
+        };
         self.busy = true;
         self.last_activity = Instant::now();
-        let fut = attempt(self.deps.clone(), self.id, head);
-        ctx.spawn(fut.into_actor(self).map(move |outcome, act, ctx| {
+        let fut = attempt(self.deps.clone(), self.id, delivery_id);
+        ctx.spawn(fut.into_actor(self).map(move |(outcome, pause), act, ctx| {
             act.busy = false;
             act.last_activity = Instant::now();
+            act.idle_until = None;
+            match pause {
+                Pause::Keep => {}
+                Pause::Clear => act.paused_until = None,
+                Pause::Until(t) => act.paused_until = Some(t),
+            }
             match outcome {
-                Outcome::Done => {
-                    act.queue.pop_front();
-                    act.queued.remove(&head);
-                    act.head_not_before = None;
+                Outcome::Done => act.remove(delivery_id),
+                Outcome::NotBefore(t) => {
+                    if let Some(w) = act.pending.get_mut(&(seq, delivery_id)) {
+                        w.not_before = t;
+                    }
                 }
-                Outcome::NotBefore(t) => act.head_not_before = Some(t),
                 Outcome::Error => {
-                    act.head_not_before = Some(act.deps.clock.now() + Duration::seconds(1));
+                    if let Some(w) = act.pending.get_mut(&(seq, delivery_id)) {
+                        w.not_before = act.deps.clock.now() + Duration::seconds(1);
+                    }
+                }
+                Outcome::Blocked => {
+                    act.load(ctx, std::time::Duration::ZERO);
+                    return;
                 }
             }
             act.pump(ctx);
@@ -223,22 +322,10 @@ impl Actor for WebhookEndpoint {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
-        // Deliveries written before this actor existed (or before a restart) come first.
-        let db = self.deps.db.clone();
-        let id = self.id;
-        ctx.spawn(
-            async move { pending_for(&db, id).await }
-                .into_actor(self)
-                .map(|res, _act, ctx| match res {
-                    Ok(ids) => ctx.notify(Loaded(ids)),
-                    Err(e) => {
-                        tracing::error!(error = %e, "loading pending webhook deliveries failed");
-                        ctx.notify_later(Loaded(Vec::new()), std::time::Duration::from_secs(1));
-                    }
-                }),
-        );
+        // Deliveries written before this actor existed (or before a restart) are in the rows.
+        self.load(ctx, std::time::Duration::ZERO);
         ctx.run_interval(self.deps.policy.poll_interval, |act, ctx| {
-            if act.queue.is_empty()
+            if act.pending.is_empty()
                 && !act.busy
                 && act.loaded
                 && act.last_activity.elapsed() >= act.deps.policy.idle_stop
@@ -254,11 +341,16 @@ impl Actor for WebhookEndpoint {
 impl Handler<Loaded> for WebhookEndpoint {
     type Result = ();
     fn handle(&mut self, msg: Loaded, ctx: &mut Self::Context) {
-        let earlier: Vec<Uuid> = self.queue.drain(..).collect();
-        self.queued.clear();
-        for id in msg.0.into_iter().chain(earlier) {
-            self.push(id);
+        // Rows are the truth; deliveries enqueued while loading stay (a finished one is
+        // recognised as such when its turn comes).
+        for d in msg.pending {
+            self.insert(d);
         }
+        self.paused_until = match (self.paused_until, msg.endpoint_not_before) {
+            (Some(a), Some(b)) => Some(Ord::max(a, b)),
+            (_, b) => b,
+        };
+        self.idle_until = None;
         self.loaded = true;
         self.pump(ctx);
     }
@@ -268,7 +360,7 @@ impl Handler<Enqueue> for WebhookEndpoint {
     type Result = ();
     fn handle(&mut self, msg: Enqueue, ctx: &mut Self::Context) {
         self.last_activity = Instant::now();
-        self.push(msg.delivery_id);
+        self.insert(msg);
         self.pump(ctx);
     }
 }
@@ -280,16 +372,52 @@ impl Handler<Shutdown> for WebhookEndpoint {
     }
 }
 
-async fn pending_for(db: &DatabaseConnection, webhook_id: Uuid) -> Result<Vec<Uuid>, DbErr> {
-    webhook_delivery::Entity::find()
+/// The endpoint's pending deliveries in `seq` order, and the pause its failure count implies
+/// (counted from its latest attempt, without jitter or Retry-After, which are not stored).
+async fn load(deps: &EndpointDeps, webhook_id: Uuid) -> Result<Loaded, DbErr> {
+    let rows: Vec<(Uuid, i64, String, DateTime<Utc>)> = webhook_delivery::Entity::find()
         .select_only()
         .column(webhook_delivery::Column::Id)
+        .column(webhook_delivery::Column::Seq)
+        .column(webhook_delivery::Column::OrderKey)
+        .column(webhook_delivery::Column::NextAttemptAt)
         .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
         .filter(webhook_delivery::Column::Status.eq(PENDING))
         .order_by_asc(webhook_delivery::Column::Seq)
-        .into_tuple::<Uuid>()
-        .all(db)
-        .await
+        .into_tuple()
+        .all(&deps.db)
+        .await?;
+    let failures = webhook::Entity::find_by_id(webhook_id)
+        .select_only()
+        .column(webhook::Column::FailureCount)
+        .into_tuple::<i32>()
+        .one(&deps.db)
+        .await?
+        .unwrap_or(0);
+    let mut endpoint_not_before = None;
+    if failures >= 2 {
+        let last = delivery_attempt::Entity::find()
+            .select_only()
+            .column(delivery_attempt::Column::DeliveredAt)
+            .filter(delivery_attempt::Column::WebhookId.eq(webhook_id))
+            .order_by_desc(delivery_attempt::Column::DeliveredAt)
+            .into_tuple::<DateTime<Utc>>()
+            .one(&deps.db)
+            .await?;
+        endpoint_not_before = last.map(|t| t + backoff(&deps.policy, failures, None, 0.0));
+    }
+    Ok(Loaded {
+        pending: rows
+            .into_iter()
+            .map(|(delivery_id, seq, order_key, not_before)| Enqueue {
+                delivery_id,
+                seq,
+                order_key,
+                not_before,
+            })
+            .collect(),
+        endpoint_not_before,
+    })
 }
 
 fn truncate(s: &str, max_chars: usize) -> String {
@@ -299,12 +427,12 @@ fn truncate(s: &str, max_chars: usize) -> String {
     }
 }
 
-async fn attempt(deps: Arc<EndpointDeps>, webhook_id: Uuid, delivery_id: Uuid) -> Outcome {
+async fn attempt(deps: Arc<EndpointDeps>, webhook_id: Uuid, delivery_id: Uuid) -> (Outcome, Pause) {
     match try_attempt(&deps, webhook_id, delivery_id).await {
         Ok(o) => o,
         Err(e) => {
             tracing::error!(error = %e, %delivery_id, "webhook delivery bookkeeping failed");
-            Outcome::Error
+            (Outcome::Error, Pause::Keep)
         }
     }
 }
@@ -333,26 +461,40 @@ async fn try_attempt(
     deps: &EndpointDeps,
     webhook_id: Uuid,
     delivery_id: Uuid,
-) -> Result<Outcome, DbErr> {
+) -> Result<(Outcome, Pause), DbErr> {
     let db = &deps.db;
     let now = deps.clock.now();
     let Some(delivery) = webhook_delivery::Entity::find_by_id(delivery_id)
         .one(db)
         .await?
     else {
-        return Ok(Outcome::Done);
+        return Ok((Outcome::Done, Pause::Keep));
     };
     if delivery.status != PENDING {
-        return Ok(Outcome::Done);
+        return Ok((Outcome::Done, Pause::Keep));
     }
     if delivery.next_attempt_at > now {
-        return Ok(Outcome::NotBefore(delivery.next_attempt_at));
+        return Ok((Outcome::NotBefore(delivery.next_attempt_at), Pause::Keep));
     }
     let hook = webhook::Entity::find_by_id(webhook_id).one(db).await?;
     let Some(hook) = hook.filter(|h| h.is_active) else {
         finish(db, delivery_id, SKIPPED, None, now).await?;
-        return Ok(Outcome::Done);
+        return Ok((Outcome::Done, Pause::Keep));
     };
+    // The rows decide the order, whatever this actor was told.
+    let earlier = webhook_delivery::Entity::find()
+        .select_only()
+        .column(webhook_delivery::Column::Id)
+        .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
+        .filter(webhook_delivery::Column::OrderKey.eq(delivery.order_key.as_str()))
+        .filter(webhook_delivery::Column::Seq.lt(delivery.seq))
+        .filter(webhook_delivery::Column::Status.eq(PENDING))
+        .into_tuple::<Uuid>()
+        .one(db)
+        .await?;
+    if earlier.is_some() {
+        return Ok((Outcome::Blocked, Pause::Keep));
+    }
 
     let attempt_no = delivery.attempts + 1;
     let started = Instant::now();
@@ -408,7 +550,7 @@ async fn try_attempt(
             .await?;
         finish(&txn, delivery_id, SUCCEEDED, Some(attempt_no), now).await?;
         txn.commit().await?;
-        return Ok(Outcome::Done);
+        return Ok((Outcome::Done, Pause::Clear));
     }
 
     webhook::Entity::update_many()
@@ -444,6 +586,14 @@ async fn try_attempt(
             );
         }
     }
+    let pause = if deactivated {
+        Pause::Keep
+    } else if failures >= 2 {
+        let sample = rand::random::<f64>() * 2.0 - 1.0;
+        Pause::Until(now + backoff(&deps.policy, failures, retry_after, sample))
+    } else {
+        Pause::Clear
+    };
     let outcome = if deactivated || attempt_no >= deps.policy.max_attempts {
         finish(&txn, delivery_id, FAILED, Some(attempt_no), now).await?;
         Outcome::Done
@@ -459,7 +609,7 @@ async fn try_attempt(
         Outcome::NotBefore(at)
     };
     txn.commit().await?;
-    Ok(outcome)
+    Ok((outcome, pause))
 }
 
 /// Finds or starts the actor of a webhook. Actors stop when idle and are revived from the
@@ -504,8 +654,8 @@ impl WebhookRegistry {
     }
 
     /// Hands a delivery (already a row) to its endpoint's actor.
-    pub fn enqueue(&self, webhook_id: Uuid, delivery_id: Uuid) {
-        let mut msg = Enqueue { delivery_id };
+    pub fn enqueue(&self, webhook_id: Uuid, delivery: Enqueue) {
+        let mut msg = delivery;
         for _ in 0..3 {
             match self.get_or_start(webhook_id).try_send(msg) {
                 Ok(()) => return,

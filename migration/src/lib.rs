@@ -8,6 +8,7 @@ mod m20261122_000002_messaging;
 mod m20261122_000003_interview;
 mod m20261124_000001_webhook_hardening;
 mod m20261124_000002_retention_indexes;
+mod m20261124_000003_webhook_order_key;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -21,6 +22,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000003_interview::Migration),
             Box::new(m20261124_000001_webhook_hardening::Migration),
             Box::new(m20261124_000002_retention_indexes::Migration),
+            Box::new(m20261124_000003_webhook_order_key::Migration),
         ]
     }
 }

@@ -13,6 +13,9 @@ pub struct Model {
     /// Orders deliveries to one endpoint (creation order, monotonic per process).
     pub seq: i64,
     pub event_type: String,
+    /// Deliveries with the same key reach the endpoint in `seq` order; different keys are
+    /// independent. `message:<id>` for a message's events, `event:<type>` for the others.
+    pub order_key: String,
     /// The exact JSON body that is signed and sent.
     pub payload: String,
     /// pending, succeeded, failed (gave up), skipped (webhook missing or inactive).

@@ -43,6 +43,26 @@ pub enum Errors {
     Internal(ErrorEnvelope),
 }
 
+/// What a webhook receiver can rely on (docs/decisions.md, section nostall).
+const WEBHOOK_DELIVERY: &str =
+    "Each delivery is a POST of the JSON envelope `{id, type, created_at, data}` \
+with X-Service-Event, X-Service-Delivery-ID (the envelope id) and X-Service-Signature. \
+At least once: a delivery is retried under the same X-Service-Delivery-ID until the receiver \
+answers 2xx within 30 s, so duplicates are possible; deduplicate by that id. \
+Order is kept per message: a message's events (message.sent, then message.delivered or \
+message.failed) arrive in the order they happened, each only after the one before it was \
+accepted; events of different messages are independent, so one refused event holds back only \
+the later events of its own message. credit.low and credit.depleted are each ordered among \
+events of their own type. One delivery is in flight per webhook at a time. \
+Retries: after 30 s, 2 min, 8 min, 32 min, 2 h 8 min, then every 6 h (±10 %; a longer \
+Retry-After, up to 24 h, is honoured), 10 attempts in all, over more than a day. After two \
+consecutive failed attempts the whole webhook waits as long as one delivery would after as \
+many failures. 10 consecutive failed attempts deactivate the webhook; deliveries that fall due \
+while it is inactive are skipped, not resent when it is activated again (PATCH is_active: true \
+resets the count). Carrier-driven events (message.sent, message.delivered, message.failed, \
+message.received) carry message_id, channel, recipient, status, error_code, error_message \
+(null when there is no error) and timestamp (ISO 8601) in data, besides their own fields.";
+
 struct Security;
 
 impl Modify for Security {
@@ -73,7 +93,7 @@ impl Modify for Security {
     ),
     components(schemas(ErrorEnvelope, Content)),
     modifiers(&Security),
-    tags((name = "messages"), (name = "account"), (name = "webhooks"), (name = "carrier"), (name = "health"))
+    tags((name = "messages"), (name = "account"), (name = "webhooks", description = WEBHOOK_DELIVERY), (name = "carrier"), (name = "health"))
 )]
 struct ApiDoc;
 

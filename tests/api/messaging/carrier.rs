@@ -91,7 +91,7 @@ async fn bad_signatures_get_403_in_plain_text() {
 async fn status_callbacks_move_forward_only_and_trigger_webhooks() {
     let app = no_auto_delivery().await;
     let ws = workspace(&app, "5").await;
-    let (rx, _) =
+    let (rx, hook) =
         subscribed_receiver(&app, &ws.key, &["message.delivered", "message.failed"]).await;
     let (id, sid) = sent_message(&app, &ws.key, "+14155550123").await;
 
@@ -157,17 +157,11 @@ async fn status_callbacks_move_forward_only_and_trigger_webhooks() {
     .await;
     assert_eq!(res.status(), 200);
 
-    let reqs = eventually("two webhooks", || async {
-        let r = rx.received_requests().await.unwrap();
-        (r.len() >= 2).then_some(r)
-    })
-    .await;
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(
-        rx.received_requests().await.unwrap().len(),
-        2,
-        "one event per move"
-    );
+    // Each move wrote its event in the same transaction: the rows are all there will be.
+    let rows = super::webhooks::settled_rows(&app, &hook).await;
+    assert_eq!(rows.len(), 2, "one event per move");
+    let reqs = rx.received_requests().await.unwrap();
+    assert_eq!(reqs.len(), 2);
     let delivered: serde_json::Value = serde_json::from_slice(&reqs[0].body).unwrap();
     assert_eq!(delivered["type"], "message.delivered");
     assert_eq!(delivered["data"]["message_id"], id);
@@ -182,7 +176,8 @@ async fn status_callbacks_move_forward_only_and_trigger_webhooks() {
             "error_message",
             "message_id",
             "recipient",
-            "status"
+            "status",
+            "timestamp"
         ]
     );
     assert_eq!(failed["data"]["error_code"], "30003");
@@ -261,8 +256,22 @@ async fn inbound_messages_are_stored_for_the_number_owner_and_announced() {
     .await;
     let ev: serde_json::Value = serde_json::from_slice(&reqs[0].body).unwrap();
     assert_eq!(ev["type"], "message.received");
+    let mut data = ev["data"].clone();
+    assert_carrier_fields(&data, "received", None);
+    assert_eq!(data["message_id"], m["message_id"]);
+    assert_eq!(data["recipient"], "+15550001111");
+    for common in [
+        "message_id",
+        "recipient",
+        "status",
+        "error_code",
+        "error_message",
+        "timestamp",
+    ] {
+        data.as_object_mut().unwrap().remove(common);
+    }
     assert_eq!(
-        ev["data"],
+        data,
         json!({"from": "+4915112345678", "to": "+15550001111", "content": "STOP please", "channel": "sms"})
     );
     // A number nobody owns is acknowledged and dropped.
@@ -329,7 +338,8 @@ fn the_test_signature_helper_matches_twilios_published_vector() {
 async fn message_sent_is_emitted_once_despite_repeated_and_late_sent_callbacks() {
     let app = no_auto_delivery().await;
     let ws = workspace(&app, "5").await;
-    let (rx, _) = subscribed_receiver(&app, &ws.key, &["message.sent", "message.delivered"]).await;
+    let (rx, hook) =
+        subscribed_receiver(&app, &ws.key, &["message.sent", "message.delivered"]).await;
     // The provider accepted it: that is the one message.sent.
     let (id, sid) = sent_message(&app, &ws.key, "+14155550123").await;
     let sent_cb = [("MessageSid", sid.as_str()), ("MessageStatus", "sent")];
@@ -350,13 +360,9 @@ async fn message_sent_is_emitted_once_despite_repeated_and_late_sent_callbacks()
     assert_eq!(res.status(), 200);
     assert_eq!(message(&app, &ws.key, &id).await["status"], "delivered");
 
-    eventually("message.delivered", || async {
-        let r = rx.received_requests().await.unwrap();
-        (r.len() >= 2).then_some(())
-    })
-    .await;
-    // Long enough for any further delivery (the actors poll every 20 ms).
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    // Every callback above has been answered, so every event it caused is a row by now.
+    let rows = super::webhooks::settled_rows(&app, &hook).await;
+    assert_eq!(rows.len(), 2, "{rows:?}");
     let events: Vec<serde_json::Value> = rx
         .received_requests()
         .await
@@ -400,13 +406,136 @@ async fn the_same_inbound_callback_posted_concurrently_is_stored_and_announced_o
     )
     .await;
     assert_eq!(list["data"]["pagination"]["total"], 1, "{list}");
-    // One message.received delivery: the receiver hears it once, and nothing else is queued.
-    eventually("message.received", || async {
-        let r = rx.received_requests().await.unwrap();
-        (!r.is_empty()).then_some(())
-    })
-    .await;
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // One message.received delivery row, settled: the receiver heard it once, and no other
+    // copy was queued (rows are the whole truth of what the endpoint will send).
+    let rows = super::webhooks::settled_rows(&app, &hook).await;
+    assert_eq!(rows.len(), 1, "{rows:?}");
     assert_eq!(rx.received_requests().await.unwrap().len(), 1);
     assert_eq!(attempts(&app, &owner.key, &hook).await.len(), 1);
+}
+
+/// The spec's fields of every carrier-driven event, by name and type: message_id (a UUID),
+/// channel, recipient, status, error_code and error_message (null when there is no error) and
+/// timestamp (ISO 8601).
+pub(super) fn assert_carrier_fields(
+    data: &serde_json::Value,
+    status: &str,
+    error: Option<(&str, &str)>,
+) {
+    assert!(
+        data["message_id"]
+            .as_str()
+            .is_some_and(|s| s.parse::<uuid::Uuid>().is_ok()),
+        "{data}"
+    );
+    assert_eq!(data["channel"], "sms", "{data}");
+    assert!(data["recipient"].is_string(), "{data}");
+    assert_eq!(data["status"], status, "{data}");
+    match error {
+        None => {
+            assert_eq!(data["error_code"], serde_json::Value::Null, "{data}");
+            assert_eq!(data["error_message"], serde_json::Value::Null, "{data}");
+        }
+        Some((code, text)) => {
+            assert_eq!(data["error_code"], code, "{data}");
+            assert_eq!(data["error_message"], text, "{data}");
+        }
+    }
+    let ts = data["timestamp"].as_str().unwrap_or_default();
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(ts).is_ok(),
+        "timestamp {ts} is ISO 8601"
+    );
+}
+
+#[actix_web::test]
+async fn carrier_driven_events_carry_message_status_error_and_timestamp() {
+    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
+    app.clock.freeze();
+    let now = app
+        .clock_now()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let ws = workspace_with(&app, "5", None, Some("+15550003333")).await;
+    let (rx, hook) = subscribed_receiver(
+        &app,
+        &ws.key,
+        &[
+            "message.sent",
+            "message.delivered",
+            "message.failed",
+            "message.received",
+        ],
+    )
+    .await;
+    let (delivered_id, sid) = sent_message(&app, &ws.key, "+14155550123").await;
+    carrier_post(
+        &app,
+        "/carrier/status",
+        &[("MessageSid", sid.as_str()), ("MessageStatus", "delivered")],
+    )
+    .await;
+    let (failed_id, sid2) = sent_message(&app, &ws.key, "+14155550124").await;
+    carrier_post(
+        &app,
+        "/carrier/status",
+        &[
+            ("MessageSid", sid2.as_str()),
+            ("MessageStatus", "undelivered"),
+            ("ErrorCode", "30003"),
+            ("ErrorMessage", "Unreachable destination handset"),
+        ],
+    )
+    .await;
+    carrier_post(
+        &app,
+        "/carrier/inbound",
+        &[
+            ("MessageSid", "SMin9"),
+            ("From", "+4915112345678"),
+            ("To", "+15550003333"),
+            ("Body", "hello"),
+        ],
+    )
+    .await;
+    let rows = super::webhooks::settled_rows(&app, &hook).await;
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    let events: Vec<serde_json::Value> = rx
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    let event = |kind: &str, id: Option<&str>| {
+        events
+            .iter()
+            .find(|e| e["type"] == kind && id.is_none_or(|id| e["data"]["message_id"] == id))
+            .unwrap_or_else(|| panic!("{kind} in {events:?}"))["data"]
+            .clone()
+    };
+    for (id, s) in [(&delivered_id, &sid), (&failed_id, &sid2)] {
+        let sent = event("message.sent", Some(id));
+        assert_carrier_fields(&sent, "sent", None);
+        assert_eq!(sent["provider_message_id"], s.as_str());
+        assert_eq!(sent["timestamp"], now);
+    }
+    let delivered = event("message.delivered", Some(&delivered_id));
+    assert_carrier_fields(&delivered, "delivered", None);
+    assert_eq!(delivered["recipient"], "+14155550123");
+    assert_eq!(delivered["delivered_at"], now);
+    assert_eq!(delivered["timestamp"], now);
+    let failed = event("message.failed", Some(&failed_id));
+    assert_carrier_fields(
+        &failed,
+        "failed",
+        Some(("30003", "Unreachable destination handset")),
+    );
+    assert_eq!(failed["recipient"], "+14155550124");
+    assert_eq!(failed["timestamp"], now);
+    let received = event("message.received", None);
+    assert_carrier_fields(&received, "received", None);
+    assert_eq!(received["recipient"], "+15550003333");
+    assert_eq!(received["from"], "+4915112345678");
+    assert_eq!(received["content"], "hello");
+    assert_eq!(received["timestamp"], now);
 }

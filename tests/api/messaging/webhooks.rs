@@ -81,6 +81,44 @@ async fn wait_attempts(app: &TestApp, key: &str, hook: &str, n: usize) -> Vec<se
     .await
 }
 
+/// The delivery rows of a webhook in the order the endpoint owes them (`seq`): what it has
+/// yet to send and what it is done with, so a test reads "no further call" from the rows.
+pub(super) async fn delivery_rows(
+    app: &TestApp,
+    hook: &str,
+) -> Vec<switchboard_entities::messaging::webhook_delivery::Model> {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+    use switchboard_entities::messaging::webhook_delivery;
+    let hook_id: uuid::Uuid = hook.parse().unwrap();
+    let db = db(app).await;
+    let rows = webhook_delivery::Entity::find()
+        .filter(webhook_delivery::Column::WebhookId.eq(hook_id))
+        .order_by_asc(webhook_delivery::Column::Seq)
+        .all(&db)
+        .await
+        .unwrap();
+    db.close().await.ok();
+    rows
+}
+
+/// Waits until every delivery of `hook` is finished and returns the rows.
+pub(super) async fn settled_rows(
+    app: &TestApp,
+    hook: &str,
+) -> Vec<switchboard_entities::messaging::webhook_delivery::Model> {
+    eventually("deliveries settled", || async {
+        let rows = delivery_rows(app, hook).await;
+        rows.iter().all(|r| r.status != "pending").then_some(rows)
+    })
+    .await
+}
+
+fn at(a: &serde_json::Value) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::parse_from_rfc3339(a["delivered_at"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&chrono::Utc)
+}
+
 async fn get_hook(app: &TestApp, key: &str, id: &str) -> serde_json::Value {
     let res = app.get_key(&format!("/api/v1/webhooks/{id}"), key).await;
     assert_eq!(res.status(), 200);
@@ -138,29 +176,28 @@ async fn deliveries_are_signed_and_carry_the_spec_fields() {
     assert_eq!(events[0]["type"], "message.sent");
     assert_eq!(events[1]["type"], "message.delivered");
     let sent = &events[0]["data"];
-    assert_eq!(
-        keys(sent),
-        ["channel", "message_id", "provider_message_id", "recipient"]
-            .map(String::from)
-            .into()
-    );
+    let common = [
+        "channel",
+        "error_code",
+        "error_message",
+        "message_id",
+        "recipient",
+        "status",
+        "timestamp",
+    ];
+    let with = |own: &str| -> BTreeSet<String> {
+        common.iter().chain([&own]).map(|k| k.to_string()).collect()
+    };
+    assert_eq!(keys(sent), with("provider_message_id"));
+    super::carrier::assert_carrier_fields(sent, "sent", None);
     assert_eq!(sent["message_id"], id);
     assert_eq!(sent["channel"], "sms");
     assert_eq!(sent["recipient"], "+14155550123");
+    // The sandbox's own delivery report is carrier-driven too.
     let delivered = &events[1]["data"];
-    assert_eq!(
-        keys(delivered),
-        [
-            "channel",
-            "delivered_at",
-            "message_id",
-            "recipient",
-            "status"
-        ]
-        .map(String::from)
-        .into()
-    );
-    assert_eq!(delivered["status"], "delivered");
+    assert_eq!(keys(delivered), with("delivered_at"));
+    super::carrier::assert_carrier_fields(delivered, "delivered", None);
+    assert_eq!(delivered["message_id"], id);
     let records = wait_attempts(&app, &ws.key, &hook, 2).await;
     for r in &records {
         assert_eq!(r["response_status"], 200);
@@ -183,7 +220,7 @@ async fn only_subscribed_events_reach_only_active_webhooks() {
     let ws = workspace(&app, "10").await;
     let delivered_only = receiver(200).await;
     let inactive = receiver(200).await;
-    webhook(
+    let (delivered_hook, _) = webhook(
         &app,
         &ws.key,
         &format!("{}/hook", delivered_only.uri()),
@@ -198,10 +235,14 @@ async fn only_subscribed_events_reach_only_active_webhooks() {
         )
         .await;
     assert_eq!(res.status(), 201);
+    let inactive_hook = json_body(res).await["data"]["webhook"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     // A webhook of another workspace hears nothing of this one.
     let other = workspace(&app, "1").await;
     let foreign = receiver(200).await;
-    webhook(
+    let (foreign_hook, _) = webhook(
         &app,
         &other.key,
         &format!("{}/hook", foreign.uri()),
@@ -222,8 +263,16 @@ async fn only_subscribed_events_reach_only_active_webhooks() {
     .await;
     let got = received(&delivered_only, 1).await;
     assert_eq!(header(&got[0], "x-service-event"), "message.delivered");
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(delivered_only.received_requests().await.unwrap().len(), 1);
+    // Every event of the message is a row by now (written with its status change): an
+    // endpoint calls only for its rows, so these are all the calls there will be.
+    let rows = settled_rows(&app, &delivered_hook).await;
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        (rows[0].status.as_str(), rows[0].attempts),
+        ("succeeded", 1)
+    );
+    assert!(delivery_rows(&app, &inactive_hook).await.is_empty());
+    assert!(delivery_rows(&app, &foreign_hook).await.is_empty());
     assert!(inactive.received_requests().await.unwrap().is_empty());
     assert!(foreign.received_requests().await.unwrap().is_empty());
 }
@@ -231,6 +280,8 @@ async fn only_subscribed_events_reach_only_active_webhooks() {
 #[actix_web::test]
 async fn failed_deliveries_retry_with_backoff_under_one_delivery_id() {
     let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
+    app.clock.freeze();
+    let t0 = app.clock_now();
     let ws = workspace(&app, "10").await;
     let rx = flaky_receiver(ResponseTemplate::new(500).set_body_string("boom"), 2).await;
     let hook = hook_and_one_sms(&app, &ws, &rx, "Hi").await;
@@ -239,11 +290,15 @@ async fn failed_deliveries_retry_with_backoff_under_one_delivery_id() {
     assert_eq!(first[0]["response_body"], "boom");
     assert_eq!(first[0]["error"], "HTTP 500");
     assert_eq!(get_hook(&app, &ws.key, &hook).await["failure_count"], 1);
-    // Not retried before its time.
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(attempts(&app, &ws.key, &hook).await.len(), 1);
-    app.advance(chrono::Duration::seconds(34)); // 30 s ± 10 %
-    wait_attempts(&app, &ws.key, &hook, 2).await;
+    // Not retried before its time (30 s ± 10 %), as stored.
+    let row = &delivery_rows(&app, &hook).await[0];
+    assert_eq!((row.status.as_str(), row.attempts), ("pending", 1));
+    let wait = row.next_attempt_at - t0;
+    assert!(wait >= chrono::Duration::seconds(27) && wait <= chrono::Duration::seconds(33));
+    app.advance(chrono::Duration::seconds(34));
+    let second = wait_attempts(&app, &ws.key, &hook, 2).await;
+    // The clock stands still between moves: the retry came after this one.
+    assert_eq!(at(&second[0]), t0 + chrono::Duration::seconds(34));
     assert_eq!(get_hook(&app, &ws.key, &hook).await["failure_count"], 2);
     app.advance(chrono::Duration::seconds(133)); // 120 s ± 10 %
     let all = wait_attempts(&app, &ws.key, &hook, 3).await;
@@ -268,31 +323,34 @@ async fn failed_deliveries_retry_with_backoff_under_one_delivery_id() {
 #[actix_web::test]
 async fn retries_keep_the_whole_schedule_over_more_than_a_day() {
     let (app, ws, hook, _rx) = one_event_for_a_failing_hook().await;
+    app.clock.freeze();
     wait_attempts(&app, &ws.key, &hook, 1).await;
     // config.toml: 30 s × 4ⁿ up to 6 h, ±10 % jitter, 10 attempts in all.
     let delays = [30, 120, 480, 1920, 7680, 21600, 21600, 21600, 21600];
     for (i, delay) in delays.into_iter().enumerate() {
         let attempts_so_far = i + 1;
-        app.advance(chrono::Duration::milliseconds(delay * 890)); // below −10 %
-        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
-        assert_eq!(
-            attempts(&app, &ws.key, &hook).await.len(),
-            attempts_so_far,
-            "retry {attempts_so_far} came before {delay} s − 10 %"
+        let last = at(&attempts(&app, &ws.key, &hook).await[0]);
+        let row = &delivery_rows(&app, &hook).await[0];
+        assert_eq!(row.attempts as usize, attempts_so_far);
+        let wait = (row.next_attempt_at - last).num_milliseconds();
+        assert!(
+            wait >= delay * 900 && wait <= delay * 1100,
+            "retry {attempts_so_far} is due {wait} ms after the last, not {delay} s ± 10 %"
         );
-        app.advance(chrono::Duration::milliseconds(delay * 220)); // past +10 %
-        wait_attempts(&app, &ws.key, &hook, attempts_so_far + 1).await;
+        app.advance(chrono::Duration::milliseconds(delay * 1110)); // past +10 %
+        let all = wait_attempts(&app, &ws.key, &hook, attempts_so_far + 1).await;
+        assert_eq!(
+            at(&all[0]),
+            app.clock_now(),
+            "retried only once the clock moved"
+        );
     }
     let all = attempts(&app, &ws.key, &hook).await;
     assert_eq!(all.len(), 10);
-    let at = |a: &serde_json::Value| {
-        chrono::DateTime::parse_from_rfc3339(a["delivered_at"].as_str().unwrap()).unwrap()
-    };
     assert!(at(&all[0]) - at(&all[9]) >= chrono::Duration::hours(24));
-    // The tenth attempt was the last.
-    app.advance(chrono::Duration::hours(7));
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(attempts(&app, &ws.key, &hook).await.len(), 10);
+    // The tenth attempt was the last: the delivery is finished.
+    let rows = settled_rows(&app, &hook).await;
+    assert_eq!((rows[0].status.as_str(), rows[0].attempts), ("failed", 10));
 }
 
 #[actix_web::test]
@@ -304,18 +362,19 @@ async fn retry_after_is_honoured() {
         1,
     )
     .await;
+    app.clock.freeze();
     let hook = hook_and_one_sms(&app, &ws, &rx, "Hi").await;
-    wait_attempts(&app, &ws.key, &hook, 1).await;
-    app.advance(chrono::Duration::minutes(30));
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(
-        attempts(&app, &ws.key, &hook).await.len(),
-        1,
+    let first = wait_attempts(&app, &ws.key, &hook, 1).await;
+    let row = &delivery_rows(&app, &hook).await[0];
+    assert!(
+        row.next_attempt_at - at(&first[0]) >= chrono::Duration::hours(1),
         "Retry-After is one hour"
     );
+    app.advance(chrono::Duration::minutes(30));
     app.advance(chrono::Duration::minutes(31));
     let all = wait_attempts(&app, &ws.key, &hook, 2).await;
     assert_eq!(all[0]["response_status"], 200);
+    assert_eq!(at(&all[0]), at(&first[0]) + chrono::Duration::minutes(61));
 }
 
 #[actix_web::test]
@@ -338,16 +397,26 @@ async fn ten_consecutive_failures_deactivate_and_reactivation_resets() {
     let last =
         chrono::DateTime::parse_from_rfc3339(all[0]["delivered_at"].as_str().unwrap()).unwrap();
     assert!(last - first >= chrono::Duration::hours(24));
-    // Inactive: new events are not delivered.
-    app.post_key(
-        "/api/v1/messages/send",
-        &ws.key,
-        sms("+14155550123", "Again"),
+    // Inactive: new events are not even written for it.
+    let again = json_body(
+        app.post_key(
+            "/api/v1/messages/send",
+            &ws.key,
+            sms("+14155550123", "Again"),
+        )
+        .await,
     )
     .await;
-    app.advance(chrono::Duration::hours(7));
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(attempts(&app, &ws.key, &hook).await.len(), 10);
+    wait_status(
+        &app,
+        &ws.key,
+        again["data"]["message_id"].as_str().unwrap(),
+        "sent",
+    )
+    .await;
+    let rows = delivery_rows(&app, &hook).await;
+    assert_eq!(rows.len(), 1);
+    assert_eq!((rows[0].status.as_str(), rows[0].attempts), ("failed", 10));
     // Back to active: the count starts afresh and deliveries resume.
     let res = app
         .client
@@ -372,54 +441,165 @@ async fn ten_consecutive_failures_deactivate_and_reactivation_resets() {
     wait_attempts(&app, &ws.key, &hook, 11).await;
 }
 
+/// Answers 500 to bodies containing `marker` while `refuse` is set, 200 otherwise.
+struct RefuseWhile {
+    marker: String,
+    refuse: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl wiremock::Respond for RefuseWhile {
+    fn respond(&self, r: &Request) -> ResponseTemplate {
+        let refused = self.refuse.load(std::sync::atomic::Ordering::SeqCst)
+            && String::from_utf8_lossy(&r.body).contains(&self.marker);
+        ResponseTemplate::new(if refused { 500 } else { 200 })
+    }
+}
+
+async fn sent_and_delivered(app: &TestApp, ws: &Ws, to: &str) -> String {
+    let v = json_body(
+        app.post_key("/api/v1/messages/send", &ws.key, sms(to, "x"))
+            .await,
+    )
+    .await;
+    let id = v["data"]["message_id"].as_str().unwrap().to_owned();
+    wait_status(app, &ws.key, &id, "delivered").await;
+    id
+}
+
+fn event_of(r: &Request) -> (String, String) {
+    let b: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+    (
+        b["type"].as_str().unwrap().to_owned(),
+        b["data"]["message_id"].as_str().unwrap().to_owned(),
+    )
+}
+
 #[actix_web::test]
-async fn deliveries_to_one_endpoint_stay_in_order() {
-    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
+async fn a_refused_event_holds_back_only_the_later_events_of_its_own_message() {
+    let app = app().await; // the sandbox reports delivery: message.sent, then message.delivered
+    app.clock.freeze();
+    let t0 = app.clock_now();
     let ws = workspace(&app, "10").await;
-    let rx = flaky_receiver(ResponseTemplate::new(500), 1).await;
+    let refuse = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let rx = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(RefuseWhile {
+            marker: "+14155550001".into(),
+            refuse: refuse.clone(),
+        })
+        .mount(&rx)
+        .await;
     let (hook, _) = webhook(
         &app,
         &ws.key,
         &format!("{}/hook", rx.uri()),
-        &["message.sent"],
+        &["message.sent", "message.delivered"],
     )
     .await;
-    let first = json_body(
-        app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "1"))
-            .await,
-    )
-    .await;
-    wait_attempts(&app, &ws.key, &hook, 1).await;
-    let second = json_body(
-        app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "2"))
-            .await,
-    )
-    .await;
-    wait_status(
-        &app,
-        &ws.key,
-        second["data"]["message_id"].as_str().unwrap(),
-        "sent",
-    )
-    .await;
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(
-        rx.received_requests().await.unwrap().len(),
-        1,
-        "the second waits for the first"
-    );
-    app.advance(chrono::Duration::seconds(34));
+    let a = sent_and_delivered(&app, &ws, "+14155550001").await;
+    let first = wait_attempts(&app, &ws.key, &hook, 1).await;
+    assert_eq!(first[0]["response_status"], 500);
+    // B's events arrive without the clock moving, while A's wait for A's retry.
+    let b = sent_and_delivered(&app, &ws, "+14155550002").await;
     let reqs = received(&rx, 3).await;
-    let order: Vec<String> = reqs
+    let b_events: Vec<_> = reqs.iter().map(event_of).filter(|e| e.1 == b).collect();
+    assert_eq!(
+        b_events,
+        [
+            ("message.sent".into(), b.clone()),
+            ("message.delivered".into(), b.clone())
+        ]
+    );
+    let rows = delivery_rows(&app, &hook).await;
+    let row = |kind: &str, id: &str| {
+        rows.iter()
+            .find(|r| r.event_type == kind && r.order_key == format!("message:{id}"))
+            .unwrap()
+            .clone()
+    };
+    let a_sent = row("message.sent", &a);
+    assert_eq!((a_sent.status.as_str(), a_sent.attempts), ("pending", 1));
+    let wait = a_sent.next_attempt_at - t0;
+    assert!(wait >= chrono::Duration::seconds(27) && wait <= chrono::Duration::seconds(33));
+    let a_delivered = row("message.delivered", &a);
+    assert_eq!(
+        (a_delivered.status.as_str(), a_delivered.attempts),
+        ("pending", 0),
+        "A's delivered waits for A's sent"
+    );
+    // A is retried on schedule, then A's delivered follows it.
+    refuse.store(false, std::sync::atomic::Ordering::SeqCst);
+    app.advance(chrono::Duration::seconds(34));
+    let rows = settled_rows(&app, &hook).await;
+    assert!(rows.iter().all(|r| r.status == "succeeded"), "{rows:?}");
+    let a_events: Vec<_> = rx
+        .received_requests()
+        .await
+        .unwrap()
         .iter()
-        .map(|r| {
-            let b: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
-            b["data"]["message_id"].as_str().unwrap().to_owned()
-        })
+        .map(event_of)
+        .filter(|e| e.1 == a)
+        .map(|e| e.0)
         .collect();
-    let a = first["data"]["message_id"].as_str().unwrap();
-    let b = second["data"]["message_id"].as_str().unwrap();
-    assert_eq!(order, vec![a, a, b]);
+    assert_eq!(
+        a_events,
+        ["message.sent", "message.sent", "message.delivered"],
+        "A's sent is refused once, retried, and only then comes A's delivered"
+    );
+    let records = attempts(&app, &ws.key, &hook).await;
+    let stamps = |delivery: uuid::Uuid| -> Vec<_> {
+        let mut s: Vec<_> = records
+            .iter()
+            .filter(|r| r["delivery_id"] == delivery.to_string())
+            .map(at)
+            .collect();
+        s.sort();
+        s
+    };
+    let later = t0 + chrono::Duration::seconds(34);
+    assert_eq!(stamps(a_sent.id), [t0, later]);
+    assert_eq!(stamps(a_delivered.id), [later]);
+    assert_eq!(stamps(row("message.sent", &b).id), [t0]);
+    assert_eq!(stamps(row("message.delivered", &b).id), [t0]);
+}
+
+#[actix_web::test]
+async fn a_receiver_refusing_everything_pauses_the_endpoint_and_is_deactivated_after_a_day() {
+    let app = app_with(|s| s.services.messaging.sandbox_delivery_reports = false).await;
+    app.clock.freeze();
+    let t0 = app.clock_now();
+    let ws = workspace(&app, "10").await;
+    let rx = receiver(500).await;
+    let hook = hook_and_one_sms(&app, &ws, &rx, "Hi").await;
+    for to in ["+14155550124", "+14155550125"] {
+        app.post_key("/api/v1/messages/send", &ws.key, sms(to, "more"))
+            .await;
+    }
+    // Two deliveries fail at once (one refusal may be about one event); then the receiver
+    // looks down and the endpoint waits as one delivery would after as many failures.
+    wait_attempts(&app, &ws.key, &hook, 2).await;
+    for n in 3..=10 {
+        app.advance(chrono::Duration::hours(7)); // beyond the longest delay (6 h + 10 %)
+        wait_attempts(&app, &ws.key, &hook, n).await;
+    }
+    let h = eventually("deactivation", || async {
+        let h = get_hook(&app, &ws.key, &hook).await;
+        (h["is_active"] == false).then_some(h)
+    })
+    .await;
+    assert_eq!(h["failure_count"], 10);
+    // Finished rows are final: no further attempt can come.
+    let rows = settled_rows(&app, &hook).await;
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows.iter().map(|r| r.attempts).sum::<i32>(), 10);
+    let mut per_move = std::collections::BTreeMap::new();
+    for a in attempts(&app, &ws.key, &hook).await {
+        *per_move.entry(at(&a)).or_insert(0) += 1;
+    }
+    let counts: Vec<i32> = per_move.values().copied().collect();
+    assert_eq!(counts, [2, 1, 1, 1, 1, 1, 1, 1, 1], "{per_move:?}");
+    assert_eq!(*per_move.keys().next().unwrap(), t0);
+    assert!(*per_move.keys().last().unwrap() - t0 >= chrono::Duration::hours(24));
 }
 
 #[actix_web::test]
@@ -452,7 +632,9 @@ async fn credit_low_once_per_crossing_and_depleted_at_zero() {
     );
     assert_eq!(bodies[1]["type"], "credit.depleted");
     assert_eq!(bodies[1]["data"], json!({"balance": 0}));
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // The events are rows of the sends' transactions: these are all there will be.
+    let rows = settled_rows(&app, &hook).await;
+    assert_eq!(rows.len(), 2);
     assert_eq!(attempts(&app, &ws.key, &hook).await.len(), 2);
 }
 
@@ -908,7 +1090,7 @@ async fn credit_low_fires_again_after_a_top_up_and_a_new_crossing() {
     let app = app().await;
     let ws = workspace_with(&app, "2", Some("2"), None).await;
     let rx = receiver(200).await;
-    webhook(
+    let (hook, _) = webhook(
         &app,
         &ws.key,
         &format!("{}/hook", rx.uri()),
@@ -933,8 +1115,9 @@ async fn credit_low_fires_again_after_a_top_up_and_a_new_crossing() {
     let reqs = received(&rx, 2).await;
     let second: serde_json::Value = serde_json::from_slice(&reqs[1].body).unwrap();
     assert_eq!(second["data"]["balance"], json!(1));
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(rx.received_requests().await.unwrap().len(), 2);
+    let rows = settled_rows(&app, &hook).await;
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r.attempts == 1));
 }
 
 #[actix_web::test]
@@ -970,14 +1153,128 @@ async fn a_pending_retry_of_a_webhook_set_inactive_is_skipped() {
         (rows.len() == 1 && rows[0].status == "skipped").then_some(())
     })
     .await;
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(rx.received_requests().await.unwrap().len(), 1);
     assert_eq!(attempts(&app, &ws.key, &hook).await.len(), 1);
-    // Re-activation does not bring it back (docs/decisions.md).
+    // Re-activation does not bring it back (docs/decisions.md): skipped is final, and only
+    // pending rows are ever sent.
     assert_eq!(set_active(true).await.unwrap().status(), 200);
-    app.advance(chrono::Duration::hours(7));
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(rx.received_requests().await.unwrap().len(), 1);
+    let rows = delivery_rows(&app, &hook).await;
+    assert_eq!((rows[0].status.as_str(), rows[0].attempts), ("skipped", 1));
+    db.close().await.ok();
+}
+
+#[actix_web::test]
+async fn the_api_document_tells_receivers_what_they_can_rely_on() {
+    let app = app().await;
+    let doc: serde_json::Value = app
+        .client
+        .get(app.m("/api-docs/openapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let tag = doc["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "webhooks")
+        .unwrap();
+    let text = tag["description"].as_str().unwrap();
+    for promise in [
+        "At least once",
+        "X-Service-Delivery-ID",
+        "Order is kept per message",
+        "30 s, 2 min, 8 min",
+        "deactivate the webhook",
+    ] {
+        assert!(text.contains(promise), "{promise}: {text}");
+    }
+}
+
+#[actix_web::test]
+async fn deliveries_pending_at_the_upgrade_get_their_message_or_event_key() {
+    use sea_orm::sea_query::{Alias, Query};
+    use sea_orm::{ConnectionTrait, EntityTrait};
+    use switchboard_entities::messaging::webhook_delivery;
+    use switchboard_migration::{Migrator, MigratorTrait};
+    let dir = tempfile::tempdir().unwrap();
+    let db = sea_orm::Database::connect(fresh_database_url(dir.path()).await)
+        .await
+        .unwrap();
+    // The schema as it was before the ordering key.
+    Migrator::up(&db, Some(3)).await.unwrap();
+    let message = uuid::Uuid::new_v4();
+    let rows = [
+        (
+            "message.delivered",
+            json!({"data": {"message_id": message}}),
+            "pending",
+        ),
+        ("credit.low", json!({"data": {"balance": 1}}), "pending"),
+        (
+            "message.sent",
+            json!({"data": {"message_id": message}}),
+            "succeeded",
+        ),
+    ];
+    let now = chrono::Utc::now();
+    let mut ids = Vec::new();
+    for (i, (kind, payload, status)) in rows.iter().enumerate() {
+        let id = uuid::Uuid::new_v4();
+        ids.push(id);
+        let insert = Query::insert()
+            .into_table(Alias::new("messaging_webhook_deliveries"))
+            .columns(
+                [
+                    "id",
+                    "webhook_id",
+                    "workspace_id",
+                    "seq",
+                    "event_type",
+                    "payload",
+                    "status",
+                    "attempts",
+                    "next_attempt_at",
+                    "created_at",
+                ]
+                .map(Alias::new),
+            )
+            .values_panic([
+                id.into(),
+                uuid::Uuid::new_v4().into(),
+                uuid::Uuid::new_v4().into(),
+                (i as i64).into(),
+                (*kind).into(),
+                payload.to_string().into(),
+                (*status).into(),
+                0i32.into(),
+                now.into(),
+                now.into(),
+            ])
+            .to_owned();
+        db.execute(&insert).await.unwrap();
+    }
+    Migrator::up(&db, None).await.unwrap();
+    let key = |id: uuid::Uuid| {
+        let db = &db;
+        async move {
+            webhook_delivery::Entity::find_by_id(id)
+                .one(db)
+                .await
+                .unwrap()
+                .unwrap()
+                .order_key
+        }
+    };
+    assert_eq!(key(ids[0]).await, format!("message:{message}"));
+    assert_eq!(key(ids[1]).await, "event:credit.low");
+    assert_eq!(
+        key(ids[2]).await,
+        "",
+        "finished rows are never ordered again"
+    );
     db.close().await.ok();
 }
 

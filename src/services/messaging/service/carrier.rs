@@ -127,7 +127,15 @@ pub async fn inbound(st: &MessagingState, form: &Form) -> Result<Option<Uuid>, D
         now,
         ws.id,
         "message.received",
-        json!({ "from": from, "to": to, "content": body, "channel": "sms" }),
+        events::message_data(
+            id,
+            "sms",
+            to,
+            "received",
+            None,
+            now,
+            json!({ "from": from, "to": to, "content": body }),
+        ),
     )
     .await?;
     txn.commit().await?;

@@ -199,12 +199,15 @@ async fn process(st: &MessagingState, id: Uuid) -> Result<(), DbErr> {
                     now,
                     m.workspace_id,
                     "message.sent",
-                    json!({
-                        "message_id": m.id,
-                        "channel": m.channel,
-                        "recipient": m.recipient,
-                        "provider_message_id": accepted.provider_message_id,
-                    }),
+                    events::message_data(
+                        m.id,
+                        &m.channel,
+                        &m.recipient,
+                        "sent",
+                        None,
+                        now,
+                        json!({ "provider_message_id": accepted.provider_message_id }),
+                    ),
                 )
                 .await?;
             }
@@ -277,14 +280,15 @@ async fn failed_event<C: sea_orm::ConnectionTrait>(
         now,
         m.workspace_id,
         "message.failed",
-        json!({
-            "message_id": m.id,
-            "channel": m.channel,
-            "recipient": m.recipient,
-            "status": "failed",
-            "error_code": code,
-            "error_message": text,
-        }),
+        events::message_data(
+            m.id,
+            &m.channel,
+            &m.recipient,
+            "failed",
+            Some((code, text)),
+            now,
+            json!({}),
+        ),
     )
     .await
 }
@@ -326,12 +330,15 @@ pub async fn apply_status(
                     now,
                     m.workspace_id,
                     "message.sent",
-                    json!({
-                        "message_id": m.id,
-                        "channel": m.channel,
-                        "recipient": m.recipient,
-                        "provider_message_id": provider_message_id,
-                    }),
+                    events::message_data(
+                        m.id,
+                        &m.channel,
+                        &m.recipient,
+                        "sent",
+                        None,
+                        now,
+                        json!({ "provider_message_id": provider_message_id }),
+                    ),
                 )
                 .await?
             } else {
@@ -355,13 +362,18 @@ pub async fn apply_status(
                     now,
                     m.workspace_id,
                     "message.delivered",
-                    json!({
-                        "message_id": m.id,
-                        "channel": m.channel,
-                        "recipient": m.recipient,
-                        "status": "delivered",
-                        "delivered_at": now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-                    }),
+                    events::message_data(
+                        m.id,
+                        &m.channel,
+                        &m.recipient,
+                        "delivered",
+                        None,
+                        now,
+                        json!({
+                            "delivered_at":
+                                now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+                        }),
+                    ),
                 )
                 .await?
             } else {

@@ -1,18 +1,22 @@
 //! Customer events: one delivery row per subscribed active webhook, written in the caller's
-//! transaction; the webhook actors are told only after it commits.
+//! transaction; the webhook actors are told only after it commits. Each row carries an
+//! ordering key: a message's events (`message:<id>`) reach an endpoint in the order they
+//! happened; events without a message (`event:<type>`, credit.low, credit.depleted) are ordered
+//! among those of their type; different keys never wait for each other.
 
 use super::super::MessagingState;
 use chrono::{DateTime, Utc};
-use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect, Set};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicI64, Ordering};
+use switchboard_actors::Enqueue;
 use switchboard_entities::messaging::{webhook, webhook_delivery};
 use uuid::Uuid;
 
 /// Deliveries written in a transaction, to hand to their actors once it commits.
 #[derive(Debug, Default)]
 #[must_use = "notify the webhook actors after the transaction commits"]
-pub struct Emitted(Vec<(Uuid, Uuid)>);
+pub struct Emitted(Vec<(Uuid, Enqueue)>);
 
 impl Emitted {
     pub fn extend(&mut self, other: Emitted) {
@@ -20,8 +24,8 @@ impl Emitted {
     }
 
     pub fn notify(self, st: &MessagingState) {
-        for (webhook_id, delivery_id) in self.0 {
-            st.webhooks.enqueue(webhook_id, delivery_id);
+        for (webhook_id, delivery) in self.0 {
+            st.webhooks.enqueue(webhook_id, delivery);
         }
     }
 }
@@ -44,6 +48,59 @@ fn next_seq() -> i64 {
     }
 }
 
+/// `data` of a message event: the fields every carrier-driven event carries (spec:
+/// message_id, channel, recipient, status, error_code, error_message, timestamp in ISO 8601;
+/// null where there is no value), then the event's own fields.
+pub fn message_data(
+    message_id: Uuid,
+    channel: &str,
+    recipient: &str,
+    status: &str,
+    error: Option<(&str, &str)>,
+    now: DateTime<Utc>,
+    own: Value,
+) -> Value {
+    let mut data = json!({
+        "message_id": message_id,
+        "channel": channel,
+        "recipient": recipient,
+        "status": status,
+        "error_code": error.map(|e| e.0),
+        "error_message": error.map(|e| e.1),
+        "timestamp": now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+    });
+    if let (Some(data), Value::Object(own)) = (data.as_object_mut(), own) {
+        data.extend(own);
+    }
+    data
+}
+
+/// The delivery's ordering key: its message's, or its event type's when it has no message.
+pub fn order_key(event: &str, data: &Value) -> String {
+    match data["message_id"].as_str() {
+        Some(id) => format!("message:{id}"),
+        None => format!("event:{event}"),
+    }
+}
+
+/// Above every earlier delivery with the same key to this webhook, even one another node wrote
+/// with a clock behind this one's.
+async fn seq_for<C: ConnectionTrait>(db: &C, webhook_id: Uuid, key: &str) -> Result<i64, DbErr> {
+    let last: Option<Option<i64>> = webhook_delivery::Entity::find()
+        .select_only()
+        .column_as(webhook_delivery::Column::Seq.max(), "seq")
+        .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
+        .filter(webhook_delivery::Column::OrderKey.eq(key))
+        .into_tuple()
+        .one(db)
+        .await?;
+    let seq = next_seq();
+    Ok(match last.flatten() {
+        Some(last) if last >= seq => last + 1,
+        _ => seq,
+    })
+}
+
 pub fn subscribes(hook: &webhook::Model, event: &str) -> bool {
     hook.events
         .as_array()
@@ -64,8 +121,10 @@ pub async fn emit<C: ConnectionTrait>(
         .all(db)
         .await?;
     let mut out = Emitted::default();
+    let key = order_key(event, &data);
     for hook in hooks.into_iter().filter(|h| subscribes(h, event)) {
         let id = Uuid::new_v4();
+        let seq = seq_for(db, hook.id, &key).await?;
         let payload = json!({
             "id": id,
             "type": event,
@@ -77,8 +136,9 @@ pub async fn emit<C: ConnectionTrait>(
             id: Set(id),
             webhook_id: Set(hook.id),
             workspace_id: Set(workspace_id),
-            seq: Set(next_seq()),
+            seq: Set(seq),
             event_type: Set(event.to_owned()),
+            order_key: Set(key.clone()),
             payload: Set(payload),
             status: Set("pending".into()),
             attempts: Set(0),
@@ -88,7 +148,32 @@ pub async fn emit<C: ConnectionTrait>(
         })
         .exec_without_returning(db)
         .await?;
-        out.0.push((hook.id, id));
+        out.0.push((
+            hook.id,
+            Enqueue {
+                delivery_id: id,
+                seq,
+                order_key: key.clone(),
+                not_before: now,
+            },
+        ));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_data_has_the_common_fields_then_the_events_own() {
+        let id = Uuid::nil();
+        let now = DateTime::from_timestamp(1_700_000_000, 0).unwrap_or_default();
+        let d = message_data(id, "sms", "+1", "delivered", None, now, json!({"x": 1}));
+        assert_eq!(d["error_code"], Value::Null);
+        assert_eq!(d["timestamp"], "2023-11-14T22:13:20.000Z");
+        assert_eq!(d["x"], 1);
+        assert_eq!(order_key("message.delivered", &d), format!("message:{id}"));
+        assert_eq!(order_key("credit.low", &json!({})), "event:credit.low");
+    }
 }
