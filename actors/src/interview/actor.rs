@@ -710,7 +710,11 @@ impl Actor {
         let closing_view = self.view(&closing_msg);
         self.emit_message(&closing_view);
         self.emit_status();
-        self.emit("interview_complete", &json!({ "report": summary }));
+        // Only session-token holders join a session's room: they get the candidate's summary.
+        self.emit(
+            "interview_complete",
+            &json!({ "report": summary.clone().for_candidate() }),
+        );
         Ok(CompleteOutcome {
             session: self.session.clone(),
             closing_message: closing_view,

@@ -213,21 +213,44 @@ pub struct Report {
     pub created_at: DateTime<Utc>,
 }
 
-/// The report summary of the completion response and the `interview_complete` event.
+/// The report summary of the completion response and the `interview_complete` event. The
+/// hiring side (recommendation, its label, the executive summary that names it, and the
+/// completion bookkeeping) is left out of what the candidate receives: see
+/// [`ReportSummary::for_candidate`].
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ReportSummary {
     pub session_id: Uuid,
     pub overall_score: f64,
     pub grade: String,
-    pub recommendation: String,
-    pub recommendation_label: String,
+    /// Omitted for the candidate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recommendation: Option<String>,
+    /// Omitted for the candidate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recommendation_label: Option<String>,
     pub categories: Categories,
-    pub executive_summary: String,
+    /// Omitted for the candidate (it names the recommendation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub executive_summary: Option<String>,
     pub strengths: Vec<String>,
     pub improvements: Vec<String>,
     pub questions_answered: i64,
     pub duration_minutes: i64,
-    pub completion_reason: String,
+    /// Omitted for the candidate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completion_reason: Option<String>,
+}
+
+impl ReportSummary {
+    /// What the candidate's own channels carry (their session token, the session's sockets):
+    /// scores and feedback without the hiring decision.
+    pub fn for_candidate(mut self) -> Self {
+        self.recommendation = None;
+        self.recommendation_label = None;
+        self.executive_summary = None;
+        self.completion_reason = None;
+        self
+    }
 }
 
 impl From<&Report> for ReportSummary {
@@ -236,15 +259,15 @@ impl From<&Report> for ReportSummary {
             session_id: r.session_id,
             overall_score: r.overall_score,
             grade: r.grade.clone(),
-            recommendation: r.recommendation.clone(),
-            recommendation_label: r.recommendation_label.clone(),
+            recommendation: Some(r.recommendation.clone()),
+            recommendation_label: Some(r.recommendation_label.clone()),
             categories: r.scores.clone(),
-            executive_summary: r.executive_summary.clone(),
+            executive_summary: Some(r.executive_summary.clone()),
             strengths: r.strengths.clone(),
             improvements: r.improvements.clone(),
             questions_answered: r.questions_answered,
             duration_minutes: r.duration_minutes,
-            completion_reason: r.completion_reason.clone(),
+            completion_reason: Some(r.completion_reason.clone()),
         }
     }
 }

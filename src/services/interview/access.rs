@@ -7,6 +7,7 @@ use super::InterviewState;
 use crate::core::secrets::constant_time_eq;
 use actix_web::HttpRequest;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use switchboard_actors::interview::ReportSummary;
 use switchboard_entities::interview::session;
 use uuid::Uuid;
 
@@ -54,6 +55,16 @@ pub fn parse_id(raw: &str) -> Result<Uuid> {
 pub enum Caller {
     Backend,
     Candidate,
+}
+
+impl Caller {
+    /// The report summary this caller may read.
+    pub fn summary(self, summary: ReportSummary) -> ReportSummary {
+        match self {
+            Self::Backend => summary,
+            Self::Candidate => summary.for_candidate(),
+        }
+    }
 }
 
 /// Loads the session when the caller holds the API key or the session's own token.

@@ -310,13 +310,13 @@ pub async fn complete(
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
-    let s = session_for(&st, &req, &id).await?;
+    let (s, caller) = session_and_caller(&st, &req, &id).await?;
     let out = st.registry.complete(s.id).await?;
     Ok(HttpResponse::Ok().json(CompleteResponse {
         session_id: s.id,
         status: out.session.status,
         closing_message: out.closing_message.content,
-        report: out.report,
+        report: caller.summary(out.report),
     }))
 }
 
@@ -332,7 +332,7 @@ pub async fn answer(
     id: web::Path<String>,
     body: Json<AnswerRequest>,
 ) -> Result<HttpResponse> {
-    let s = session_for(&st, &req, &id).await?;
+    let (s, caller) = session_and_caller(&st, &req, &id).await?;
     let content = parse_answer(&body.content)?;
     let out = st.registry.answer(s.id, content).await?;
     Ok(HttpResponse::Ok().json(AnswerResponse {
@@ -340,7 +340,7 @@ pub async fn answer(
         score: out.score,
         next_message: out.next_message,
         status: out.session.status,
-        report: out.report,
+        report: out.report.map(|r| caller.summary(r)),
     }))
 }
 

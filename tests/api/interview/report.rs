@@ -273,3 +273,85 @@ async fn the_pdf_draws_a_bar_per_category_against_100() {
         assert!(text.contains(n), "{n} in {text}");
     }
 }
+
+/// The completion summary follows the same rule as the report: the backend's API key reads
+/// the hiring decision, the candidate's own token (and the session's sockets) do not.
+#[actix_web::test]
+async fn the_completion_summary_hides_the_decision_from_the_candidate() {
+    let app = app().await;
+    let hidden = [
+        "recommendation",
+        "recommendation_label",
+        "executive_summary",
+        "completion_reason",
+    ];
+    // The candidate answers the last question with their token.
+    let s = create(&app, json!({"max_questions": 1})).await;
+    let token = s["session_token"].as_str().unwrap();
+    post_token(
+        &app,
+        &format!("/api/v1/sessions/{}/start", id(&s)),
+        token,
+        None,
+    )
+    .await;
+    let res = post_token(
+        &app,
+        &format!("/api/v1/sessions/{}/messages", id(&s)),
+        token,
+        Some(json!({ "content": GOOD_ANSWER })),
+    )
+    .await;
+    let done = crate::helpers::body(res).await;
+    let r = &done["report"];
+    assert!(
+        r["overall_score"].is_number() && r["grade"].is_string(),
+        "{done}"
+    );
+    for k in hidden {
+        assert!(
+            r.get(k).is_none(),
+            "the candidate's answer response leaks {k}: {r}"
+        );
+    }
+    // The candidate ends another session early with their token.
+    let s = create(&app, json!({})).await;
+    let token = s["session_token"].as_str().unwrap();
+    post_token(
+        &app,
+        &format!("/api/v1/sessions/{}/start", id(&s)),
+        token,
+        None,
+    )
+    .await;
+    let res = post_token(
+        &app,
+        &format!("/api/v1/sessions/{}/complete", id(&s)),
+        token,
+        None,
+    )
+    .await;
+    let done = crate::helpers::body(res).await;
+    for k in hidden {
+        assert!(
+            done["report"].get(k).is_none(),
+            "complete leaks {k}: {done}"
+        );
+    }
+    // The backend completing a session reads all of it.
+    let s = create(&app, json!({})).await;
+    start(&app, &s).await;
+    let res = post_key(
+        &app,
+        &format!("/api/v1/sessions/{}/complete", id(&s)),
+        json!({}),
+    )
+    .await;
+    let done = crate::helpers::body(res).await;
+    for k in hidden {
+        assert!(
+            done["report"][k].is_string(),
+            "the backend gets {k}: {done}"
+        );
+    }
+}
