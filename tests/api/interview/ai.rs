@@ -32,14 +32,7 @@ async fn openai_adapter_asks_and_scores_through_the_model() {
         .respond_with(chat("{\"technical\": 90, \"communication\": 80, \"problem_solving\": 85, \"cultural_fit\": 70, \"summary\": \"Model says strong.\", \"skills\": [\"rust\"], \"strengths\": [], \"weaknesses\": [], \"red_flags\": [], \"highlight\": null}"))
         .mount(&model)
         .await;
-    let base = format!("{}/v1", model.uri());
-    let app = app_with(move |s| {
-        s.ai.provider = "openai".into();
-        s.ai.base_url = base;
-        s.ai.api_key = "sk-test".into();
-        s.ai.model = "test-model".into();
-    })
-    .await;
+    let app = openai_app(&model).await;
     let s = create(&app, json!({})).await;
     let st = start(&app, &s).await;
     assert_eq!(st["greeting"]["content"], "Welcome, Ada! Let us begin.");
@@ -116,14 +109,7 @@ async fn model_scoring(model: &MockServer, score: f64) {
 #[actix_web::test]
 async fn grades_and_recommendations_change_exactly_at_their_boundaries() {
     let model = MockServer::start().await;
-    let base = format!("{}/v1", model.uri());
-    let app = app_with(move |s| {
-        s.ai.provider = "openai".into();
-        s.ai.base_url = base;
-        s.ai.api_key = "sk-test".into();
-        s.ai.model = "test-model".into();
-    })
-    .await;
+    let app = openai_app(&model).await;
     let cases = [
         (85.0, "A", "strong_hire"),
         (84.9, "B", "strong_hire"),

@@ -67,14 +67,7 @@ async fn scoring_model(lists: &str) -> wiremock::MockServer {
 }
 
 async fn app_scored_by(model: &wiremock::MockServer) -> crate::helpers::TestApp {
-    let base = format!("{}/v1", model.uri());
-    app_with(move |s| {
-        s.ai.provider = "openai".into();
-        s.ai.base_url = base;
-        s.ai.api_key = "sk-test".into();
-        s.ai.model = "test-model".into();
-    })
-    .await
+    openai_app(model).await
 }
 
 /// Completes a one-question session; returns it.

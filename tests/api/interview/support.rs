@@ -223,3 +223,15 @@ impl Sio {
         panic!("no {last} event");
     }
 }
+
+/// An app whose interviewer is the OpenAI-compatible chat API at `model` (a wiremock server).
+pub async fn openai_app(model: &wiremock::MockServer) -> TestApp {
+    let base = format!("{}/v1", model.uri());
+    app_with(move |s| {
+        s.ai.provider = "openai".into();
+        s.ai.base_url = base;
+        s.ai.api_key = "sk-test".into();
+        s.ai.model = "test-model".into();
+    })
+    .await
+}

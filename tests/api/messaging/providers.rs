@@ -5,11 +5,31 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// An app whose SMS provider is the Twilio-compatible API at `twilio`.
 async fn twilio_app(twilio: &MockServer) -> TestApp {
+    twilio_app_at(twilio.uri()).await
+}
+
+async fn twilio_app_at(base_url: String) -> TestApp {
     app_with(|s| {
         s.providers.sms.provider = "twilio".into();
-        s.providers.sms.base_url = twilio.uri();
+        s.providers.sms.base_url = base_url;
         s.providers.sms.account_sid = "AC9".into();
     })
+    .await
+}
+
+/// Sends one SMS and waits until it has failed; the message.
+async fn send_until_failed(app: &TestApp, key: &str) -> serde_json::Value {
+    let v = json_body(
+        app.post_key("/api/v1/messages/send", key, sms("+14155550123", "x"))
+            .await,
+    )
+    .await;
+    wait_status(
+        app,
+        key,
+        v["data"]["message_id"].as_str().unwrap(),
+        "failed",
+    )
     .await
 }
 
@@ -322,22 +342,10 @@ async fn a_provider_5xx_refunds_the_credits() {
         .await;
     let app = twilio_app(&twilio).await;
     let ws = workspace(&app, "5").await;
-    let v = json_body(
-        app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "x"))
-            .await,
-    )
-    .await;
-    assert_eq!(v["data"]["credits_used"], json!(1));
-    let m = wait_status(
-        &app,
-        &ws.key,
-        v["data"]["message_id"].as_str().unwrap(),
-        "failed",
-    )
-    .await;
+    let m = send_until_failed(&app, &ws.key).await;
     assert_eq!(m["error_code"], "provider_rejected_503");
+    assert_eq!(m["credits_used"], json!(1), "charged before the attempt");
     assert_eq!(app.balance(&ws.key).await, json!(5));
-
     let rows = ledger(&app, ws.id).await;
     assert_eq!(rows.iter().filter(|r| r.reason == "refund").count(), 1);
 }
@@ -348,25 +356,9 @@ async fn an_unreachable_provider_refunds_the_credits() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
-    let app = app_with(|s| {
-        s.providers.sms.provider = "twilio".into();
-        s.providers.sms.base_url = base;
-        s.providers.sms.account_sid = "AC9".into();
-    })
-    .await;
+    let app = twilio_app_at(base).await;
     let ws = workspace(&app, "5").await;
-    let v = json_body(
-        app.post_key("/api/v1/messages/send", &ws.key, sms("+14155550123", "x"))
-            .await,
-    )
-    .await;
-    let m = wait_status(
-        &app,
-        &ws.key,
-        v["data"]["message_id"].as_str().unwrap(),
-        "failed",
-    )
-    .await;
+    let m = send_until_failed(&app, &ws.key).await;
     assert_eq!(m["error_code"], "provider_unavailable");
     assert_eq!(app.balance(&ws.key).await, json!(5));
     let rows = ledger(&app, ws.id).await;

@@ -194,22 +194,7 @@ async fn process(st: &MessagingState, id: Uuid) -> Result<(), DbErr> {
                 .await?;
             let mut emitted = Emitted::default();
             if moved.rows_affected == 1 {
-                emitted = events::emit(
-                    &txn,
-                    now,
-                    m.workspace_id,
-                    "message.sent",
-                    events::message_data(
-                        m.id,
-                        &m.channel,
-                        &m.recipient,
-                        "sent",
-                        None,
-                        now,
-                        json!({ "provider_message_id": accepted.provider_message_id }),
-                    ),
-                )
-                .await?;
+                emitted = sent_event(&txn, &m, &accepted.provider_message_id, now).await?;
             }
             txn.commit().await?;
             emitted.notify(st);
@@ -266,6 +251,30 @@ async fn mark_failed<C: sea_orm::ConnectionTrait>(
         .exec(db)
         .await?;
     Ok(res.rows_affected == 1)
+}
+
+async fn sent_event<C: sea_orm::ConnectionTrait>(
+    db: &C,
+    m: &message::Model,
+    provider_message_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Emitted, DbErr> {
+    events::emit(
+        db,
+        now,
+        m.workspace_id,
+        "message.sent",
+        events::message_data(
+            m.id,
+            &m.channel,
+            &m.recipient,
+            "sent",
+            None,
+            now,
+            json!({ "provider_message_id": provider_message_id }),
+        ),
+    )
+    .await
 }
 
 async fn failed_event<C: sea_orm::ConnectionTrait>(
@@ -325,22 +334,7 @@ pub async fn apply_status(
                 .await?;
             let moved = res.rows_affected == 1;
             let emitted = if moved {
-                events::emit(
-                    &txn,
-                    now,
-                    m.workspace_id,
-                    "message.sent",
-                    events::message_data(
-                        m.id,
-                        &m.channel,
-                        &m.recipient,
-                        "sent",
-                        None,
-                        now,
-                        json!({ "provider_message_id": provider_message_id }),
-                    ),
-                )
-                .await?
+                sent_event(&txn, &m, provider_message_id, now).await?
             } else {
                 Emitted::default()
             };
