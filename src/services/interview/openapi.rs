@@ -51,7 +51,7 @@ pub enum Errors {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Switchboard interview service", version = "1.0",
-         description = "AI-led candidate interviews with scoring and reports, and the onboarding chat. Live sessions also speak Socket.IO at /socket.io/ (events join_session, send_message, typing, pause, resume, complete). Access: X-API-Key (the backend) reaches every session and reads the full report and its PDF; X-Session-Token (the candidate) reaches only its own session and reads the candidate view of the report (scores and feedback, without recommendation, red flags, follow-up questions or executive summary); the PDF answers a session token 403 FORBIDDEN."),
+         description = "AI-led candidate interviews with scoring and reports, and the onboarding chat. Live sessions also speak Socket.IO at /socket.io/: client events join_session {session_token}, send_message {content}, typing {is_typing}, pause, resume, complete; server events session_joined {session, messages}, message {message}, score {score}, status_update {session_id, status}, interview_complete {report} (the candidate's summary: no recommendation, recommendation_label, executive_summary or completion_reason), typing {is_typing, role}, error {message, code, details}. Access: X-API-Key (the backend) reaches every session and reads the full report and its PDF; X-Session-Token (the candidate) reaches only its own session and reads the candidate view of the report (scores and feedback, without recommendation, red flags, follow-up questions or executive summary); the PDF answers a session token 403 FORBIDDEN."),
     paths(
         health::health, health::api_health,
         sessions::create, sessions::by_token, sessions::by_id, sessions::by_user,
