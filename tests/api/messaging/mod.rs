@@ -273,9 +273,15 @@ pub async fn carrier_post(app: &TestApp, path: &str, params: &[(&str, &str)]) ->
 }
 
 /// The HMAC-SHA256 hex a receiver computes: keyed with the SHA-256 hex of the secret.
+/// The signature a receiver computes, with the `hmac` and `sha2` crates rather than the
+/// server's own helper (which is pinned to RFC 4231 in its unit tests).
 pub fn receiver_signature(secret: &str, payload: &[u8]) -> String {
-    let key = switchboard::core::secrets::sha256_hex(secret.as_bytes());
-    switchboard::core::secrets::hmac_sha256_hex(key.as_bytes(), payload)
+    use hmac::{Hmac, KeyInit, Mac};
+    use sha2::{Digest, Sha256};
+    let key = hex::encode(Sha256::digest(secret.as_bytes()));
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key.as_bytes()).expect("any key");
+    mac.update(payload);
+    hex::encode(mac.finalize().into_bytes())
 }
 
 /// An application in its own actix System on its own thread, so that stopping it ends

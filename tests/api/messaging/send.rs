@@ -271,6 +271,34 @@ async fn concurrent_sends_never_overdraw() {
 }
 
 #[actix_web::test]
+async fn an_idempotency_key_expires_after_24_hours() {
+    let app = app().await;
+    let ws = workspace(&app, "10").await;
+    let send = |text: &'static str| {
+        app.client
+            .post(app.m("/api/v1/messages/send"))
+            .header("X-API-Key", &ws.key)
+            .header("Idempotency-Key", "order-7")
+            .json(&sms("+14155550123", text))
+            .send()
+    };
+    let first = json_body(send("Hi").await.unwrap()).await;
+    // Just inside the day the key still replays (even for another body it is a conflict).
+    app.advance(chrono::Duration::hours(24) - chrono::Duration::seconds(5));
+    let res = send("Hi").await.unwrap();
+    assert_eq!(res.headers()["idempotent-replayed"], "true");
+    assert_eq!(json_body(res).await, first);
+    // Past it the key is free: a new message, charged again (no purge job has run).
+    app.advance(chrono::Duration::seconds(10));
+    let res = send("Hello again").await.unwrap();
+    assert_eq!(res.status(), 201);
+    assert!(res.headers().get("idempotent-replayed").is_none());
+    let second = json_body(res).await;
+    assert_ne!(second["data"]["message_id"], first["data"]["message_id"]);
+    assert_eq!(app.balance(&ws.key).await, json!(8));
+}
+
+#[actix_web::test]
 async fn idempotency_key_replays_and_charges_once() {
     let app = app().await;
     let ws = workspace(&app, "10").await;
