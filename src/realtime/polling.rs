@@ -67,6 +67,11 @@ pub(crate) struct Poll;
 #[rtype(result = "Result<(), ()>")]
 pub(crate) struct Push(pub String);
 
+/// The client sent a POST body larger than maxPayload: the session ends.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub(crate) struct BodyTooLarge;
+
 /// A WebSocket for this session answered the probe.
 #[derive(Message)]
 #[rtype(result = "()")]
@@ -319,6 +324,18 @@ impl Handler<Push> for PollingSession {
             return Err(());
         }
         self.receive(ctx, &msg.0)
+    }
+}
+
+impl Handler<BodyTooLarge> for PollingSession {
+    type Result = ();
+
+    fn handle(&mut self, _: BodyTooLarge, ctx: &mut Context<Self>) {
+        // An upgraded or closed session has no polling transport left to end.
+        if self.conn.is_some() {
+            tracing::debug!(sid = %self.sid, "polling body over maxPayload; closing");
+            self.end(ctx, DisconnectReason::ParseError, OutPacket::close());
+        }
     }
 }
 
