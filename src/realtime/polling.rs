@@ -1,11 +1,12 @@
 //! HTTP long-polling transport: one actor per session keeps the packets
 //! waiting for the client's next GET and the GET (if any) waiting for them.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use actix::{
-    Actor, ActorContext, AsyncContext, Context, Handler, Message, MessageResult, Recipient,
+    Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message, MessageResult, Recipient,
 };
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -32,6 +33,45 @@ const UPGRADE_NOOP_DELAY: Duration = Duration::from_millis(100);
 /// this long so the GET the client sent alongside the close (still on its
 /// way, possibly on another worker) gets its noop rather than a 400.
 const CLOSE_LINGER: Duration = Duration::from_secs(1);
+
+/// A live polling session as requests find it by sid.
+#[derive(Clone)]
+pub(crate) struct PollingEntry {
+    pub(crate) addr: Addr<PollingSession>,
+    /// Whether a WebSocket holds this session's upgrade ([`UpgradeClaim`]).
+    upgrade: Arc<AtomicBool>,
+}
+
+impl PollingEntry {
+    pub(crate) fn new(addr: Addr<PollingSession>) -> Self {
+        Self {
+            addr,
+            upgrade: Arc::default(),
+        }
+    }
+
+    /// The right to upgrade this session, for one WebSocket at a time;
+    /// `None` while another holds it. Taken in the handshake request, so
+    /// which socket wins does not depend on which worker runs it or on when
+    /// the polling actor hears of the probe.
+    pub(crate) fn claim_upgrade(&self) -> Option<UpgradeClaim> {
+        self.upgrade
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+            .map(|_| UpgradeClaim(self.upgrade.clone()))
+    }
+}
+
+/// Held by the WebSocket upgrading a session for as long as it lives: a
+/// probe that fails gives the upgrade back, one that succeeded keeps it
+/// (the sid is forgotten by then anyway).
+pub(crate) struct UpgradeClaim(Arc<AtomicBool>);
+
+impl Drop for UpgradeClaim {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
 
 pub(crate) struct PollingSession {
     sid: Arc<str>,

@@ -11,7 +11,7 @@ use actix_web_actors::ws;
 use futures_util::StreamExt;
 
 use super::conn::Conn;
-use super::polling::{BodyTooLarge, Poll, PollReply, PollingSession, Push};
+use super::polling::{BodyTooLarge, Poll, PollReply, PollingEntry, PollingSession, Push};
 use super::server::{random_id, Refusal, SocketIoServer};
 use super::ws::WsSession;
 use crate::core::client;
@@ -86,7 +86,7 @@ async fn polling(
     let Some(session) = server
         .polling_sessions()
         .get(sid.as_str())
-        .map(|s| s.clone())
+        .map(|s| s.addr.clone())
     else {
         return unknown_sid();
     };
@@ -154,7 +154,9 @@ fn handshake(req: &HttpRequest, server: &SocketIoServer) -> HttpResponse {
         let conn = Conn::new(server.clone(), ctx.address().recipient(), permit, opened);
         PollingSession::new(sid.clone(), server.clone(), conn)
     });
-    server.polling_sessions().insert(sid, session);
+    server
+        .polling_sessions()
+        .insert(sid, PollingEntry::new(session));
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/plain; charset=UTF-8"))
         .body(body)
@@ -203,11 +205,22 @@ fn websocket(
         return eio_error(StatusCode::BAD_REQUEST, 2, "Bad handshake method");
     }
     let actor = match sid {
-        Some(sid) => match server.polling_sessions().get(sid.as_str()) {
+        Some(sid) => {
+            let Some(session) = server
+                .polling_sessions()
+                .get(sid.as_str())
+                .map(|s| s.clone())
+            else {
+                return unknown_sid();
+            };
+            // Another WebSocket is upgrading this session, or has (and the
+            // sid is about to be forgotten): this one is refused at once.
+            let Some(claim) = session.claim_upgrade() else {
+                return eio_error(StatusCode::BAD_REQUEST, 3, "Bad request");
+            };
             // The upgraded connection keeps the polling session's permit.
-            Some(session) => WsSession::upgrading(server.clone(), session.clone()),
-            None => return unknown_sid(),
-        },
+            WsSession::upgrading(server.clone(), session.addr, claim)
+        }
         None => match server.admit_connection(client::ip(&req)) {
             Ok(permit) => WsSession::new(server.clone(), permit),
             Err(refusal) => return refused(refusal),
