@@ -1,11 +1,12 @@
 //! HTTP long-polling transport: one actor per session keeps the packets
 //! waiting for the client's next GET and the GET (if any) waiting for them.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use actix::{
-    Actor, ActorContext, AsyncContext, Context, Handler, Message, MessageResult, Recipient,
+    Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message, MessageResult, Recipient,
 };
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -32,6 +33,45 @@ const UPGRADE_NOOP_DELAY: Duration = Duration::from_millis(100);
 /// this long so the GET the client sent alongside the close (still on its
 /// way, possibly on another worker) gets its noop rather than a 400.
 const CLOSE_LINGER: Duration = Duration::from_secs(1);
+
+/// A live polling session as requests find it by sid.
+#[derive(Clone)]
+pub(crate) struct PollingEntry {
+    pub(crate) addr: Addr<PollingSession>,
+    /// Whether a WebSocket holds this session's upgrade ([`UpgradeClaim`]).
+    upgrade: Arc<AtomicBool>,
+}
+
+impl PollingEntry {
+    pub(crate) fn new(addr: Addr<PollingSession>) -> Self {
+        Self {
+            addr,
+            upgrade: Arc::default(),
+        }
+    }
+
+    /// The right to upgrade this session, for one WebSocket at a time;
+    /// `None` while another holds it. Taken in the handshake request, so
+    /// which socket wins does not depend on which worker runs it or on when
+    /// the polling actor hears of the probe.
+    pub(crate) fn claim_upgrade(&self) -> Option<UpgradeClaim> {
+        self.upgrade
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+            .map(|_| UpgradeClaim(self.upgrade.clone()))
+    }
+}
+
+/// Held by the WebSocket upgrading a session for as long as it lives: a
+/// probe that fails gives the upgrade back, one that succeeded keeps it
+/// (the sid is forgotten by then anyway).
+pub(crate) struct UpgradeClaim(Arc<AtomicBool>);
+
+impl Drop for UpgradeClaim {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
 
 pub(crate) struct PollingSession {
     sid: Arc<str>,
@@ -66,6 +106,11 @@ pub(crate) struct Poll;
 #[derive(Message)]
 #[rtype(result = "Result<(), ()>")]
 pub(crate) struct Push(pub String);
+
+/// The client sent a POST body larger than maxPayload: the session ends.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub(crate) struct BodyTooLarge;
 
 /// A WebSocket for this session answered the probe.
 #[derive(Message)]
@@ -319,6 +364,18 @@ impl Handler<Push> for PollingSession {
             return Err(());
         }
         self.receive(ctx, &msg.0)
+    }
+}
+
+impl Handler<BodyTooLarge> for PollingSession {
+    type Result = ();
+
+    fn handle(&mut self, _: BodyTooLarge, ctx: &mut Context<Self>) {
+        // An upgraded or closed session has no polling transport left to end.
+        if self.conn.is_some() {
+            tracing::debug!(sid = %self.sid, "polling body over maxPayload; closing");
+            self.end(ctx, DisconnectReason::ParseError, OutPacket::close());
+        }
     }
 }
 

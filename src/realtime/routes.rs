@@ -11,7 +11,7 @@ use actix_web_actors::ws;
 use futures_util::StreamExt;
 
 use super::conn::Conn;
-use super::polling::{Poll, PollReply, PollingSession, Push};
+use super::polling::{BodyTooLarge, Poll, PollReply, PollingEntry, PollingSession, Push};
 use super::server::{random_id, Refusal, SocketIoServer};
 use super::ws::WsSession;
 use crate::core::client;
@@ -86,7 +86,7 @@ async fn polling(
     let Some(session) = server
         .polling_sessions()
         .get(sid.as_str())
-        .map(|s| s.clone())
+        .map(|s| s.addr.clone())
     else {
         return unknown_sid();
     };
@@ -103,9 +103,15 @@ async fn polling(
             }
         }
         Method::POST => {
-            let body = match read_body(payload, server.config().max_payload).await {
+            let body = match read_body(&req, payload, server.config().max_payload).await {
                 Ok(body) => body,
-                Err(response) => return response,
+                Err(BodyError::TooLarge) => {
+                    // The client's packets are lost, so its session cannot go
+                    // on: closed (as on WebSocket) before the client hears why.
+                    let _ = session.send(BodyTooLarge).await;
+                    return eio_error(StatusCode::PAYLOAD_TOO_LARGE, 3, "Payload too large");
+                }
+                Err(BodyError::Bad) => return eio_error(StatusCode::BAD_REQUEST, 3, "Bad request"),
             };
             match session.send(Push(body)).await {
                 Ok(Ok(())) => HttpResponse::Ok()
@@ -148,28 +154,45 @@ fn handshake(req: &HttpRequest, server: &SocketIoServer) -> HttpResponse {
         let conn = Conn::new(server.clone(), ctx.address().recipient(), permit, opened);
         PollingSession::new(sid.clone(), server.clone(), conn)
     });
-    server.polling_sessions().insert(sid, session);
+    server
+        .polling_sessions()
+        .insert(sid, PollingEntry::new(session));
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/plain; charset=UTF-8"))
         .body(body)
 }
 
-/// Reads a POST body of at most `limit` bytes as UTF-8.
-async fn read_body(mut payload: web::Payload, limit: usize) -> Result<String, HttpResponse> {
+enum BodyError {
+    /// Longer than maxPayload.
+    TooLarge,
+    /// Not UTF-8, or the upload broke off.
+    Bad,
+}
+
+/// Reads a POST body of at most `limit` bytes as UTF-8. A body announced
+/// longer is refused unread; one that grows past `limit` is cut off there.
+async fn read_body(
+    req: &HttpRequest,
+    mut payload: web::Payload,
+    limit: usize,
+) -> Result<String, BodyError> {
+    let announced = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|len| len > u64::try_from(limit).unwrap_or(u64::MAX)) {
+        return Err(BodyError::TooLarge);
+    }
     let mut buf = BytesMut::new();
     while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|_| eio_error(StatusCode::BAD_REQUEST, 3, "Bad request"))?;
+        let chunk = chunk.map_err(|_| BodyError::Bad)?;
         if buf.len() + chunk.len() > limit {
-            return Err(eio_error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                3,
-                "Payload too large",
-            ));
+            return Err(BodyError::TooLarge);
         }
         buf.extend_from_slice(&chunk);
     }
-    String::from_utf8(Vec::from(buf))
-        .map_err(|_| eio_error(StatusCode::BAD_REQUEST, 3, "Bad request"))
+    String::from_utf8(Vec::from(buf)).map_err(|_| BodyError::Bad)
 }
 
 fn websocket(
@@ -182,11 +205,22 @@ fn websocket(
         return eio_error(StatusCode::BAD_REQUEST, 2, "Bad handshake method");
     }
     let actor = match sid {
-        Some(sid) => match server.polling_sessions().get(sid.as_str()) {
+        Some(sid) => {
+            let Some(session) = server
+                .polling_sessions()
+                .get(sid.as_str())
+                .map(|s| s.clone())
+            else {
+                return unknown_sid();
+            };
+            // Another WebSocket is upgrading this session, or has (and the
+            // sid is about to be forgotten): this one is refused at once.
+            let Some(claim) = session.claim_upgrade() else {
+                return eio_error(StatusCode::BAD_REQUEST, 3, "Bad request");
+            };
             // The upgraded connection keeps the polling session's permit.
-            Some(session) => WsSession::upgrading(server.clone(), session.clone()),
-            None => return unknown_sid(),
-        },
+            WsSession::upgrading(server.clone(), session.addr, claim)
+        }
         None => match server.admit_connection(client::ip(&req)) {
             Ok(permit) => WsSession::new(server.clone(), permit),
             Err(refusal) => return refused(refusal),

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::config::SocketIoConfig;
 use super::hub::{self, Hub};
-use super::polling::PollingSession;
+use super::polling::PollingEntry;
 use super::socket::{NamespaceHandler, SocketHandle};
 use super::socketio::{self, EncodeError};
 
@@ -23,7 +23,7 @@ struct Inner {
     config: SocketIoConfig,
     namespaces: HashMap<String, Arc<dyn NamespaceHandler>>,
     hub: Addr<Hub>,
-    polling: DashMap<Arc<str>, Addr<PollingSession>>,
+    polling: DashMap<Arc<str>, PollingEntry>,
     connections: Arc<Connections>,
 }
 
@@ -171,7 +171,7 @@ impl SocketIoServer {
         })
     }
 
-    pub(crate) fn polling_sessions(&self) -> &DashMap<Arc<str>, Addr<PollingSession>> {
+    pub(crate) fn polling_sessions(&self) -> &DashMap<Arc<str>, PollingEntry> {
         &self.0.polling
     }
 

@@ -28,7 +28,8 @@ pub enum DisconnectReason {
     TransportClose,
     /// The client did not answer a ping within the ping timeout.
     PingTimeout,
-    /// The client sent a packet that could not be parsed.
+    /// The client sent a packet that could not be parsed, or more than
+    /// maxPayload at once.
     ParseError,
     /// The application closed the whole connection, or the client sent
     /// more events than may be handled at once.

@@ -13,7 +13,7 @@ use super::conn::{Conn, Flow, Outbox, ProtocolError};
 use super::engineio::{self, OutPacket, Packet};
 use super::heartbeat::{self, EngineActor, Heartbeat};
 use super::pacing;
-use super::polling::{PollingSession, ProbeAborted, ProbeStarted, Upgrade};
+use super::polling::{PollingSession, ProbeAborted, ProbeStarted, Upgrade, UpgradeClaim};
 use super::server::{random_id, Permit, SocketIoServer};
 use super::socket::{Command, DisconnectReason};
 
@@ -23,6 +23,8 @@ pub(crate) struct WsSession {
     conn: Option<Conn>,
     /// The polling session being upgraded, if this socket came to upgrade one.
     upgrade_from: Option<Addr<PollingSession>>,
+    /// That session's upgrade, kept from the handshake to the socket's end.
+    _upgrade_claim: Option<UpgradeClaim>,
     heartbeat: Heartbeat,
     /// A fragmented message being reassembled: (is text, data so far).
     fragments: Option<(bool, BytesMut)>,
@@ -48,6 +50,7 @@ impl WsSession {
             server,
             conn: None,
             upgrade_from: None,
+            _upgrade_claim: None,
             heartbeat: Heartbeat::default(),
             fragments: None,
             permit: Some(permit),
@@ -55,11 +58,16 @@ impl WsSession {
     }
 
     /// A socket that came to upgrade a polling session.
-    pub(crate) fn upgrading(server: SocketIoServer, from: Addr<PollingSession>) -> Self {
+    pub(crate) fn upgrading(
+        server: SocketIoServer,
+        from: Addr<PollingSession>,
+        claim: UpgradeClaim,
+    ) -> Self {
         Self {
             server,
             conn: None,
             upgrade_from: Some(from),
+            _upgrade_claim: Some(claim),
             heartbeat: Heartbeat::default(),
             fragments: None,
             permit: None,

@@ -219,3 +219,31 @@ async fn polling_malformed_payload_closes_that_session_only() {
     assert_eq!(post(&sid_query(&good), "40").await.0, 200);
     assert!(get(&sid_query(&good)).await.1.starts_with("40"));
 }
+
+#[tokio::test]
+async fn websocket_closed_before_upgrading_lets_another_upgrade() {
+    let (sid, _) = open_polling().await;
+    let query = format!("EIO=4&transport=websocket&sid={sid}");
+    let mut first = ws_connect(&query).await.expect("first websocket");
+    send(&mut first, "2probe").await;
+    assert_eq!(recv_raw_text(&mut first).await, "3probe");
+    futures_util::SinkExt::close(&mut first)
+        .await
+        .expect("close");
+    drop(first);
+    // The server gives the upgrade back when that socket has ended.
+    let started = std::time::Instant::now();
+    let mut second = loop {
+        match ws_connect(&query).await {
+            Ok(ws) => break ws,
+            Err(e) => assert!(started.elapsed() < PATIENCE, "still refused: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    send(&mut second, "2probe").await;
+    assert_eq!(recv_raw_text(&mut second).await, "3probe");
+    send(&mut second, "5").await;
+    send(&mut second, "40").await;
+    assert!(recv_text(&mut second).await.starts_with("40{\"sid\":"));
+    assert_eq!(recv_text(&mut second).await, r#"42["auth",{}]"#);
+}

@@ -8,5 +8,6 @@ mod engineio;
 mod lifecycle;
 mod limits;
 mod pacing;
+mod payload;
 mod rooms;
 mod socketio;
