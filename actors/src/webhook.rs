@@ -495,6 +495,25 @@ async fn try_attempt(
     if earlier.is_some() {
         return Ok((Outcome::Blocked, Pause::Keep));
     }
+    // Claim the attempt: whoever moves next_attempt_at on from the value read posts it, so a
+    // second actor for this webhook (another node's) finds nothing to do. The lease also
+    // times out an attempt whose process died: it is retried once the lease has passed.
+    let lease_until = now
+        + Duration::from_std(deps.policy.timeout).unwrap_or_else(|_| Duration::seconds(30))
+        + Duration::seconds(30);
+    let claimed = webhook_delivery::Entity::update_many()
+        .col_expr(
+            webhook_delivery::Column::NextAttemptAt,
+            Expr::value(lease_until),
+        )
+        .filter(webhook_delivery::Column::Id.eq(delivery_id))
+        .filter(webhook_delivery::Column::Status.eq(PENDING))
+        .filter(webhook_delivery::Column::NextAttemptAt.eq(delivery.next_attempt_at))
+        .exec(db)
+        .await?;
+    if claimed.rows_affected != 1 {
+        return Ok((Outcome::NotBefore(lease_until), Pause::Keep));
+    }
 
     let attempt_no = delivery.attempts + 1;
     let started = Instant::now();

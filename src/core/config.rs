@@ -702,6 +702,17 @@ impl Settings {
 
     /// Values no deployment can use.
     fn validate(&self) -> Result<(), ConfigError> {
+        for (name, secs) in [
+            ("retention.interval_secs", self.retention.interval_secs),
+            (
+                "services.identity.purge_interval_secs",
+                self.services.identity.purge_interval_secs,
+            ),
+        ] {
+            if secs == 0 {
+                return Err(ConfigError::Invalid(format!("{name} must be at least 1")));
+            }
+        }
         if self.realtime.coalesce_window_us > MAX_COALESCE_WINDOW_US {
             return Err(ConfigError::Invalid(format!(
                 "realtime.coalesce_window_us is at most {MAX_COALESCE_WINDOW_US}"
@@ -726,7 +737,9 @@ impl Settings {
     }
 
     /// The keys that make these settings unsafe: in production always, and whenever an
-    /// enabled service listens beyond loopback unless environment = "development" is set.
+    /// enabled service is reachable from beyond this machine — it listens beyond loopback, or
+    /// a reverse proxy forwards to it (`trusted_proxies` names one) — unless environment =
+    /// "development" is set.
     fn unsafe_keys(&self) -> Vec<String> {
         let s = &self.services;
         let listeners = [
@@ -736,9 +749,10 @@ impl Settings {
             (s.messaging.enabled, &s.messaging.bind),
             (s.advertising.enabled, &s.advertising.bind),
         ];
-        let exposed = listeners
-            .iter()
-            .any(|(on, bind)| *on && !is_loopback_bind(bind));
+        let exposed = !self.server.trusted_proxies.is_empty()
+            || listeners
+                .iter()
+                .any(|(on, bind)| *on && !is_loopback_bind(bind));
         if self.server.is_development() || !(exposed || self.server.is_production()) {
             return Vec::new();
         }
@@ -877,6 +891,28 @@ mod tests {
         assert!(s.check().is_err());
         fix_secrets(&mut s);
         assert!(s.check().is_ok());
+    }
+
+    #[test]
+    fn a_reverse_proxy_in_front_counts_as_exposed() {
+        let mut s = Settings::default();
+        s.server.trusted_proxies = vec!["127.0.0.1".into()];
+        let Err(ConfigError::Unsafe(msg)) = s.check() else {
+            panic!("loopback behind a proxy is still reachable from outside")
+        };
+        assert!(msg.contains("auth.jwt_secret"), "{msg}");
+        fix_secrets(&mut s);
+        assert!(s.check().is_ok());
+    }
+
+    #[test]
+    fn periodic_intervals_are_at_least_a_second() {
+        let mut s = Settings::default();
+        s.retention.interval_secs = 0;
+        assert!(matches!(s.check(), Err(ConfigError::Invalid(_))));
+        let mut s = Settings::default();
+        s.services.identity.purge_interval_secs = 0;
+        assert!(matches!(s.check(), Err(ConfigError::Invalid(_))));
     }
 
     #[test]

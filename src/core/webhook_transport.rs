@@ -37,8 +37,11 @@ const MAX_READ: usize = 64 * 1024;
 impl HttpTransport {
     pub fn new(allow_private: bool) -> Result<Self, reqwest::Error> {
         // Redirects are not followed: a redirect could point at an internal address.
+        // No proxy from the environment either: a proxy would resolve and connect itself,
+        // past the public-only resolver.
         let mut builder = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
             .user_agent("Switchboard-Webhooks/1.0");
         if !allow_private {
             builder = builder.dns_resolver(PublicOnlyResolver);
@@ -99,11 +102,15 @@ impl HttpTransport {
     }
 }
 
+/// Longest Retry-After read at all (the schedule caps it further); a receiver's huge number
+/// must not overflow the duration.
+const RETRY_AFTER_CEILING_SECS: u64 = 7 * 24 * 3600;
+
 /// Retry-After as seconds or an HTTP date.
 fn retry_after(value: &str, now: DateTime<Utc>) -> Option<Duration> {
     let v = value.trim();
-    if let Ok(secs) = v.parse::<i64>() {
-        return (secs >= 0).then(|| Duration::seconds(secs));
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::seconds(secs.min(RETRY_AFTER_CEILING_SECS) as i64));
     }
     DateTime::parse_from_rfc2822(v)
         .ok()
@@ -120,6 +127,17 @@ mod tests {
             .unwrap()
             .with_timezone(&Utc);
         assert_eq!(retry_after("120", now), Some(Duration::seconds(120)));
+        // A number past any duration is capped, not a panic.
+        assert_eq!(
+            retry_after("99999999999999999999999", now),
+            None,
+            "past u64: not a number of seconds, nor a date"
+        );
+        assert_eq!(
+            retry_after("99999999999999999", now),
+            Some(Duration::seconds(RETRY_AFTER_CEILING_SECS as i64))
+        );
+        assert_eq!(retry_after("-5", now), None);
         assert_eq!(
             retry_after("Thu, 01 Jan 2026 00:10:00 GMT", now),
             Some(Duration::seconds(600))

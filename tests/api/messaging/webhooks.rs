@@ -1333,3 +1333,67 @@ async fn a_workspace_has_at_most_the_configured_number_of_webhooks() {
     let res = app.post_key("/api/v1/webhooks", &ws.key, body).await;
     assert_err(res, 400, "validation_error").await;
 }
+
+/// Two nodes on one database both run an actor for the same webhook (the second node's
+/// sweeper revives it while the first is still delivering): each delivery is claimed by one
+/// of them, so the receiver gets every delivery id exactly once.
+#[actix_web::test]
+async fn two_nodes_deliver_each_event_once() {
+    let fast_sweep = |s: &mut switchboard::core::config::Settings| {
+        s.services.messaging.webhooks.sweep_interval_secs = 1;
+    };
+    let a = app_with(fast_sweep).await;
+    let db = a.settings.database.url.clone();
+    let b = app_with(|s| {
+        fast_sweep(s);
+        s.database.url = db;
+    })
+    .await;
+    let ws = workspace(&a, "20").await;
+    let rx = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200).set_delay(std::time::Duration::from_millis(250)),
+        )
+        .mount(&rx)
+        .await;
+    let (hook, _) = webhook(
+        &a,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.delivered"],
+    )
+    .await;
+    for i in 0..8 {
+        let res = a
+            .post_key(
+                "/api/v1/messages/send",
+                &ws.key,
+                sms(&format!("+1415555010{i}"), "x"),
+            )
+            .await;
+        assert_eq!(res.status(), 201);
+    }
+    // Both nodes' actors are at work for about two seconds (8 deliveries of 250 ms).
+    let rows = eventually("eight deliveries settled", || async {
+        let rows = settled_rows(&a, &hook).await;
+        (rows.len() == 8).then_some(rows)
+    })
+    .await;
+    assert!(rows.iter().all(|r| r.status == "succeeded"), "{rows:?}");
+    let calls = rx.received_requests().await.unwrap();
+    let mut ids: Vec<String> = calls
+        .iter()
+        .map(|r| {
+            r.headers["x-service-delivery-id"]
+                .to_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 8, "eight distinct deliveries");
+    assert_eq!(calls.len(), 8, "each delivered once, not once per node");
+    drop(b);
+}
