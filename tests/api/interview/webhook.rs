@@ -504,3 +504,29 @@ async fn two_nodes_never_post_the_same_attempt() {
     polls(&second, 2).await;
     assert_eq!(hook.received_requests().await.unwrap().len(), 1);
 }
+
+/// The OpenAPI document tells receivers what they can rely on.
+#[actix_web::test]
+async fn the_delivery_guarantees_are_documented() {
+    let app = app().await;
+    let doc: Value = app
+        .client
+        .get(url(&app, "/api-docs/openapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let tags = doc["tags"].as_array().unwrap();
+    let sessions = tags.iter().find(|t| t["name"] == "sessions").unwrap();
+    let text = sessions["description"].as_str().unwrap_or_default();
+    for needle in [
+        "X-Webhook-Delivery-ID",
+        "At least once",
+        "30 s, 2 min, 8 min",
+        "X-Webhook-Signature-V2",
+    ] {
+        assert!(text.contains(needle), "{needle} missing: {text}");
+    }
+}
