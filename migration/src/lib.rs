@@ -9,6 +9,7 @@ mod m20261122_000003_interview;
 mod m20261124_000001_webhook_hardening;
 mod m20261124_000002_retention_indexes;
 mod m20261124_000003_webhook_order_key;
+mod m20261124_000004_interview_webhook_schedule;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -23,6 +24,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000001_webhook_hardening::Migration),
             Box::new(m20261124_000002_retention_indexes::Migration),
             Box::new(m20261124_000003_webhook_order_key::Migration),
+            Box::new(m20261124_000004_interview_webhook_schedule::Migration),
         ]
     }
 }

@@ -247,7 +247,9 @@ impl Default for InterviewSettings {
     }
 }
 
-/// Completion webhook delivery: attempts with exponential backoff from `backoff_ms`.
+/// Completion webhook delivery, on messaging's retry rules (`switchboard_actors::backoff`):
+/// every non-2xx answer and transport error is retried after base × factorⁿ⁻¹ seconds
+/// (capped, ± jitter, never sooner than a capped Retry-After), `max_attempts` in all.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct InterviewWebhookSettings {
@@ -255,17 +257,28 @@ pub struct InterviewWebhookSettings {
     /// network); messaging's customers' webhooks have their own switch.
     pub allow_private_urls: bool,
     pub max_attempts: i32,
-    pub backoff_ms: u64,
+    pub base_delay_secs: i64,
+    pub factor: i64,
+    pub max_delay_secs: i64,
+    pub jitter: f64,
+    pub max_retry_after_secs: i64,
     pub timeout_secs: u64,
+    /// How often (real time) each node looks for due deliveries.
+    pub poll_interval_ms: u64,
 }
 
 impl Default for InterviewWebhookSettings {
     fn default() -> Self {
         Self {
             allow_private_urls: false,
-            max_attempts: 5,
-            backoff_ms: 2000,
+            max_attempts: 10,
+            base_delay_secs: 30,
+            factor: 4,
+            max_delay_secs: 6 * 3600,
+            jitter: 0.1,
+            max_retry_after_secs: 24 * 3600,
             timeout_secs: 30,
+            poll_interval_ms: 1000,
         }
     }
 }

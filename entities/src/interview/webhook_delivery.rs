@@ -15,13 +15,16 @@ pub struct Model {
     pub signature: Option<String>,
     /// The session's X-Webhook-Secret, to sign `"{timestamp}.{body}"` at each attempt.
     pub secret: Option<String>,
-    /// `pending`, `delivered` or `failed` (attempts exhausted).
+    /// `pending`, `delivered` or `failed` (given up after `max_attempts`); the last two are final.
     pub status: String,
     pub attempts: i32,
     pub last_error: Option<String>,
     pub last_status: Option<i32>,
     pub created_at: DateTimeUtc,
     pub delivered_at: Option<DateTimeUtc>,
+    /// When a pending row is next due (while an attempt is in flight: when its claim lapses).
+    /// Always set; the column is nullable only because it was added to existing rows.
+    pub next_attempt_at: Option<DateTimeUtc>,
 }
 
 impl ActiveModelBehavior for ActiveModel {}

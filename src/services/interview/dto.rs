@@ -65,7 +65,8 @@ pub struct CreateSession {
     /// 1 to `time_limit_minutes_limit` (default config: 240, the maximum shown); default 30.
     #[schema(minimum = 1, maximum = 240)]
     pub time_limit_minutes: Option<i64>,
-    /// http(s) address notified on completion.
+    /// http(s) address notified on completion (at least once, retried for over a day,
+    /// deduplicate by X-Webhook-Delivery-ID; see the sessions tag).
     #[schema(format = "uri", pattern = "^https?://")]
     pub webhook_url: Option<String>,
     /// Send the candidate the interview link by SMS (needs candidate_phone).

@@ -116,7 +116,7 @@ pub fn mount(
             Err(e) => tracing::error!(error = %e, "restoring interview sessions failed"),
         }
     });
-    hook.resume_pending();
+    hook.register_poller(core);
 
     let data = web::Data::new(state);
     serve::<InterviewEnvelope, _>("interview", bind, core, move |cfg| {

@@ -48,6 +48,21 @@ pub enum Errors {
     Unavailable(ErrorEnvelope),
 }
 
+/// What a completion webhook receiver can rely on (docs/decisions.md, section ivhook).
+const COMPLETION_WEBHOOK: &str =
+    "Sessions created with a webhook_url are notified once they complete: a POST of \
+`{event: \"interview.completed\", session_id, application_id, user_id, candidate_name, job_title, \
+status, completed_at, metadata, report}` with X-Webhook-Event and X-Webhook-Delivery-ID. \
+At least once: the delivery is retried under the same X-Webhook-Delivery-ID until the receiver \
+answers 2xx within 30 s, so duplicates are possible; deduplicate by that id. Every other \
+answer (4xx and redirects included, which are never followed) and every network error is \
+retried after 30 s, 2 min, 8 min, 32 min, 2 h 8 min, then every 6 h (±10 %; a longer \
+Retry-After, up to 24 h, is honoured), 10 attempts in all (default configuration), over more \
+than a day; then it is given up. With an X-Webhook-Secret header at creation each attempt is signed: \
+X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, body)>, and X-Webhook-Timestamp (Unix \
+seconds of the attempt) with X-Webhook-Signature-V2: sha256=<hex HMAC-SHA256(secret, \
+\"{timestamp}.{body}\")>; prefer V2 and refuse timestamps more than 5 minutes old.";
+
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Switchboard interview service", version = "1.0",
@@ -61,7 +76,7 @@ pub enum Errors {
     ),
     components(schemas(ErrorEnvelope, ErrorBody, MessageView, ScoreView, Categories, Highlight,
         Report, ReportSummary, CandidateReport, ReportView)),
-    tags((name = "sessions"), (name = "messages"), (name = "reports"), (name = "onboarding"), (name = "health"))
+    tags((name = "sessions", description = COMPLETION_WEBHOOK), (name = "messages"), (name = "reports"), (name = "onboarding"), (name = "health"))
 )]
 struct ApiDoc;
 

@@ -1,7 +1,13 @@
 //! Completion webhooks. The delivery row is written in the transaction that completes the
-//! session; a worker task then posts it through the shared public-only, no-redirect
-//! transport (`core::webhook_transport`), retrying with exponential backoff; pending rows
-//! are resumed at start-up. With an `X-Webhook-Secret` at creation, each attempt carries
+//! session, due at once; each node's poller (a periodic job every `poll_interval_ms`) takes
+//! the rows whose `next_attempt_at` has come on the injected clock, claims each with a
+//! conditional update, and posts it through the shared public-only, no-redirect transport
+//! (`core::webhook_transport`). Retries follow messaging's rules (`switchboard_actors::
+//! backoff`): every non-2xx answer and transport error is retried after 30 s × 4ⁿ⁻¹ capped at
+//! 6 h, ± 10 % jitter, never sooner than a (capped) Retry-After; after `max_attempts` the row
+//! is `failed`. Delivery is at least once: each attempt carries `X-Webhook-Delivery-ID` (the
+//! row id, the same on every retry) for receivers to deduplicate. With an `X-Webhook-Secret`
+//! at creation, each attempt carries
 //!
 //! - `X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, body)>` (unchanged, kept for
 //!   receivers that verify it);
@@ -12,25 +18,36 @@
 
 use crate::core::clock::SharedClock;
 use crate::core::config::{InterviewSettings, InterviewWebhookSettings};
+use crate::core::periodic::JobResult;
 use crate::core::secrets::hmac_sha256_hex;
 use crate::core::webhook_transport::{HttpTransport, PostError};
 use crate::core::CoreContext;
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, DatabaseTransaction, DbErr, EntityTrait,
-    IntoActiveModel, QueryFilter, Set,
+    QueryFilter, QueryOrder, QuerySelect, Set,
 };
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use switchboard_actors::interview::{CompletionHook, Report, ReportSummary};
+use switchboard_actors::{backoff, RetryPolicy};
 use switchboard_entities::interview::{session, webhook_delivery as delivery};
 use uuid::Uuid;
 
 pub const SIGNATURE_HEADER: &str = "X-Webhook-Signature";
 pub const SIGNATURE_V2_HEADER: &str = "X-Webhook-Signature-V2";
 pub const TIMESTAMP_HEADER: &str = "X-Webhook-Timestamp";
+pub const DELIVERY_ID_HEADER: &str = "X-Webhook-Delivery-ID";
 pub const EVENT: &str = "interview.completed";
+
+const PENDING: &str = "pending";
+const DELIVERED: &str = "delivered";
+const FAILED: &str = "failed";
+/// Due rows one poll takes at most (the rest wait for the next poll).
+const BATCH: u64 = 50;
 
 #[derive(Clone)]
 pub struct Webhooks(Arc<Inner>);
@@ -39,7 +56,8 @@ struct Inner {
     db: DatabaseConnection,
     transport: HttpTransport,
     clock: SharedClock,
-    cfg: InterviewWebhookSettings,
+    policy: RetryPolicy,
+    poll_interval: Duration,
 }
 
 /// `v2` of a delivery: hex HMAC-SHA256 of `"{timestamp}.{body}"` keyed with the secret.
@@ -47,83 +65,153 @@ pub fn signature_v2(secret: &str, timestamp: i64, body: &str) -> String {
     hmac_sha256_hex(secret.as_bytes(), format!("{timestamp}.{body}").as_bytes())
 }
 
+/// Messaging's policy type filled from the interview settings (only the fields the schedule
+/// reads; endpoint deactivation and actor timings are messaging's own).
+fn retry_policy(w: &InterviewWebhookSettings) -> RetryPolicy {
+    RetryPolicy {
+        timeout: Duration::from_secs(w.timeout_secs.max(1)),
+        max_attempts: w.max_attempts.max(1),
+        base_delay_secs: w.base_delay_secs.max(1),
+        factor: w.factor.max(1),
+        max_delay_secs: w.max_delay_secs.max(1),
+        jitter: w.jitter.clamp(0.0, 0.9),
+        max_retry_after_secs: w.max_retry_after_secs.max(0),
+        ..RetryPolicy::default()
+    }
+}
+
+/// Stored times are whole milliseconds, so a value read back compares equal when a claim
+/// matches on it (whatever sub-millisecond precision the database keeps).
+fn millis(t: DateTime<Utc>) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(t.timestamp_millis()).unwrap_or(t)
+}
+
+/// One attempt's outcome: `Err((status, error, retry_after))`.
+type Attempt = Result<u16, (Option<u16>, String, Option<chrono::Duration>)>;
+
 impl Webhooks {
     pub fn new(core: &CoreContext, cfg: &InterviewSettings) -> Result<Self, reqwest::Error> {
+        let w = &cfg.webhook;
         Ok(Self(Arc::new(Inner {
             db: core.db.clone(),
-            transport: HttpTransport::new(
-                core.settings.services.interview.webhook.allow_private_urls,
-            )?,
+            transport: HttpTransport::new(w.allow_private_urls)?,
             clock: core.clock.clone(),
-            cfg: cfg.webhook.clone(),
+            policy: retry_policy(w),
+            poll_interval: Duration::from_millis(w.poll_interval_ms.max(10)),
         })))
     }
 
-    /// Restarts delivery of rows left pending by a previous process.
-    pub fn resume_pending(&self) {
+    /// Registers the poller with the process's periodic jobs: it runs at start-up (so rows
+    /// left pending by a stopped process are taken up with no special path) and then every
+    /// `poll_interval_ms`, and stops with the process.
+    pub fn register_poller(&self, core: &CoreContext) {
         let this = self.clone();
-        tokio::spawn(async move {
-            let pending = delivery::Entity::find()
-                .filter(delivery::Column::Status.eq("pending"))
-                .all(&this.0.db)
-                .await;
-            match pending {
-                Ok(rows) => {
-                    for row in rows {
-                        tokio::spawn(this.clone().deliver(row));
-                    }
-                }
-                Err(e) => tracing::error!(error = %e, "loading pending webhooks failed"),
-            }
-        });
+        core.jobs
+            .register("interview.webhooks", self.0.poll_interval, move || {
+                let this = this.clone();
+                async move { this.poll().await }
+            });
     }
 
-    async fn deliver(self, row: delivery::Model) {
-        let cfg = &self.0.cfg;
-        let mut row = row;
-        loop {
-            let attempt = row.attempts + 1;
-            let outcome = self.post(&row).await;
-            let mut am = row.clone().into_active_model();
-            am.attempts = Set(attempt);
-            let retry = match &outcome {
-                Ok(status) => {
-                    am.status = Set("delivered".into());
-                    am.last_status = Set(Some(i32::from(*status)));
-                    am.last_error = Set(None);
-                    am.delivered_at = Set(Some(self.0.clock.now()));
-                    false
-                }
-                Err((status, error, retryable)) => {
-                    let more = *retryable && attempt < cfg.max_attempts;
-                    am.status = Set(if more { "pending" } else { "failed" }.into());
-                    am.last_status = Set(status.map(i32::from));
-                    am.last_error = Set(Some(error.chars().take(500).collect()));
-                    tracing::warn!(delivery = %row.id, attempt, error = %error, "webhook attempt failed");
-                    more
-                }
-            };
-            row = match am.update(&self.0.db).await {
-                Ok(r) => r,
-                Err(e) => {
-                    tracing::error!(delivery = %row.id, error = %e, "recording webhook attempt failed");
-                    return;
-                }
-            };
-            if !retry {
-                return;
+    /// Attempts every due row this node manages to claim; returns how many it attempted.
+    async fn poll(&self) -> JobResult {
+        let now = self.0.clock.now();
+        let due = delivery::Entity::find()
+            .filter(delivery::Column::Status.eq(PENDING))
+            .filter(delivery::Column::NextAttemptAt.lte(now))
+            .order_by_asc(delivery::Column::NextAttemptAt)
+            .limit(BATCH)
+            .all(&self.0.db)
+            .await?;
+        let runs = due.into_iter().map(|row| self.clone().attempt(row));
+        let done = futures_util::future::join_all(runs).await;
+        Ok(done.into_iter().filter(|claimed| *claimed).count() as u64)
+    }
+
+    /// Claims `row` (as read) and makes one attempt; false when another node claimed it first
+    /// or the store failed (the row stays due and a later poll retries).
+    async fn attempt(self, row: delivery::Model) -> bool {
+        match self.try_attempt(&row).await {
+            Ok(claimed) => claimed,
+            Err(e) => {
+                tracing::error!(delivery = %row.id, error = %e, "webhook attempt not recorded");
+                false
             }
-            let factor = 1u64 << (attempt - 1).clamp(0, 16);
-            tokio::time::sleep(Duration::from_millis(cfg.backoff_ms.saturating_mul(factor))).await;
         }
     }
 
-    /// One POST; `Err((status, error, retryable))`.
-    async fn post(&self, row: &delivery::Model) -> Result<u16, (Option<u16>, String, bool)> {
+    async fn try_attempt(&self, row: &delivery::Model) -> Result<bool, DbErr> {
+        let db = &self.0.db;
+        let policy = &self.0.policy;
+        // The claim lasts the attempt's timeout and a margin; if this node dies meanwhile,
+        // the row becomes due again when it lapses.
+        let lease = chrono::Duration::from_std(policy.timeout).unwrap_or_default()
+            + chrono::Duration::seconds(60);
+        let claimed_until = millis(self.0.clock.now() + lease);
+        let claim = delivery::Entity::update_many()
+            .col_expr(delivery::Column::NextAttemptAt, Expr::value(claimed_until))
+            .filter(delivery::Column::Id.eq(row.id))
+            .filter(delivery::Column::Status.eq(PENDING))
+            .filter(delivery::Column::Attempts.eq(row.attempts))
+            .filter(match row.next_attempt_at {
+                Some(t) => delivery::Column::NextAttemptAt.eq(t),
+                None => delivery::Column::NextAttemptAt.is_null(),
+            })
+            .exec(db)
+            .await?;
+        if claim.rows_affected != 1 {
+            return Ok(false);
+        }
+
+        let attempt = row.attempts + 1;
+        let outcome = self.post(row).await;
+        let now = millis(self.0.clock.now());
+        let mut update = delivery::Entity::update_many()
+            .col_expr(delivery::Column::Attempts, Expr::value(attempt))
+            .filter(delivery::Column::Id.eq(row.id))
+            .filter(delivery::Column::Status.eq(PENDING))
+            .filter(delivery::Column::Attempts.eq(row.attempts));
+        update = match outcome {
+            Ok(status) => update
+                .col_expr(delivery::Column::Status, Expr::value(DELIVERED))
+                .col_expr(delivery::Column::LastStatus, Expr::value(i32::from(status)))
+                .col_expr(
+                    delivery::Column::LastError,
+                    Expr::value(Option::<String>::None),
+                )
+                .col_expr(delivery::Column::DeliveredAt, Expr::value(now)),
+            Err((status, error, retry_after)) => {
+                tracing::warn!(delivery = %row.id, attempt, error = %error, "webhook attempt failed");
+                let update = update
+                    .col_expr(
+                        delivery::Column::LastStatus,
+                        Expr::value(status.map(i32::from)),
+                    )
+                    .col_expr(
+                        delivery::Column::LastError,
+                        Expr::value(error.chars().take(500).collect::<String>()),
+                    );
+                if attempt >= policy.max_attempts {
+                    update.col_expr(delivery::Column::Status, Expr::value(FAILED))
+                } else {
+                    let sample = rand::random::<f64>() * 2.0 - 1.0;
+                    let next = millis(now + backoff(policy, attempt, retry_after, sample));
+                    update.col_expr(delivery::Column::NextAttemptAt, Expr::value(next))
+                }
+            }
+        };
+        update.exec(db).await?;
+        Ok(true)
+    }
+
+    /// One POST.
+    async fn post(&self, row: &delivery::Model) -> Attempt {
         let now = self.0.clock.now();
         let ts = now.timestamp();
         let mut headers = vec![
             ("X-Webhook-Event", EVENT.to_owned()),
+            (DELIVERY_ID_HEADER, row.id.to_string()),
+            // The same id under its earlier name, for receivers that read it.
             ("X-Webhook-Delivery", row.id.to_string()),
         ];
         if let Some(sig) = &row.signature {
@@ -136,23 +224,27 @@ impl Webhooks {
                 format!("sha256={}", signature_v2(secret, ts, &row.body)),
             ));
         }
-        let timeout = Duration::from_secs(self.0.cfg.timeout_secs.max(1));
         match self
             .0
             .transport
-            .post(&row.url, &headers, row.body.clone(), timeout, now)
+            .post(
+                &row.url,
+                &headers,
+                row.body.clone(),
+                self.0.policy.timeout,
+                now,
+            )
             .await
         {
             Ok(res) if (200..300).contains(&res.status) => Ok(res.status),
-            Ok(res) => {
-                let s = res.status;
-                // A 4xx other than 408/429 (or a redirect, never followed) will not change
-                // by retrying.
-                let retryable = s >= 500 || s == 408 || s == 429;
-                Err((Some(s), format!("status {s}"), retryable))
-            }
-            Err(PostError::Refused(e)) => Err((None, e, false)),
-            Err(PostError::Failed(e)) => Err((None, e, true)),
+            // Any other answer (a redirect, never followed, included) is retried, as
+            // messaging's webhooks are.
+            Ok(res) => Err((
+                Some(res.status),
+                format!("status {}", res.status),
+                res.retry_after,
+            )),
+            Err(PostError::Refused(e) | PostError::Failed(e)) => Err((None, e, None)),
         }
     }
 }
@@ -191,6 +283,7 @@ impl CompletionHook for Webhooks {
             .as_ref()
             .map(|secret| hmac_sha256_hex(secret.as_bytes(), body.as_bytes()));
         let id = Uuid::new_v4();
+        let now = millis(self.0.clock.now());
         delivery::ActiveModel {
             id: Set(id),
             session_id: Set(s.id),
@@ -198,18 +291,21 @@ impl CompletionHook for Webhooks {
             body: Set(body),
             signature: Set(signature),
             secret: Set(s.webhook_secret.clone()),
-            status: Set("pending".into()),
+            status: Set(PENDING.into()),
             attempts: Set(0),
             last_error: Set(None),
             last_status: Set(None),
-            created_at: Set(self.0.clock.now()),
+            created_at: Set(now),
             delivered_at: Set(None),
+            next_attempt_at: Set(Some(now)),
         }
         .insert(txn)
         .await?;
         Ok(Some(id))
     }
 
+    /// The first attempt is made at once rather than at the next poll; it claims the row
+    /// like any poll, so it cannot overlap another node's.
     fn completed(&self, recorded: Option<Uuid>) {
         let Some(id) = recorded else {
             return;
@@ -217,9 +313,11 @@ impl CompletionHook for Webhooks {
         let this = self.clone();
         tokio::spawn(async move {
             match delivery::Entity::find_by_id(id).one(&this.0.db).await {
-                Ok(Some(row)) => this.deliver(row).await,
+                Ok(Some(row)) => {
+                    this.attempt(row).await;
+                }
                 Ok(None) => {}
-                // The row is stored: the next start-up resumes it.
+                // The row is stored and due: a poll takes it.
                 Err(e) => tracing::error!(delivery = %id, error = %e, "loading webhook failed"),
             }
         });

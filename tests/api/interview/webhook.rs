@@ -6,6 +6,14 @@ use std::time::Duration;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+/// The id a receiver deduplicates on.
+fn delivery_id(r: &wiremock::Request) -> String {
+    r.headers["x-webhook-delivery-id"]
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
 async fn received(server: &MockServer, n: usize) -> Vec<wiremock::Request> {
     for _ in 0..200 {
         let got = server.received_requests().await.unwrap_or_default();
@@ -20,6 +28,8 @@ async fn received(server: &MockServer, n: usize) -> Vec<wiremock::Request> {
 #[actix_web::test]
 async fn completion_is_posted_signed_and_retried() {
     let app = app_with(|s| s.services.interview.webhook.allow_private_urls = true).await;
+    // Server stamps then equal the test's own reading of the clock.
+    app.clock.freeze();
     let hook = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path("/hook"))
@@ -48,8 +58,27 @@ async fn completion_is_posted_signed_and_retried() {
     start(&app, &s).await;
     answer(&app, &s, GOOD_ANSWER).await;
 
-    let calls = received(&hook, 3).await;
-    assert_eq!(calls.len(), 3, "two failures, then success; no more");
+    // Each retry waits its turn on the schedule (30 s, then 2 min, ± 10 %), on the server's
+    // clock: the row says when, and moving the clock past it brings the attempt.
+    for (failed, base) in [(1, 30), (2, 120)] {
+        let row = wait_attempts(&app, &s, failed).await;
+        assert_eq!(row.status, "pending");
+        assert_eq!(row.last_status, Some(503));
+        let wait = row.next_attempt_at.unwrap() - app.now();
+        let (lo, hi) = (base * 9 / 10, base * 11 / 10);
+        assert!(
+            (lo..=hi).contains(&wait.num_seconds()),
+            "retry {failed} after {wait}"
+        );
+        // Not before it is due: a poll that sees the row leaves it alone.
+        app.advance(wait - chrono::Duration::seconds(1));
+        polls(&app, 2).await;
+        assert_eq!(deliveries(&app, &s).await[0].attempts, failed);
+        app.advance(chrono::Duration::seconds(1));
+    }
+    let row = wait_delivery_status(&app, &s, "delivered").await;
+    let calls = hook.received_requests().await.unwrap();
+    assert_eq!(calls.len(), 3, "two failures, then success");
     let last = &calls[2];
     let body = &last.body;
     let sig = last.headers["x-webhook-signature"].to_str().unwrap();
@@ -86,7 +115,12 @@ async fn completion_is_posted_signed_and_retried() {
     assert_eq!(v["metadata"], json!({"source": "test"}));
     assert!(v["report"]["overall_score"].is_number());
     assert!(v["report"]["recommendation"].is_string());
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Delivered is final: whatever the pollers do from now on, there is no fourth call.
+    assert_eq!(row.status, "delivered");
+    assert_eq!(row.attempts, 3);
+    assert!(calls.iter().all(|c| delivery_id(c) == row.id.to_string()));
+    app.advance(chrono::Duration::days(7));
+    polls(&app, 2).await;
     assert_eq!(hook.received_requests().await.unwrap().len(), 3);
 }
 
@@ -106,6 +140,13 @@ async fn unsigned_without_a_secret() {
     start(&app, &s).await;
     answer(&app, &s, GOOD_ANSWER).await;
     let calls = received(&hook, 1).await;
+    assert_eq!(
+        delivery_id(&calls[0]),
+        wait_delivery_status(&app, &s, "delivered")
+            .await
+            .id
+            .to_string()
+    );
     for h in [
         "x-webhook-signature",
         "x-webhook-signature-v2",
@@ -155,6 +196,36 @@ async fn wait_delivery_status(
     panic!("no delivery became {status}");
 }
 
+/// The session's delivery once it has had `attempts` attempts.
+async fn wait_attempts(
+    app: &crate::helpers::TestApp,
+    s: &Value,
+    attempts: i32,
+) -> switchboard_entities::interview::webhook_delivery::Model {
+    for _ in 0..200 {
+        if let Some(row) = deliveries(app, s).await.into_iter().next() {
+            if row.attempts >= attempts {
+                return row;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("the delivery never had {attempts} attempts");
+}
+
+/// Returns once the process's periodic jobs (here only the webhook poller) have run `n` more
+/// times: a poll that started after the caller's last step has looked at every row.
+async fn polls(app: &crate::helpers::TestApp, n: u64) {
+    let target = app.jobs.runs() + n;
+    for _ in 0..400 {
+        if app.jobs.runs() >= target {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("the webhook poller did not run");
+}
+
 /// Private URLs NOT allowed (the default): an address that turns inward after creation
 /// (here rewritten in the database, as a DNS change would) is refused at delivery.
 #[actix_web::test]
@@ -187,10 +258,11 @@ async fn private_hosts_refused_at_delivery() {
     }
     start(&app, &s).await;
     answer(&app, &s, GOOD_ANSWER).await;
-    let row = wait_delivery_status(&app, &s, "failed").await;
+    // Refused like any transport error: recorded, retried later, never sent.
+    let row = wait_attempts(&app, &s, 1).await;
+    assert_eq!(row.status, "pending");
     let error = row.last_error.unwrap_or_default();
     assert!(error.contains("private"), "{error}");
-    tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(hook.received_requests().await.unwrap().is_empty());
 }
 
@@ -220,10 +292,10 @@ async fn redirects_are_not_followed() {
     .await;
     start(&app, &s).await;
     answer(&app, &s, GOOD_ANSWER).await;
-    received(&hook, 1).await;
-    let row = wait_delivery_status(&app, &s, "failed").await;
+    // The attempt is recorded once the 302 is in: it was not followed, only retried later.
+    let row = wait_attempts(&app, &s, 1).await;
     assert_eq!(row.last_status, Some(302));
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(row.status, "pending");
     assert_eq!(hook.received_requests().await.unwrap().len(), 1);
     assert!(
         target.received_requests().await.unwrap().is_empty(),
@@ -285,4 +357,176 @@ async fn the_delivery_row_commits_with_the_completion() {
     assert_eq!(body["status"], "completed");
     assert_eq!(body["session_id"], s["id"]);
     wait_delivery_status(&app, &s, "delivered").await;
+}
+
+async fn create_hooked(app: &crate::helpers::TestApp, hook: &MockServer) -> Value {
+    let s = create(
+        app,
+        json!({"webhook_url": format!("{}/h", hook.uri()), "max_questions": 1}),
+    )
+    .await;
+    start(app, &s).await;
+    answer(app, &s, GOOD_ANSWER).await;
+    s
+}
+
+/// A 4xx is retried like any other failure (the receiver may be mid-deploy or misrouted);
+/// the later success is recorded.
+#[actix_web::test]
+async fn a_4xx_is_retried_not_given_up() {
+    let app = app_with(|s| s.services.interview.webhook.allow_private_urls = true).await;
+    app.clock.freeze();
+    let hook = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(400))
+        .up_to_n_times(1)
+        .mount(&hook)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&hook)
+        .await;
+    let s = create_hooked(&app, &hook).await;
+    let row = wait_attempts(&app, &s, 1).await;
+    assert_eq!(row.status, "pending", "a 400 is not final");
+    assert_eq!(row.last_status, Some(400));
+    app.advance(row.next_attempt_at.unwrap() - app.now());
+    let row = wait_delivery_status(&app, &s, "delivered").await;
+    assert_eq!(row.attempts, 2);
+    let calls = hook.received_requests().await.unwrap();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(delivery_id(&calls[0]), delivery_id(&calls[1]));
+}
+
+/// A receiver's Retry-After (capped by max_retry_after_secs) postpones the retry beyond
+/// the schedule.
+#[actix_web::test]
+async fn retry_after_is_honoured() {
+    let app = app_with(|s| s.services.interview.webhook.allow_private_urls = true).await;
+    app.clock.freeze();
+    let hook = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(429).insert_header("Retry-After", "3600"))
+        .mount(&hook)
+        .await;
+    let s = create_hooked(&app, &hook).await;
+    let row = wait_attempts(&app, &s, 1).await;
+    assert_eq!(
+        row.next_attempt_at.unwrap() - app.now(),
+        chrono::Duration::seconds(3600)
+    );
+}
+
+/// After max_attempts failures the row is `failed`, which is final: no poll calls again.
+#[actix_web::test]
+async fn after_max_attempts_the_row_is_failed_and_no_more_calls_are_made() {
+    let app = app_with(|s| {
+        s.services.interview.webhook.allow_private_urls = true;
+        s.services.interview.webhook.max_attempts = 3;
+    })
+    .await;
+    app.clock.freeze();
+    let hook = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500))
+        .mount(&hook)
+        .await;
+    let s = create_hooked(&app, &hook).await;
+    for n in 1..=2 {
+        let row = wait_attempts(&app, &s, n).await;
+        assert_eq!(row.status, "pending");
+        app.advance(row.next_attempt_at.unwrap() - app.now());
+    }
+    let row = wait_delivery_status(&app, &s, "failed").await;
+    assert_eq!(row.attempts, 3);
+    assert_eq!(row.last_status, Some(500));
+    app.advance(chrono::Duration::days(30));
+    polls(&app, 2).await;
+    assert_eq!(hook.received_requests().await.unwrap().len(), 3);
+    let after = deliveries(&app, &s).await.remove(0);
+    assert_eq!((after.status.as_str(), after.attempts), ("failed", 3));
+}
+
+/// A delivery still pending when its process stops is delivered by the next process on the
+/// same database, when due on that process's clock, with the same delivery id.
+#[actix_web::test]
+async fn a_pending_delivery_is_resumed_after_a_restart() {
+    let first = app_with(|s| s.services.interview.webhook.allow_private_urls = true).await;
+    let hook = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503))
+        .up_to_n_times(1)
+        .mount(&hook)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&hook)
+        .await;
+    let s = create_hooked(&first, &hook).await;
+    let row = wait_attempts(&first, &s, 1).await;
+    assert_eq!(row.status, "pending");
+    first.stop().await;
+    let db = first.settings.database.url.clone();
+    let second = app_with(|st| {
+        st.database.url = db.clone();
+        st.services.interview.webhook.allow_private_urls = true;
+    })
+    .await;
+    second.advance(chrono::Duration::hours(1));
+    let row = wait_delivery_status(&second, &s, "delivered").await;
+    assert_eq!(row.attempts, 2);
+    let calls = hook.received_requests().await.unwrap();
+    assert_eq!(calls.len(), 2);
+    assert!(calls.iter().all(|c| delivery_id(c) == row.id.to_string()));
+}
+
+/// Two nodes polling the same database: a due row is claimed by one of them, so the
+/// receiver gets one call, not one per node.
+#[actix_web::test]
+async fn two_nodes_never_post_the_same_attempt() {
+    let first = app_with(|s| s.services.interview.webhook.allow_private_urls = true).await;
+    let db = first.settings.database.url.clone();
+    let second = app_with(|st| {
+        st.database.url = db.clone();
+        st.services.interview.webhook.allow_private_urls = true;
+    })
+    .await;
+    // Both nodes read the system clock: the row is due for both as soon as it is written.
+    let hook = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_millis(300)))
+        .mount(&hook)
+        .await;
+    let s = create_hooked(&first, &hook).await;
+    let row = wait_delivery_status(&first, &s, "delivered").await;
+    assert_eq!(row.attempts, 1);
+    polls(&first, 2).await;
+    polls(&second, 2).await;
+    assert_eq!(hook.received_requests().await.unwrap().len(), 1);
+}
+
+/// The OpenAPI document tells receivers what they can rely on.
+#[actix_web::test]
+async fn the_delivery_guarantees_are_documented() {
+    let app = app().await;
+    let doc: Value = app
+        .client
+        .get(url(&app, "/api-docs/openapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let tags = doc["tags"].as_array().unwrap();
+    let sessions = tags.iter().find(|t| t["name"] == "sessions").unwrap();
+    let text = sessions["description"].as_str().unwrap_or_default();
+    for needle in [
+        "X-Webhook-Delivery-ID",
+        "At least once",
+        "30 s, 2 min, 8 min",
+        "X-Webhook-Signature-V2",
+    ] {
+        assert!(text.contains(needle), "{needle} missing: {text}");
+    }
 }
