@@ -31,7 +31,7 @@ def main():
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             try:
                 ok = verify(secret, body, self.headers)
-            except (KeyError, ValueError):
+            except (KeyError, ValueError, TypeError):  # a header missing or malformed
                 ok = False
             if not ok:
                 self.send_response(401)

@@ -3,7 +3,7 @@
 //! heartbeat deadline, and a close packet. Each case repeats so that an
 //! ordering that depends on luck shows up as a failure.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::support::*;
 
@@ -47,9 +47,7 @@ async fn polling_session_is_gone_at_ping_interval_plus_timeout() {
     let rounds = (0..ROUNDS).map(|_| async move {
         let http = KeepAlive::new();
         let sid = http.open_polling().await;
-        let opened = Instant::now();
         tokio::time::sleep(deadline).await;
-        assert!(opened.elapsed() >= deadline);
         http.get(&sid_query(&sid)).await
     });
     for (status, body) in futures_util::future::join_all(rounds).await {

@@ -65,11 +65,10 @@ fn http_url(field: &str, v: Option<String>) -> Result<Option<url::Url>> {
     let Some(raw) = optional(field, v, 2048)? else {
         return Ok(None);
     };
-    let u = url::Url::parse(&raw).map_err(|_| bad(format!("{field} must be an http(s) URL")))?;
-    if !matches!(u.scheme(), "http" | "https") || u.host_str().is_none() {
-        return Err(bad(format!("{field} must be an http(s) URL")));
-    }
-    Ok(Some(u))
+    // The one URL parser of outgoing addresses: ASCII only, http(s), a host, at most 2048.
+    crate::core::outbound_url::parse_http_url(&raw)
+        .map(Some)
+        .map_err(|_| bad(format!("{field} must be an http(s) URL")))
 }
 
 /// Refuses webhook hosts that are obviously internal, before any DNS lookup; delivery

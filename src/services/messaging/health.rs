@@ -6,11 +6,14 @@ use crate::core::http::Health;
 use actix_web::{web, HttpResponse};
 use sea_orm::ConnectionTrait;
 
+/// The interface version of this service's API (each service versions its own).
+const INTERFACE_VERSION: &str = "1.0";
+
 #[utoipa::path(get, path = "/health", tag = "health",
     responses((status = 200, body = Health), (status = 503, body = Health)))]
 pub async fn health(st: web::Data<MessagingState>) -> HttpResponse {
     let db_up = st.core.db.execute_unprepared("SELECT 1").await.is_ok();
-    Health::new("messaging", "1.0", &st.core)
+    Health::new("messaging", INTERFACE_VERSION, &st.core)
         .checked(db_up)
         .response()
 }

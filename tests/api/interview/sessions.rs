@@ -63,6 +63,15 @@ async fn create_rejects_bad_input_clearly() {
         (json!({"time_limit_minutes": 0}), "time_limit_minutes"),
         (json!({"time_limit_minutes": 241}), "time_limit_minutes"),
         (json!({"webhook_url": "ftp://example.com/x"}), "webhook_url"),
+        // Not a URI as sent (RFC 3986 is ASCII): never stored as a rewritten URL.
+        (
+            json!({"webhook_url": "https://\u{cf}.example/h"}),
+            "webhook_url",
+        ),
+        (
+            json!({"webhook_url": "https://example.com/a b"}),
+            "webhook_url",
+        ),
         (json!({"candidate_phone": "12345"}), "candidate_phone"),
         (json!({"candidate_email": "nope"}), "candidate_email"),
         (json!({"send_sms": true}), "send_sms"),
