@@ -8,9 +8,10 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// The id a receiver deduplicates on.
 fn delivery_id(r: &wiremock::Request) -> String {
-    r.headers["x-webhook-delivery-id"]
-        .to_str()
-        .unwrap()
+    r.headers
+        .get("x-webhook-delivery-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
         .to_owned()
 }
 
@@ -475,9 +476,11 @@ async fn a_pending_delivery_is_resumed_after_a_restart() {
     second.advance(chrono::Duration::hours(1));
     let row = wait_delivery_status(&second, &s, "delivered").await;
     assert_eq!(row.attempts, 2);
+    // Only this delivery's calls: a pooled mock server may have served another test before.
     let calls = hook.received_requests().await.unwrap();
-    assert_eq!(calls.len(), 2);
-    assert!(calls.iter().all(|c| delivery_id(c) == row.id.to_string()));
+    let ids: Vec<String> = calls.iter().map(delivery_id).collect();
+    let mine = ids.iter().filter(|id| **id == row.id.to_string()).count();
+    assert_eq!(mine, 2, "one failed attempt, one delivered: {ids:?}");
 }
 
 /// Two nodes polling the same database: a due row is claimed by one of them, so the
