@@ -7,6 +7,8 @@
 //! Prints throughput and p50/p99 latency. The webhook mode starts a local receiver, points
 //! WEBHOOKS webhooks (message.sent) at it and sends MESSAGES messages in bulk; it reports
 //! deliveries per second and the delay from event creation to receipt.
+// A load tool: a failed set-up step should stop it loudly, so it may unwrap.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use actix_web::{web, App, HttpResponse, HttpServer};
 use serde_json::{json, Value};

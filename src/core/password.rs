@@ -15,6 +15,10 @@ pub enum PasswordError {
 
 /// OWASP's recommended argon2id parameters: 19 MiB memory, 2 iterations, 1 lane.
 fn hasher() -> Argon2<'static> {
+    #[expect(
+        clippy::expect_used,
+        reason = "constant parameters, checked by every test that hashes a PIN"
+    )]
     let params = Params::new(19 * 1024, 2, 1, None).expect("static argon2 parameters are valid");
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }

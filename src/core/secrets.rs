@@ -43,6 +43,10 @@ pub fn hmac_sha256_hex(key: &[u8], input: &[u8]) -> String {
 }
 
 pub fn hmac_sha256(key: &[u8], input: &[u8]) -> Vec<u8> {
+    #[expect(
+        clippy::expect_used,
+        reason = "HMAC accepts keys of any length (RFC 2104)"
+    )]
     let mut mac =
         <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("HMAC takes any key length");
     mac.update(input);

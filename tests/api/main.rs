@@ -1,6 +1,8 @@
 //! Black-box tests: each test starts the application on port 0 with its own database
 //! (SQLite file, or a fresh PostgreSQL database when TEST_DATABASE_URL names a server) and a
 //! manual clock, and talks to it over HTTP.
+// Test code: a failed step should fail the test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod core_http;
 mod helpers;

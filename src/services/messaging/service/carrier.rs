@@ -19,6 +19,10 @@ use uuid::Uuid;
 pub fn signature(token: &str, url: &str, params: &[(String, String)]) -> String {
     let mut sorted: Vec<&(String, String)> = params.iter().collect();
     sorted.sort();
+    #[expect(
+        clippy::expect_used,
+        reason = "HMAC accepts keys of any length (RFC 2104)"
+    )]
     let mut mac =
         <Hmac<Sha1> as KeyInit>::new_from_slice(token.as_bytes()).expect("HMAC takes any key");
     mac.update(url.as_bytes());
