@@ -7,6 +7,21 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// The id a receiver deduplicates on.
+/// A receiver that answers `status` to the first `times` deliveries, then 200.
+async fn refusing_then_accepting(status: u16, times: u64) -> MockServer {
+    let hook = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(status))
+        .up_to_n_times(times)
+        .mount(&hook)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&hook)
+        .await;
+    hook
+}
+
 fn delivery_id(r: &wiremock::Request) -> String {
     r.headers
         .get("x-webhook-delivery-id")
@@ -377,16 +392,7 @@ async fn create_hooked(app: &crate::helpers::TestApp, hook: &MockServer) -> Valu
 async fn a_4xx_is_retried_not_given_up() {
     let app = app_with(|s| s.services.interview.webhook.allow_private_urls = true).await;
     app.clock.freeze();
-    let hook = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(400))
-        .up_to_n_times(1)
-        .mount(&hook)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200))
-        .mount(&hook)
-        .await;
+    let hook = refusing_then_accepting(400, 1).await;
     let s = create_hooked(&app, &hook).await;
     let row = wait_attempts(&app, &s, 1).await;
     assert_eq!(row.status, "pending", "a 400 is not final");
@@ -453,16 +459,7 @@ async fn after_max_attempts_the_row_is_failed_and_no_more_calls_are_made() {
 #[actix_web::test]
 async fn a_pending_delivery_is_resumed_after_a_restart() {
     let first = app_with(|s| s.services.interview.webhook.allow_private_urls = true).await;
-    let hook = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(503))
-        .up_to_n_times(1)
-        .mount(&hook)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200))
-        .mount(&hook)
-        .await;
+    let hook = refusing_then_accepting(503, 1).await;
     let s = create_hooked(&first, &hook).await;
     let row = wait_attempts(&first, &s, 1).await;
     assert_eq!(row.status, "pending");
