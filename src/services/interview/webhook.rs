@@ -147,11 +147,15 @@ impl Webhooks {
         // the row becomes due again when it lapses.
         let lease = chrono::Duration::from_std(policy.timeout).unwrap_or_default()
             + chrono::Duration::seconds(60);
-        let claimed_until = millis(self.0.clock.now() + lease);
+        let now = self.0.clock.now();
+        let claimed_until = millis(now + lease);
+        // Only a due row can be claimed: the immediate first attempt may read the row after
+        // a poller (this node's or another's) has claimed it, and must not take it again.
         let claim = delivery::Entity::update_many()
             .col_expr(delivery::Column::NextAttemptAt, Expr::value(claimed_until))
             .filter(delivery::Column::Id.eq(row.id))
             .filter(delivery::Column::Status.eq(PENDING))
+            .filter(delivery::Column::NextAttemptAt.lte(now))
             .filter(delivery::Column::Attempts.eq(row.attempts))
             .filter(match row.next_attempt_at {
                 Some(t) => delivery::Column::NextAttemptAt.eq(t),

@@ -482,11 +482,6 @@ async fn a_pending_delivery_is_resumed_after_a_restart() {
 
 /// Two nodes polling the same database: a due row is claimed by one of them, so the
 /// receiver gets one call, not one per node.
-// Open bug: on PostgreSQL under the whole suite's load this saw the same delivery posted
-// twice (one recorded attempt) once in about five runs; alone it passes every time. Delivery
-// stays at least once with a stable X-Webhook-Delivery-ID, as documented; the cause is to be
-// found with the several-nodes work. Run it with `cargo test -- --ignored`.
-#[ignore = "flaky under load on PostgreSQL: an interview delivery posted twice across two nodes"]
 #[actix_web::test]
 async fn two_nodes_never_post_the_same_attempt() {
     let first = app_with(|s| s.services.interview.webhook.allow_private_urls = true).await;
