@@ -267,6 +267,24 @@ async fn the_pdf_draws_a_bar_per_category_against_100() {
     }
 }
 
+/// A session created by the backend and started by the candidate with its token.
+async fn started_by_candidate(
+    app: &crate::helpers::TestApp,
+    extra: serde_json::Value,
+) -> (serde_json::Value, String) {
+    let s = create(app, extra).await;
+    let token = s["session_token"].as_str().unwrap().to_owned();
+    let res = post_token(
+        app,
+        &format!("/api/v1/sessions/{}/start", id(&s)),
+        &token,
+        None,
+    )
+    .await;
+    assert_eq!(res.status(), 200, "the candidate starts");
+    (s, token)
+}
+
 /// The completion summary follows the same rule as the report: the backend's API key reads
 /// the hiring decision, the candidate's own token (and the session's sockets) do not.
 #[actix_web::test]
@@ -279,15 +297,8 @@ async fn the_completion_summary_hides_the_decision_from_the_candidate() {
         "completion_reason",
     ];
     // The candidate answers the last question with their token.
-    let s = create(&app, json!({"max_questions": 1})).await;
-    let token = s["session_token"].as_str().unwrap();
-    post_token(
-        &app,
-        &format!("/api/v1/sessions/{}/start", id(&s)),
-        token,
-        None,
-    )
-    .await;
+    let (s, token) = started_by_candidate(&app, json!({"max_questions": 1})).await;
+    let token = token.as_str();
     let res = post_token(
         &app,
         &format!("/api/v1/sessions/{}/messages", id(&s)),
@@ -308,15 +319,8 @@ async fn the_completion_summary_hides_the_decision_from_the_candidate() {
         );
     }
     // The candidate ends another session early with their token.
-    let s = create(&app, json!({})).await;
-    let token = s["session_token"].as_str().unwrap();
-    post_token(
-        &app,
-        &format!("/api/v1/sessions/{}/start", id(&s)),
-        token,
-        None,
-    )
-    .await;
+    let (s, token) = started_by_candidate(&app, json!({})).await;
+    let token = token.as_str();
     let res = post_token(
         &app,
         &format!("/api/v1/sessions/{}/complete", id(&s)),
