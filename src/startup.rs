@@ -4,8 +4,9 @@
 use crate::core::client::TrustedProxies;
 use crate::core::clock::{SharedClock, SystemClock};
 use crate::core::config::{ConfigError, Settings};
-use crate::core::http::{error_handlers, extractor_config, not_found, security_headers, Envelope};
-use crate::core::rate_limit::MemoryStore;
+use crate::core::error::{self, Envelope};
+use crate::core::http::{error_handlers, extractor_config, not_found, security_headers};
+use crate::core::rate_limit::{self, MemoryStore};
 use crate::core::{db, jwt::JwtKeys, telemetry, CoreContext};
 use crate::providers::{outbox::Outbox, sms};
 use crate::services;
@@ -202,10 +203,13 @@ where
         App::new()
             .app_data(clock.clone())
             .app_data(proxies.clone())
-            .configure(extractor_config::<E>)
+            .configure(extractor_config)
             .configure(configure.clone())
-            .default_service(web::to(not_found::<E>))
-            .wrap(error_handlers::<E, _>())
+            .default_service(web::to(not_found))
+            .wrap(error_handlers())
+            .wrap(from_fn(rate_limit::middleware))
+            // Every ApiError below (handlers, extractors, limits) is answered in E.
+            .wrap(from_fn(error::render::<E>))
             .wrap(from_fn(security_headers))
             .wrap(from_fn(telemetry::rate_limit_headers))
             .wrap(from_fn(move |req, next| {

@@ -225,6 +225,29 @@ pub struct InterviewSettings {
     /// A session actor without a running timer stops after this long idle.
     pub actor_idle_secs: u64,
     pub webhook: InterviewWebhookSettings,
+    pub rate_limits: InterviewRateLimits,
+}
+
+/// Per client address: answers and onboarding messages each cost an AI call, the PDF a
+/// render; everything else shares the default.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct InterviewRateLimits {
+    pub answer: LimitSettings,
+    pub onboarding_message: LimitSettings,
+    pub report_pdf: LimitSettings,
+    pub default: LimitSettings,
+}
+
+impl Default for InterviewRateLimits {
+    fn default() -> Self {
+        Self {
+            answer: LimitSettings::new(120, 60),
+            onboarding_message: LimitSettings::new(120, 60),
+            report_pdf: LimitSettings::new(30, 60),
+            default: LimitSettings::new(1200, 60),
+        }
+    }
 }
 
 impl Default for InterviewSettings {
@@ -243,6 +266,7 @@ impl Default for InterviewSettings {
             timer_tick_ms: 500,
             actor_idle_secs: 300,
             webhook: InterviewWebhookSettings::default(),
+            rate_limits: InterviewRateLimits::default(),
         }
     }
 }

@@ -1,6 +1,8 @@
-//! Framework-level failures (malformed JSON, unknown route, wrong method, oversized body)
-//! rendered in each service's own error envelope.
+//! What every listener shares: framework failures (malformed JSON, unknown route, wrong
+//! method, oversized body) as [`ApiError`]s that each service renders in its own envelope,
+//! route matching, security headers, the health body and the API docs mount.
 
+use super::error::{ApiError, Kind};
 use actix_web::body::MessageBody;
 use actix_web::dev::{AppService, HttpServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError, UrlencodedError};
@@ -11,53 +13,22 @@ use actix_web::{web, FromRequest, Handler, HttpRequest, HttpResponse, Responder}
 use serde::Serialize;
 use utoipa::ToSchema;
 
-/// What went wrong before a handler ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FrameworkError {
-    BadRequest,
-    NotFound,
-    MethodNotAllowed,
-    PayloadTooLarge,
-    UnsupportedMediaType,
-}
-
-impl FrameworkError {
-    pub fn status(self) -> StatusCode {
-        match self {
-            Self::BadRequest => StatusCode::BAD_REQUEST,
-            Self::NotFound => StatusCode::NOT_FOUND,
-            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        }
-    }
-}
-
-/// A service's error envelope.
-pub trait Envelope: 'static {
-    fn render(kind: FrameworkError, message: String) -> HttpResponse;
-}
-
 /// Largest JSON body any service accepts (bulk sends of 1000 recipients fit easily).
 pub const MAX_JSON_BYTES: usize = 2 * 1024 * 1024;
 
-fn json_error<E: Envelope>(err: JsonPayloadError, _req: &HttpRequest) -> actix_web::Error {
-    let (kind, message) = match &err {
-        JsonPayloadError::ContentType => (
-            FrameworkError::UnsupportedMediaType,
-            "Content-Type must be application/json".to_owned(),
+fn json_error(err: JsonPayloadError, _req: &HttpRequest) -> actix_web::Error {
+    match &err {
+        JsonPayloadError::ContentType => ApiError::new(
+            Kind::UnsupportedMediaType,
+            "Content-Type must be application/json",
         ),
-        JsonPayloadError::Overflow { .. } | JsonPayloadError::OverflowKnownLength { .. } => (
-            FrameworkError::PayloadTooLarge,
-            "request body is too large".to_owned(),
-        ),
-        JsonPayloadError::Deserialize(e) => (FrameworkError::BadRequest, describe_serde(e)),
-        other => (
-            FrameworkError::BadRequest,
-            format!("malformed request body: {other}"),
-        ),
-    };
-    actix_web::error::InternalError::from_response(err, E::render(kind, message)).into()
+        JsonPayloadError::Overflow { .. } | JsonPayloadError::OverflowKnownLength { .. } => {
+            ApiError::new(Kind::PayloadTooLarge, "request body is too large")
+        }
+        JsonPayloadError::Deserialize(e) => ApiError::bad_request(describe_serde(e)),
+        other => ApiError::bad_request(format!("malformed request body: {other}")),
+    }
+    .into()
 }
 
 fn describe_serde(e: &serde_json::Error) -> String {
@@ -68,64 +39,54 @@ fn describe_serde(e: &serde_json::Error) -> String {
     }
 }
 
-fn query_error<E: Envelope>(err: QueryPayloadError, _req: &HttpRequest) -> actix_web::Error {
-    let message = format!("invalid query string: {err}");
-    actix_web::error::InternalError::from_response(
-        err,
-        E::render(FrameworkError::BadRequest, message),
-    )
-    .into()
+fn query_error(err: QueryPayloadError, _req: &HttpRequest) -> actix_web::Error {
+    ApiError::bad_request(format!("invalid query string: {err}")).into()
 }
 
-fn path_error<E: Envelope>(err: PathError, _req: &HttpRequest) -> actix_web::Error {
-    let message = format!("invalid path parameter: {err}");
-    actix_web::error::InternalError::from_response(
-        err,
-        E::render(FrameworkError::BadRequest, message),
-    )
-    .into()
+fn path_error(err: PathError, _req: &HttpRequest) -> actix_web::Error {
+    ApiError::bad_request(format!("invalid path parameter: {err}")).into()
 }
 
-fn form_error<E: Envelope>(err: UrlencodedError, _req: &HttpRequest) -> actix_web::Error {
-    let message = format!("invalid form body: {err}");
-    actix_web::error::InternalError::from_response(
-        err,
-        E::render(FrameworkError::BadRequest, message),
-    )
-    .into()
+fn form_error(err: UrlencodedError, _req: &HttpRequest) -> actix_web::Error {
+    ApiError::bad_request(format!("invalid form body: {err}")).into()
 }
 
-/// Registers extractor configs so that bad input is answered in the service's envelope.
-pub fn extractor_config<E: Envelope>(cfg: &mut web::ServiceConfig) {
+/// Registers extractor configs so that bad input becomes an [`ApiError`].
+pub fn extractor_config(cfg: &mut web::ServiceConfig) {
     cfg.app_data(
         web::JsonConfig::default()
             .limit(MAX_JSON_BYTES)
-            .error_handler(json_error::<E>),
+            .error_handler(json_error),
     )
-    .app_data(super::json_body::BodyErrors::of::<E>())
-    .app_data(web::QueryConfig::default().error_handler(query_error::<E>))
-    .app_data(web::PathConfig::default().error_handler(path_error::<E>))
+    .app_data(web::QueryConfig::default().error_handler(query_error))
+    .app_data(web::PathConfig::default().error_handler(path_error))
     .app_data(
         web::FormConfig::default()
             .limit(256 * 1024)
-            .error_handler(form_error::<E>),
+            .error_handler(form_error),
     );
 }
 
-pub async fn not_found<E: Envelope>(req: HttpRequest) -> HttpResponse {
-    E::render(
-        FrameworkError::NotFound,
-        format!("no route for {} {}", req.method(), req.path()),
-    )
+/// The default service of every listener.
+pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::not_found(format!(
+        "no route for {} {}",
+        req.method(),
+        req.path()
+    )))
 }
 
-/// Rewrites the body-less 405 that routing produces into the envelope, keeping its `Allow`.
-pub fn error_handlers<E: Envelope, B: 'static>() -> ErrorHandlers<B> {
+/// Turns the body-less 405 that plain actix routing produces (routes not declared with
+/// [`resource`]) into an [`ApiError`], keeping its `Allow`.
+pub fn error_handlers<B: 'static>() -> ErrorHandlers<B> {
     ErrorHandlers::new().handler(StatusCode::METHOD_NOT_ALLOWED, |res: ServiceResponse<B>| {
+        if res.response().error().is_some() {
+            return Ok(ErrorHandlerResponse::Response(res.map_into_left_body()));
+        }
         let allow = res.headers().get(header::ALLOW).cloned();
         let (req, _) = res.into_parts();
         let message = format!("method {} is not allowed here", req.method());
-        let mut body = E::render(FrameworkError::MethodNotAllowed, message);
+        let mut body = HttpResponse::from_error(ApiError::new(Kind::MethodNotAllowed, message));
         if let Some(allow) = allow {
             body.headers_mut().insert(header::ALLOW, allow);
         }
@@ -215,12 +176,16 @@ impl HttpServiceFactory for Resource {
             .collect::<Vec<_>>()
             .join(", ");
         self.inner
-            .default_service(web::to(move || {
+            .default_service(web::to(move |req: HttpRequest| {
                 let allow = allow.clone();
                 async move {
-                    HttpResponse::MethodNotAllowed()
-                        .insert_header((header::ALLOW, allow))
-                        .finish()
+                    let message = format!("method {} is not allowed here", req.method());
+                    let mut res =
+                        HttpResponse::from_error(ApiError::new(Kind::MethodNotAllowed, message));
+                    if let Ok(allow) = HeaderValue::from_str(&allow) {
+                        res.headers_mut().insert(header::ALLOW, allow);
+                    }
+                    res
                 }
             }))
             .register(config)

@@ -3,28 +3,18 @@
 //! actix's own extractor only gives a line and column.
 //!
 //! Content type, size limit and JSON syntax are still checked by actix's extractor
-//! (so they keep the envelope `extractor_config` installs); only the typed step runs
-//! here, through `serde_path_to_error`.
+//! (configured by `extractor_config`); only the typed step runs here, through
+//! `serde_path_to_error`. Every failure is an [`ApiError`] the service's envelope renders.
 
 use std::future::Future;
 use std::pin::Pin;
 
 use actix_web::dev::Payload;
-use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
+use actix_web::{web, FromRequest, HttpRequest};
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
-use super::http::{Envelope, FrameworkError};
-
-/// The service's envelope for body errors, installed by `extractor_config`.
-#[derive(Clone, Copy)]
-pub(crate) struct BodyErrors(pub(crate) fn(FrameworkError, String) -> HttpResponse);
-
-impl BodyErrors {
-    pub(crate) fn of<E: Envelope>() -> Self {
-        Self(E::render)
-    }
-}
+use super::error::ApiError;
 
 /// A deserialised JSON request body (use like `web::Json`).
 #[derive(Debug)]
@@ -49,29 +39,19 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let raw = web::Json::<Box<RawValue>>::from_request(req, payload);
-        let errors = req.app_data::<BodyErrors>().copied();
         Box::pin(async move {
             let raw = raw.await?.into_inner();
-            let reject = |message: String| match errors {
-                Some(BodyErrors(render)) => render(FrameworkError::BadRequest, message),
-                None => HttpResponse::BadRequest().body(message),
-            };
             // Every body is an object; serde would read a struct from an array by position.
             if raw.get().trim_start().starts_with('[') {
-                let message = "invalid request body: expected a JSON object, found an array";
-                return Err(actix_web::error::InternalError::from_response(
-                    message,
-                    reject(message.to_owned()),
+                return Err(ApiError::bad_request(
+                    "invalid request body: expected a JSON object, found an array",
                 )
                 .into());
             }
             let mut de = serde_json::Deserializer::from_str(raw.get());
             serde_path_to_error::deserialize(&mut de)
                 .map(Json)
-                .map_err(|e| {
-                    let response = reject(describe(&e));
-                    actix_web::error::InternalError::from_response(e.into_inner(), response).into()
-                })
+                .map_err(|e| ApiError::bad_request(describe(&e)).into())
         })
     }
 }

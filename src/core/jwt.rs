@@ -15,6 +15,9 @@ pub struct Claims {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sid: Option<String>,
     pub jti: String,
+    /// What the bearer may act as (services with roles: marketplace, advertising).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roles: Vec<super::auth::Role>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -49,6 +52,19 @@ impl JwtKeys {
         now: DateTime<Utc>,
         ttl_secs: i64,
     ) -> Result<String, JwtError> {
+        self.issue_with_roles(typ, sub, sid, &[], now, ttl_secs)
+    }
+
+    /// A token whose bearer may act as `roles` (checked by `core::auth::Bearer`).
+    pub fn issue_with_roles(
+        &self,
+        typ: &str,
+        sub: &str,
+        sid: Option<&str>,
+        roles: &[super::auth::Role],
+        now: DateTime<Utc>,
+        ttl_secs: i64,
+    ) -> Result<String, JwtError> {
         let claims = Claims {
             sub: sub.to_owned(),
             typ: typ.to_owned(),
@@ -56,12 +72,11 @@ impl JwtKeys {
             exp: now.timestamp() + ttl_secs,
             sid: sid.map(str::to_owned),
             jti: uuid::Uuid::new_v4().to_string(),
+            roles: roles.to_vec(),
         };
         encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(|_| JwtError::Sign)
     }
 
-    /// Verifies signature (HS256 only: `none` and every other algorithm are refused), the
-    /// expected `typ`, and expiry against `now`.
     pub fn verify(&self, token: &str, typ: &str, now: DateTime<Utc>) -> Result<Claims, JwtError> {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.validate_exp = false;

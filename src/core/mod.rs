@@ -1,13 +1,16 @@
 //! Shared by every service and knowing none of them.
 
+pub mod auth;
 pub mod client;
 pub mod clock;
 pub mod config;
 pub mod db;
+pub mod error;
 pub mod http;
 pub mod json_body;
 pub mod jwt;
 pub mod outbound_url;
+pub mod page;
 pub mod password;
 pub mod periodic;
 pub mod phone;

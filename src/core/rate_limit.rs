@@ -4,13 +4,20 @@
 //! ride in request extensions so one middleware can write the `X-RateLimit-*` headers of the
 //! tightest limit that applied to the request.
 
+use super::clock::SharedClock;
 use super::config::LimitSettings;
-use actix_web::HttpMessage;
+use super::error::ApiError;
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
+use actix_web::middleware::Next;
+use actix_web::{web, HttpMessage, HttpRequest, HttpResponse};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use dashmap::DashMap;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decision {
@@ -106,17 +113,162 @@ pub fn record(req: &impl HttpMessage, decision: Decision) {
     }
 }
 
-/// The entry of a service's limit table for this request's method and matched route
-/// ([`super::http::matched_route`]); never the raw path, which percent-encoding disguises.
-pub fn by_route<'a, P>(
-    req: &actix_web::HttpRequest,
-    table: &'a [(actix_web::http::Method, &str, P)],
-) -> Option<&'a P> {
-    let route = super::http::matched_route(req)?;
-    table
-        .iter()
-        .find(|(method, pattern, _)| method == req.method() && *pattern == route)
-        .map(|(_, _, policy)| policy)
+/// Who a limit counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Per {
+    /// The client's address (`core::client::ip`, proxies resolved).
+    Ip,
+    /// The caller's verified bearer token (its session, else its subject); the address when
+    /// the request carries none. Only a genuine token earns its own bucket: keyed by
+    /// anything the caller sends, a fresh made-up value per request would dodge the limit.
+    Caller,
+}
+
+/// One declared limit: requests of `method` to the route `pattern` count in `bucket`.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub method: Method,
+    pub pattern: &'static str,
+    pub bucket: &'static str,
+    pub limit: LimitSettings,
+    pub per: Per,
+}
+
+impl Rule {
+    pub fn new(
+        method: Method,
+        pattern: &'static str,
+        bucket: &'static str,
+        limit: LimitSettings,
+        per: Per,
+    ) -> Self {
+        Self {
+            method,
+            pattern,
+            bucket,
+            limit,
+            per,
+        }
+    }
+}
+
+/// A service's limits, registered as app data on its listener: the rules of its routes and
+/// the default for every other request (unknown routes included). [`middleware`] applies
+/// them before routing; [`Limits::check`] counts a limit keyed by something a handler
+/// parsed (a phone number, a workspace).
+#[derive(Clone)]
+pub struct Limits {
+    service: &'static str,
+    rules: Vec<Rule>,
+    exempt: Vec<&'static str>,
+    default: Option<(LimitSettings, Per)>,
+    store: Arc<dyn RateLimitStore>,
+    clock: SharedClock,
+}
+
+impl Limits {
+    pub fn new(service: &'static str, store: Arc<dyn RateLimitStore>, clock: SharedClock) -> Self {
+        Self {
+            service,
+            rules: Vec::new(),
+            exempt: Vec::new(),
+            default: None,
+            store,
+            clock,
+        }
+    }
+
+    pub fn rule(mut self, rule: Rule) -> Self {
+        self.rules.push(rule);
+        self
+    }
+
+    /// Routes the default does not cover (Socket.IO transport, which has its own limits).
+    pub fn exempt(mut self, pattern: &'static str) -> Self {
+        self.exempt.push(pattern);
+        self
+    }
+
+    pub fn default_limit(mut self, limit: LimitSettings, per: Per) -> Self {
+        self.default = Some((limit, per));
+        self
+    }
+
+    /// Counts one hit of `bucket` for `subject`; refused with Retry-After when over.
+    pub async fn check(
+        &self,
+        req: &HttpRequest,
+        bucket: &str,
+        limit: LimitSettings,
+        subject: &str,
+    ) -> Result<(), ApiError> {
+        let key = format!("{}:{bucket}:{subject}", self.service);
+        let now = self.clock.now();
+        let decision = self.store.hit(&key, limit, now).await;
+        record(req, decision);
+        if decision.allowed {
+            Ok(())
+        } else {
+            Err(ApiError::rate_limited(decision.retry_after_secs(now)))
+        }
+    }
+
+    /// The service's limits on this request.
+    pub fn of(req: &HttpRequest) -> Result<&Self, ApiError> {
+        req.app_data::<web::Data<Self>>()
+            .map(|d| d.get_ref())
+            .ok_or_else(|| ApiError::internal(std::io::Error::other("limits not registered")))
+    }
+
+    fn policy(&self, req: &HttpRequest) -> Option<(&'static str, LimitSettings, Per)> {
+        let route = super::http::matched_route(req);
+        if route.as_deref().is_some_and(|r| self.exempt.contains(&r)) {
+            return None;
+        }
+        self.rules
+            .iter()
+            .find(|r| r.method == req.method() && route.as_deref() == Some(r.pattern))
+            .map(|r| (r.bucket, r.limit, r.per))
+            .or_else(|| self.default.map(|(limit, per)| ("default", limit, per)))
+    }
+}
+
+/// Who is calling, for a [`Per::Caller`] limit.
+fn caller(req: &HttpRequest) -> Option<String> {
+    let auth = super::auth::Auth::of(req).ok()?;
+    let token = super::auth::bearer_token(req, auth).ok()??;
+    let claims = auth.verify(token).ok()?;
+    Some(format!("s:{}", claims.sid.unwrap_or(claims.sub)))
+}
+
+/// The one rate-limit middleware of every listener: the declared limit of the matched route
+/// (or the service's default) before the handler runs.
+pub async fn middleware(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let limits = req.app_data::<web::Data<Limits>>().cloned();
+    let Some((limits, (bucket, limit, per))) =
+        limits.and_then(|l| l.policy(req.request()).map(|p| (l, p)))
+    else {
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_left_body);
+    };
+    let who = match per {
+        Per::Caller => caller(req.request()),
+        Per::Ip => None,
+    }
+    .unwrap_or_else(|| format!("ip:{}", super::client::ip(req.request())));
+    if let Err(refused) = limits.check(req.request(), bucket, limit, &who).await {
+        return Ok(req
+            .into_response(HttpResponse::from_error(refused))
+            .map_into_right_body());
+    }
+    next.call(req)
+        .await
+        .map(ServiceResponse::map_into_left_body)
 }
 
 #[cfg(test)]

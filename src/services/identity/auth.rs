@@ -16,7 +16,7 @@ use crate::core::phone::PhoneNumber;
 use actix_web::{web, HttpRequest, HttpResponse};
 
 fn phone(raw: &str) -> Result<PhoneNumber> {
-    PhoneNumber::parse(raw).map_err(|_| IdentityError::InvalidPhone)
+    PhoneNumber::parse(raw).map_err(|_| IdentityError::InvalidPhone.into())
 }
 
 /// Device facts for the session list: sent fields win, the User-Agent fills the gaps.
@@ -35,7 +35,8 @@ pub fn client_info(
         Some(_) => {
             return Err(IdentityError::InvalidRequest(
                 "device_name must be 1 to 100 printable characters".into(),
-            ))
+            )
+            .into())
         }
         None => client::device_from_user_agent(&ua),
     };
@@ -50,7 +51,8 @@ pub fn client_info(
         Some(_) => {
             return Err(IdentityError::InvalidRequest(
                 "platform must be a short name such as ios, android or web".into(),
-            ))
+            )
+            .into())
         }
         None => client::platform_from_user_agent(&ua).to_owned(),
     };
@@ -72,7 +74,6 @@ pub async fn otp_send(
     let purpose = OtpPurpose::parse(&body.purpose)?;
     per_phone(
         &req,
-        &st,
         "otp_send",
         st.cfg.rate_limits.otp_send_per_phone,
         phone.as_str(),
@@ -94,7 +95,8 @@ pub async fn otp_verify(
     if code.is_empty() || code.len() > 12 {
         return Err(IdentityError::InvalidOtp {
             attempts_remaining: 0,
-        });
+        }
+        .into());
     }
     let verified = otp::verify(&st, &phone, purpose, code).await?;
     Ok(HttpResponse::Ok().json(ok(verified)))
@@ -138,14 +140,14 @@ pub async fn signin(
     let client = client_info(&req, body.device_name.as_deref(), body.platform.as_deref())?;
     let limit = st.cfg.rate_limits.signin_per_phone;
     let Some(user) = live_user_by_phone(&st.core.db, &phone).await? else {
-        per_phone(&req, &st, "signin", limit, phone.as_str()).await?;
+        per_phone(&req, "signin", limit, phone.as_str()).await?;
         // Same work as a real check, so timing does not add to what the code already says.
         password::dummy_verify(pin.expose()).await;
-        return Err(IdentityError::AccountNotFound);
+        return Err(IdentityError::AccountNotFound.into());
     };
     // The lock is reported before the rate limit so a locked account is observable as such.
     accounts::ensure_unlocked(&user, st.core.now())?;
-    per_phone(&req, &st, "signin", limit, phone.as_str()).await?;
+    per_phone(&req, "signin", limit, phone.as_str()).await?;
     let signed_in = accounts::signin(&st, user, &pin, &client).await?;
     Ok(HttpResponse::Ok().json(ok(signed_in)))
 }

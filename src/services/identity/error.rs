@@ -1,9 +1,9 @@
-//! The identity service's error envelope: `{success:false, error:{code,message,details}}`.
+//! The identity service's failures with the spec's codes, and how each becomes the core
+//! [`ApiError`] (envelope `{success:false, error:{code,message,details}}`).
 
-use crate::core::http::{Envelope, FrameworkError};
-use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, ResponseError};
-use serde_json::{json, Value};
+use crate::core::error::{ApiError, Kind, Nested};
+
+pub type IdentityEnvelope = Nested;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IdentityError {
@@ -62,20 +62,31 @@ pub enum IdentityError {
         locked_until: chrono::DateTime<chrono::Utc>,
         retry_after: i64,
     },
-    #[error("{1}")]
-    Framework(FrameworkError, String),
-    #[error("internal error")]
-    Internal(#[source] anyhow_like::Cause),
-}
-
-/// A boxed cause for internal errors; logged, never shown to the client.
-pub mod anyhow_like {
-    pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 }
 
 impl IdentityError {
-    pub fn internal(e: impl std::error::Error + Send + Sync + 'static) -> Self {
-        Self::Internal(Box::new(e))
+    fn kind(&self) -> Kind {
+        match self {
+            Self::InvalidRequest(_)
+            | Self::InvalidPhone
+            | Self::InvalidPin
+            | Self::InvalidHandle(_)
+            | Self::InvalidOtp { .. }
+            | Self::OtpExpired
+            | Self::InvalidTempToken => Kind::BadRequest,
+            Self::InvalidCredentials
+            | Self::InvalidToken
+            | Self::TokenExpired
+            | Self::InvalidRefreshToken
+            | Self::RefreshTokenExpired => Kind::Unauthorized,
+            Self::AccountLocked { .. } | Self::Forbidden(_) => Kind::Forbidden,
+            Self::NotFound(_) | Self::PhoneNotFound | Self::AccountNotFound => Kind::NotFound,
+            Self::HandleTaken | Self::HandleReserved | Self::PhoneExists => Kind::Conflict,
+            Self::HandleCooldown { .. }
+            | Self::RateLimited { .. }
+            | Self::TooManyAttempts
+            | Self::OtpLocked { .. } => Kind::TooManyRequests,
+        }
     }
 
     pub fn code(&self) -> &'static str {
@@ -104,106 +115,36 @@ impl IdentityError {
             Self::RateLimited { .. } => "RATE_LIMITED",
             Self::TooManyAttempts => "TOO_MANY_ATTEMPTS",
             Self::OtpLocked { .. } => "OTP_LOCKED",
-            Self::Framework(kind, _) => match kind {
-                FrameworkError::NotFound => "NOT_FOUND",
-                FrameworkError::MethodNotAllowed => "METHOD_NOT_ALLOWED",
-                FrameworkError::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
-                FrameworkError::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
-                FrameworkError::BadRequest => "INVALID_REQUEST",
-            },
-            Self::Internal(_) => "INTERNAL_ERROR",
         }
     }
+}
 
-    fn details(&self) -> Value {
-        match self {
-            Self::InvalidOtp { attempts_remaining } => {
-                json!({ "attempts_remaining": attempts_remaining })
+impl From<IdentityError> for ApiError {
+    fn from(e: IdentityError) -> Self {
+        let err = ApiError::new(e.kind(), e.to_string()).code(e.code());
+        match e {
+            IdentityError::InvalidOtp { attempts_remaining } => {
+                err.detail("attempts_remaining", attempts_remaining)
             }
-            Self::AccountLocked { locked_until } => json!({ "locked_until": locked_until }),
-            Self::HandleCooldown {
+            IdentityError::AccountLocked { locked_until } => {
+                err.detail("locked_until", locked_until)
+            }
+            IdentityError::HandleCooldown {
                 next_change_available,
-            } => {
-                json!({ "next_change_available": next_change_available })
-            }
-            Self::RateLimited { retry_after } => json!({ "retry_after": retry_after }),
-            Self::OtpLocked {
+            } => err.detail("next_change_available", next_change_available),
+            IdentityError::RateLimited { retry_after } => err
+                .retry_after(retry_after)
+                .detail("retry_after", retry_after),
+            IdentityError::OtpLocked {
                 locked_until,
                 retry_after,
-            } => json!({ "locked_until": locked_until, "retry_after": retry_after }),
-            _ => json!({}),
+            } => err
+                .retry_after(retry_after)
+                .detail("locked_until", locked_until)
+                .detail("retry_after", retry_after),
+            _ => err,
         }
     }
 }
 
-impl ResponseError for IdentityError {
-    fn status_code(&self) -> StatusCode {
-        match self {
-            Self::InvalidRequest(_)
-            | Self::InvalidPhone
-            | Self::InvalidPin
-            | Self::InvalidHandle(_)
-            | Self::InvalidOtp { .. }
-            | Self::OtpExpired
-            | Self::InvalidTempToken => StatusCode::BAD_REQUEST,
-            Self::InvalidCredentials
-            | Self::InvalidToken
-            | Self::TokenExpired
-            | Self::InvalidRefreshToken
-            | Self::RefreshTokenExpired => StatusCode::UNAUTHORIZED,
-            Self::AccountLocked { .. } | Self::Forbidden(_) => StatusCode::FORBIDDEN,
-            Self::NotFound(_) | Self::PhoneNotFound | Self::AccountNotFound => {
-                StatusCode::NOT_FOUND
-            }
-            Self::HandleTaken | Self::HandleReserved | Self::PhoneExists => StatusCode::CONFLICT,
-            Self::HandleCooldown { .. }
-            | Self::RateLimited { .. }
-            | Self::TooManyAttempts
-            | Self::OtpLocked { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Self::Framework(kind, _) => kind.status(),
-            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        }
-    }
-
-    fn error_response(&self) -> HttpResponse {
-        if let Self::Internal(cause) = self {
-            tracing::error!(error = %cause, "internal error");
-        }
-        let mut res = HttpResponse::build(self.status_code());
-        if let Self::RateLimited { retry_after } | Self::OtpLocked { retry_after, .. } = self {
-            res.insert_header((actix_web::http::header::RETRY_AFTER, *retry_after));
-        }
-        res.json(json!({
-            "success": false,
-            "error": { "code": self.code(), "message": self.to_string(), "details": self.details() }
-        }))
-    }
-}
-
-impl From<sea_orm::DbErr> for IdentityError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        Self::internal(e)
-    }
-}
-
-impl From<crate::core::password::PasswordError> for IdentityError {
-    fn from(e: crate::core::password::PasswordError) -> Self {
-        Self::internal(e)
-    }
-}
-
-impl From<crate::core::jwt::JwtError> for IdentityError {
-    fn from(e: crate::core::jwt::JwtError) -> Self {
-        Self::internal(e)
-    }
-}
-
-pub struct IdentityEnvelope;
-
-impl Envelope for IdentityEnvelope {
-    fn render(kind: FrameworkError, message: String) -> HttpResponse {
-        IdentityError::Framework(kind, message).error_response()
-    }
-}
-
-pub type Result<T, E = IdentityError> = std::result::Result<T, E>;
+pub type Result<T, E = ApiError> = std::result::Result<T, E>;

@@ -1,9 +1,13 @@
-//! The bearer of an access token: a live account and an active session.
+//! The bearer of an access token: a live account and an active session. The token itself
+//! is read and verified by `core::auth`.
 
 use super::error::IdentityError;
 use super::service::tokens::ACCESS;
 use super::IdentityState;
+use crate::core::auth::{Auth, AuthErrors, Bearer};
+use crate::core::error::ApiError;
 use crate::core::jwt::JwtError;
+use crate::core::CoreContext;
 use actix_web::dev::Payload;
 use actix_web::{web, FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
@@ -11,16 +15,21 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use switchboard_entities::identity::{session, user};
 use uuid::Uuid;
 
-/// The token of an `Authorization: Bearer …` header, unverified.
-pub fn bearer_token(req: &HttpRequest) -> Option<&str> {
-    req.headers()
-        .get(actix_web::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .map(str::trim)
+/// The credentials policy of the identity listener: its access tokens, its codes.
+pub fn policy(core: &CoreContext) -> Auth {
+    Auth::new(
+        core,
+        ACCESS,
+        AuthErrors {
+            missing: |_| IdentityError::InvalidToken.into(),
+            invalid_token: |e| match e {
+                JwtError::Expired => IdentityError::TokenExpired.into(),
+                _ => IdentityError::InvalidToken.into(),
+            },
+            forbidden: |_| IdentityError::Forbidden("not allowed".into()).into(),
+            invalid_key: |_| IdentityError::InvalidToken.into(),
+        },
+    )
 }
 
 pub struct Authenticated {
@@ -29,25 +38,17 @@ pub struct Authenticated {
 }
 
 impl FromRequest for Authenticated {
-    type Error = IdentityError;
+    type Error = ApiError;
     type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
 
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let st = req.app_data::<web::Data<IdentityState>>().cloned();
-        let token = bearer_token(req).map(str::to_owned);
+        let bearer = <Bearer>::from_request(req, payload).into_inner();
         Box::pin(async move {
-            let st =
-                st.ok_or_else(|| IdentityError::InvalidRequest("identity state missing".into()))?;
-            let token = token.ok_or(IdentityError::InvalidToken)?;
-            let now = st.core.now();
-            let claims = st
-                .core
-                .jwt
-                .verify(&token, ACCESS, now)
-                .map_err(|e| match e {
-                    JwtError::Expired => IdentityError::TokenExpired,
-                    _ => IdentityError::InvalidToken,
-                })?;
+            let st = st.ok_or_else(|| {
+                ApiError::internal(std::io::Error::other("identity state missing"))
+            })?;
+            let claims = bearer?.claims;
             let user_id = Uuid::parse_str(&claims.sub).map_err(|_| IdentityError::InvalidToken)?;
             let session_id = claims
                 .sid

@@ -20,9 +20,7 @@ pub async fn status(auth: Authenticated, st: web::Data<IdentityState>) -> Result
     responses((status = 200, body = Success<KycInitiated>), Errors))]
 pub async fn initiate(auth: Authenticated, st: web::Data<IdentityState>) -> Result<HttpResponse> {
     if auth.user.kyc_status == "verified" {
-        return Err(IdentityError::InvalidRequest(
-            "identity is already verified".into(),
-        ));
+        return Err(IdentityError::InvalidRequest("identity is already verified".into()).into());
     }
     let now = st.core.now();
     let started = BuiltinKyc { st: &st }.start(auth.user.id, now).await?;

@@ -19,7 +19,6 @@ use crate::core::http::{not_found, resource};
 use crate::core::CoreContext;
 use crate::startup::{serve, StartupError};
 use actix_web::dev::Server;
-use actix_web::middleware::from_fn;
 use actix_web::web;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -49,41 +48,41 @@ pub fn mount(
 }
 
 fn routes(cfg: &mut web::ServiceConfig, data: web::Data<IdentityState>) {
-    // One scope around everything, unknown routes included, so that every response carries
-    // the rate-limit headers.
-    cfg.app_data(data).service(
-        web::scope("")
-            .wrap(from_fn(limits::by_client))
-            .service(resource("/health").get(health::health))
-            .configure(openapi::docs)
-            .service(resource("/auth/otp/send").post(auth::otp_send))
-            .service(resource("/auth/otp/verify").post(auth::otp_verify))
-            .service(resource("/auth/signup").post(auth::signup))
-            .service(resource("/auth/signin").post(auth::signin))
-            .service(resource("/auth/pin/reset").post(auth::pin_reset))
-            .service(resource("/auth/refresh").post(auth::refresh))
-            .service(resource("/auth/logout").post(auth::logout))
-            .service(resource("/auth/logout/all").post(auth::logout_all))
-            .service(
-                resource("/users/me")
-                    .get(users::me)
-                    .patch(users::update_me)
-                    .delete(users::delete_me),
-            )
-            .service(resource("/users/handle/check").get(users::check_handle))
-            .service(resource("/users/handle/change").post(users::change_handle))
-            .service(resource("/users/@{handle}").get(users::public_profile))
-            .service(resource("/sessions").get(sessions::list))
-            .service(resource("/sessions/{id}").delete(sessions::revoke))
-            .service(resource("/kyc/status").get(kyc::status))
-            .service(resource("/kyc/initiate").post(kyc::initiate))
-            .service(
-                resource("/kyc/verify/{token}")
-                    .get(kyc::page_handler)
-                    .post(kyc::submit),
-            )
-            .default_service(web::to(not_found::<IdentityEnvelope>)),
-    );
+    cfg.app_data(web::Data::new(extract::policy(&data.core)))
+        .app_data(web::Data::new(limits::limits(&data)))
+        .app_data(data)
+        .service(
+            web::scope("")
+                .service(resource("/health").get(health::health))
+                .configure(openapi::docs)
+                .service(resource("/auth/otp/send").post(auth::otp_send))
+                .service(resource("/auth/otp/verify").post(auth::otp_verify))
+                .service(resource("/auth/signup").post(auth::signup))
+                .service(resource("/auth/signin").post(auth::signin))
+                .service(resource("/auth/pin/reset").post(auth::pin_reset))
+                .service(resource("/auth/refresh").post(auth::refresh))
+                .service(resource("/auth/logout").post(auth::logout))
+                .service(resource("/auth/logout/all").post(auth::logout_all))
+                .service(
+                    resource("/users/me")
+                        .get(users::me)
+                        .patch(users::update_me)
+                        .delete(users::delete_me),
+                )
+                .service(resource("/users/handle/check").get(users::check_handle))
+                .service(resource("/users/handle/change").post(users::change_handle))
+                .service(resource("/users/@{handle}").get(users::public_profile))
+                .service(resource("/sessions").get(sessions::list))
+                .service(resource("/sessions/{id}").delete(sessions::revoke))
+                .service(resource("/kyc/status").get(kyc::status))
+                .service(resource("/kyc/initiate").post(kyc::initiate))
+                .service(
+                    resource("/kyc/verify/{token}")
+                        .get(kyc::page_handler)
+                        .post(kyc::submit),
+                )
+                .default_service(web::to(not_found)),
+        );
 }
 
 fn register_jobs(state: &IdentityState) {

@@ -76,7 +76,8 @@ pub async fn delete_me(
     if body.confirmation != DELETE_CONFIRMATION {
         return Err(IdentityError::InvalidRequest(format!(
             "confirmation must be exactly \"{DELETE_CONFIRMATION}\""
-        )));
+        ))
+        .into());
     }
     let deleted_at = accounts::delete(&st, &auth.user, &pin).await?;
     Ok(HttpResponse::Ok().json(ok(DeletedResponse {

@@ -1,52 +1,53 @@
 //! Who may call what. The backend holds the API key; a candidate holds only the session
 //! token from the interview URL (sent as `X-Session-Token`); deletion needs the admin key.
-//! Every comparison is constant-time.
+//! Keys are checked by `core::auth` extractors; every comparison is constant-time.
 
 use super::error::{InterviewError, Result};
 use super::InterviewState;
+use crate::core::auth::{header, Auth, AuthErrors, ServiceKey, ADMIN_KEY_HEADER};
+use crate::core::config::InterviewSettings;
+use crate::core::error::ApiError;
 use crate::core::secrets::constant_time_eq;
+use crate::core::CoreContext;
 use actix_web::HttpRequest;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use switchboard_actors::interview::ReportSummary;
 use switchboard_entities::interview::session;
 use uuid::Uuid;
 
-pub const API_KEY: &str = "X-API-Key";
-pub const ADMIN_KEY: &str = "X-Admin-Key";
 pub const SESSION_TOKEN: &str = "X-Session-Token";
 
-fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
-    req.headers().get(name).and_then(|v| v.to_str().ok())
+/// The credentials policy of the interview listener: the backend's key and the admin key.
+pub fn policy(core: &CoreContext, cfg: &InterviewSettings) -> Auth {
+    // Interview issues no tokens; no token type of another service matches this one.
+    Auth::new(
+        core,
+        "interview_none",
+        AuthErrors {
+            missing: |_| key_required(),
+            invalid_token: |_| key_required(),
+            forbidden: |_| key_required(),
+            invalid_key: |what| {
+                if what == ADMIN_KEY_HEADER {
+                    InterviewError::Forbidden(
+                        "deleting sessions needs a valid X-Admin-Key header".into(),
+                    )
+                    .into()
+                } else {
+                    key_required()
+                }
+            },
+        },
+    )
+    .with_keys(&cfg.api_key, &cfg.admin_key)
 }
 
-fn has_api_key(st: &InterviewState, req: &HttpRequest) -> bool {
-    header(req, API_KEY).is_some_and(|k| constant_time_eq(k.as_bytes(), st.cfg.api_key.as_bytes()))
-}
-
-pub fn require_api_key(st: &InterviewState, req: &HttpRequest) -> Result<()> {
-    if has_api_key(st, req) {
-        Ok(())
-    } else {
-        Err(InterviewError::Unauthorized(
-            "a valid X-API-Key header is required".into(),
-        ))
-    }
-}
-
-pub fn require_admin(st: &InterviewState, req: &HttpRequest) -> Result<()> {
-    let ok = header(req, ADMIN_KEY)
-        .is_some_and(|k| constant_time_eq(k.as_bytes(), st.cfg.admin_key.as_bytes()));
-    if ok {
-        Ok(())
-    } else {
-        Err(InterviewError::Forbidden(
-            "deleting sessions needs a valid X-Admin-Key header".into(),
-        ))
-    }
+fn key_required() -> ApiError {
+    InterviewError::Unauthorized("a valid X-API-Key header is required".into()).into()
 }
 
 pub fn parse_id(raw: &str) -> Result<Uuid> {
-    Uuid::parse_str(raw).map_err(|_| InterviewError::not_found())
+    Uuid::parse_str(raw).map_err(|_| InterviewError::not_found().into())
 }
 
 /// Who is calling: the backend (API key) sees everything; the candidate (session token)
@@ -84,12 +85,13 @@ pub async fn session_and_caller(
     req: &HttpRequest,
     raw_id: &str,
 ) -> Result<(session::Model, Caller)> {
-    let backend = has_api_key(st, req);
+    let backend = ServiceKey::presented(req);
     let token = header(req, SESSION_TOKEN);
     if !backend && token.is_none() {
         return Err(InterviewError::Unauthorized(
             "send X-API-Key or the session's X-Session-Token".into(),
-        ));
+        )
+        .into());
     }
     let found = match Uuid::parse_str(raw_id) {
         Ok(id) => session::Entity::find_by_id(id).one(&st.core.db).await?,
@@ -100,10 +102,11 @@ pub async fn session_and_caller(
         (Some(s), false, Some(t)) if constant_time_eq(t.as_bytes(), s.session_token.as_bytes()) => {
             Ok((s, Caller::Candidate))
         }
-        (None, true, _) => Err(InterviewError::not_found()),
+        (None, true, _) => Err(InterviewError::not_found().into()),
         _ => Err(InterviewError::Unauthorized(
             "the session token does not belong to this session".into(),
-        )),
+        )
+        .into()),
     }
 }
 

@@ -1,7 +1,9 @@
 //! Parsing session-creation input into values the service can trust.
 
 use super::dto::CreateSession;
-use super::error::{InterviewError, Result};
+use super::error::InterviewError;
+
+type Result<T, E = InterviewError> = std::result::Result<T, E>;
 use crate::core::config::InterviewSettings;
 use crate::core::outbound_url::is_public_ip;
 use crate::core::phone::PhoneNumber;

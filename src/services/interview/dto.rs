@@ -165,15 +165,6 @@ pub struct SessionList {
     pub offset: u64,
 }
 
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ListQuery {
-    /// 1–100, default 20.
-    pub limit: Option<u64>,
-    /// Default 0.
-    pub offset: Option<u64>,
-}
-
 #[derive(Debug, Serialize, ToSchema)]
 pub struct StartResponse {
     pub session_id: Uuid,

@@ -8,6 +8,7 @@ mod domain;
 mod dto;
 mod error;
 mod health;
+mod limits;
 mod onboarding;
 mod openapi;
 mod page;
@@ -125,7 +126,9 @@ pub fn mount(
 }
 
 fn routes(cfg: &mut web::ServiceConfig, data: web::Data<InterviewState>, sio: SocketIoServer) {
-    cfg.app_data(data)
+    cfg.app_data(web::Data::new(access::policy(&data.core, &data.cfg)))
+        .app_data(web::Data::new(limits::limits(&data)))
+        .app_data(data)
         .service(realtime::scope(sio))
         .service(resource("/health").get(health::health))
         .service(resource("/api/v1/health").get(health::api_health))

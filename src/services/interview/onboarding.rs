@@ -1,11 +1,12 @@
 //! Onboarding chat: a short conversation that gathers a service worker's profile. Each
 //! answer is mined for every field it mentions; the reply asks for the next missing one.
 
-use super::access::{require_api_key, SESSION_TOKEN};
+use super::access::SESSION_TOKEN;
 use super::dto::{OnboardingMessage, OnboardingReply, OnboardingSession, OnboardingStart};
 use super::error::{InterviewError, Result};
 use super::openapi::Errors;
 use super::InterviewState;
+use crate::core::auth::{header, ServiceKey};
 use crate::core::json_body::Json;
 use crate::core::secrets::{constant_time_eq, random_token};
 use crate::providers::ai::find_skills;
@@ -184,22 +185,22 @@ fn missing(data: &Map<String, Value>) -> Option<&'static str> {
             ("Message" = (operation_id = "onboarding_message", parameters(("session_id" = "$response.body#/session_id")))))),
         Errors))]
 pub async fn start(
+    _key: ServiceKey,
     st: web::Data<InterviewState>,
-    req: HttpRequest,
     body: Json<OnboardingStart>,
 ) -> Result<HttpResponse> {
-    require_api_key(&st, &req)?;
     let user_id = body.user_id.trim();
     if user_id.is_empty() || user_id.chars().count() > 128 {
-        return Err(InterviewError::InvalidRequest(
-            "user_id must be 1–128 characters".into(),
-        ));
+        return Err(
+            InterviewError::InvalidRequest("user_id must be 1–128 characters".into()).into(),
+        );
     }
     let kind = body.session_type.as_deref().unwrap_or("worker_onboarding");
     if kind != "worker_onboarding" {
         return Err(InterviewError::InvalidRequest(
             "session_type must be worker_onboarding".into(),
-        ));
+        )
+        .into());
     }
     let now = st.core.now();
     let row = onboarding::ActiveModel {
@@ -236,15 +237,13 @@ pub async fn message(
     id: web::Path<String>,
     body: Json<OnboardingMessage>,
 ) -> Result<HttpResponse> {
-    let backend = require_api_key(&st, &req).is_ok();
-    let token = req
-        .headers()
-        .get(SESSION_TOKEN)
-        .and_then(|v| v.to_str().ok());
+    let backend = ServiceKey::presented(&req);
+    let token = header(&req, SESSION_TOKEN);
     if !backend && token.is_none() {
         return Err(InterviewError::Unauthorized(
             "send X-API-Key or the onboarding X-Session-Token".into(),
-        ));
+        )
+        .into());
     }
     let row = match Uuid::parse_str(&id) {
         Ok(id) => onboarding::Entity::find_by_id(id).one(&st.core.db).await?,
@@ -256,21 +255,20 @@ pub async fn message(
             r
         }
         (None, true, _) => {
-            return Err(InterviewError::NotFound(
-                "onboarding session not found".into(),
-            ))
+            return Err(InterviewError::NotFound("onboarding session not found".into()).into())
         }
         _ => {
             return Err(InterviewError::Unauthorized(
                 "the session token does not belong to this onboarding session".into(),
-            ))
+            )
+            .into())
         }
     };
     let content = body.content.trim();
     if content.is_empty() || content.chars().count() > 5000 {
-        return Err(InterviewError::InvalidRequest(
-            "content must be 1–5000 characters".into(),
-        ));
+        return Err(
+            InterviewError::InvalidRequest("content must be 1–5000 characters".into()).into(),
+        );
     }
     let mut transcript = row.transcript.as_array().cloned().unwrap_or_default();
     let asking = transcript

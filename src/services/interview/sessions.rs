@@ -1,15 +1,16 @@
 //! `/api/v1/sessions…`: creation and reads go to the database; every state change goes
 //! through the session's actor, which also tells the session's sockets.
 
-use super::access::{
-    self, require_admin, require_api_key, session_and_caller, session_for, Caller,
-};
+use super::access::{self, session_and_caller, session_for, Caller};
 use super::domain::{parse_answer, parse_create};
 use super::dto::*;
 use super::error::{InterviewError, Result};
 use super::openapi::Errors;
 use super::{pdf, InterviewState};
+use crate::core::auth::{AdminKey, ServiceKey};
+use crate::core::error::ApiError;
 use crate::core::json_body::Json;
+use crate::core::page::{self, Bounds, PageQuery};
 use crate::core::secrets::random_token;
 use crate::providers::sms::SmsMessage;
 use actix_web::http::header;
@@ -49,11 +50,11 @@ fn view(st: &InterviewState, s: &session::Model) -> SessionView {
             ("ByToken" = (operation_id = "get_session_by_token", parameters(("token" = "$response.body#/session_token")))))),
         Errors))]
 pub async fn create(
+    _key: ServiceKey,
     st: web::Data<InterviewState>,
     req: HttpRequest,
     body: Json<CreateSession>,
 ) -> Result<HttpResponse> {
-    require_api_key(&st, &req)?;
     let secret = match req.headers().get("X-Webhook-Secret") {
         None => None,
         Some(v) => {
@@ -63,7 +64,8 @@ pub async fn create(
             if s.is_empty() || s.len() > 256 {
                 return Err(InterviewError::InvalidRequest(
                     "X-Webhook-Secret must be 1–256 characters".into(),
-                ));
+                )
+                .into());
             }
             Some(s.to_owned())
         }
@@ -178,39 +180,26 @@ pub async fn by_id(
 
 /// A user's sessions, newest first (X-API-Key).
 #[utoipa::path(get, path = "/api/v1/sessions/user/{user_id}", operation_id = "list_user_sessions", tag = "sessions",
-    params(("user_id" = String, Path), ("X-API-Key" = String, Header), ListQuery),
+    params(("user_id" = String, Path), ("X-API-Key" = String, Header), PageQuery),
     responses((status = 200, body = SessionList), Errors))]
 pub async fn by_user(
+    _key: ServiceKey,
     st: web::Data<InterviewState>,
-    req: HttpRequest,
     user_id: web::Path<String>,
-    q: web::Query<ListQuery>,
+    q: web::Query<PageQuery>,
 ) -> Result<HttpResponse> {
-    require_api_key(&st, &req)?;
-    let limit = q.limit.unwrap_or(20);
-    if !(1..=100).contains(&limit) {
-        return Err(InterviewError::InvalidRequest(
-            "limit must be between 1 and 100".into(),
-        ));
-    }
-    let offset = q.offset.unwrap_or(0);
-    if offset > i64::MAX as u64 {
-        return Err(InterviewError::InvalidRequest("offset is too large".into()));
-    }
-    let base = session::Entity::find().filter(session::Column::UserId.eq(user_id.as_str()));
-    let total = base.clone().count(&st.core.db).await?;
-    let rows = base
+    let window = q.window(Bounds::new(20, 100))?;
+    let base = session::Entity::find()
+        .filter(session::Column::UserId.eq(user_id.as_str()))
         .order_by_desc(session::Column::CreatedAt)
-        .order_by_desc(session::Column::Id)
-        .limit(limit)
-        .offset(offset)
-        .all(&st.core.db)
-        .await?;
+        .order_by_desc(session::Column::Id);
+    let page = page::fetch(base, &st.core.db, window).await?;
+    let meta = page.offset_meta();
     Ok(HttpResponse::Ok().json(SessionList {
-        sessions: rows.iter().map(|s| view(&st, s)).collect(),
-        total,
-        limit,
-        offset,
+        sessions: page.items.iter().map(|s| view(&st, s)).collect(),
+        total: meta.total,
+        limit: meta.limit,
+        offset: meta.offset,
     }))
 }
 
@@ -219,11 +208,10 @@ pub async fn by_user(
     params(("session_id" = String, Path), ("X-Admin-Key" = String, Header)),
     responses((status = 204, description = "Deleted"), Errors))]
 pub async fn delete(
+    _admin: AdminKey,
     st: web::Data<InterviewState>,
-    req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
-    require_admin(&st, &req)?;
     let id = access::parse_id(&id)?;
     st.registry.stop(id).await;
     let db = &st.core.db;
@@ -235,7 +223,7 @@ pub async fn delete(
     report::Entity::delete_by_id(id).exec(db).await?;
     let res = session::Entity::delete_by_id(id).exec(db).await?;
     if res.rows_affected == 0 {
-        return Err(InterviewError::not_found());
+        return Err(InterviewError::not_found().into());
     }
     Ok(HttpResponse::NoContent().finish())
 }
@@ -356,12 +344,7 @@ pub async fn messages(
     q: web::Query<MessagesQuery>,
 ) -> Result<HttpResponse> {
     let s = session_for(&st, &req, &id).await?;
-    let limit = q.limit.unwrap_or(50);
-    if !(1..=200).contains(&limit) {
-        return Err(InterviewError::InvalidRequest(
-            "limit must be between 1 and 200".into(),
-        ));
-    }
+    let limit = Bounds::new(50, 200).limit(q.limit)?;
     let before = match q.before.as_deref() {
         None => None,
         Some(b) => Some(
@@ -397,12 +380,13 @@ pub async fn messages(
 async fn load_report(st: &InterviewState, s: &session::Model) -> Result<Report> {
     let row = report::Entity::find_by_id(s.id).one(&st.core.db).await?;
     match row {
-        Some(r) => serde_json::from_value(r.data).map_err(InterviewError::internal),
+        Some(r) => serde_json::from_value(r.data).map_err(ApiError::internal),
         None => Err(InterviewError::InvalidState {
             action: "report on",
             status: s.status.clone(),
             allowed: &[status::COMPLETED],
-        }),
+        }
+        .into()),
     }
 }
 
@@ -443,12 +427,12 @@ pub async fn report_pdf(
         return Err(InterviewError::Forbidden(
             "the PDF report is the full report: it needs X-API-Key; the candidate reads GET …/report"
                 .into(),
-        ));
+        ).into());
     }
     let r = load_report(&st, &s).await?;
     let bytes = web::block(move || pdf::render(&r))
         .await
-        .map_err(InterviewError::internal)?;
+        .map_err(ApiError::internal)?;
     Ok(HttpResponse::Ok()
         .content_type("application/pdf")
         .insert_header((

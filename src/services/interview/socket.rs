@@ -2,9 +2,10 @@
 //! the socket to its session's room. Commands go to the session's actor, whose events
 //! reach every socket of the session (and the REST caller's view stays the same).
 
-use super::error::InterviewError;
+use super::error::{InterviewEnvelope, InterviewError};
 use super::sessions::joined_payload;
 use super::{access, domain, room, InterviewState};
+use crate::core::error::ApiError;
 use crate::realtime::{Event, NamespaceHandler, SocketHandle};
 use async_trait::async_trait;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
@@ -33,8 +34,12 @@ fn field<'a>(args: &'a [Value], name: &str) -> Option<&'a Value> {
     }
 }
 
-fn fail(socket: &SocketHandle, ack: Option<crate::realtime::AckSender>, err: &InterviewError) {
-    let body = json!({"message": err.to_string(), "code": err.code(), "details": err.details()});
+fn fail(socket: &SocketHandle, ack: Option<crate::realtime::AckSender>, err: &ApiError) {
+    let body = json!({
+        "message": err.message(),
+        "code": err.code_in::<InterviewEnvelope>(),
+        "details": err.details(),
+    });
     let _ = socket.emit("error", &body);
     if let Some(ack) = ack {
         let _ = ack.send(&[json!({"ok": false, "error": body})]);
@@ -48,7 +53,7 @@ fn ok(ack: Option<crate::realtime::AckSender>, data: Value) {
 }
 
 impl Sessions {
-    async fn join(&self, socket: &SocketHandle, args: &[Value]) -> Result<Value, InterviewError> {
+    async fn join(&self, socket: &SocketHandle, args: &[Value]) -> Result<Value, ApiError> {
         let token = field(args, "session_token")
             .and_then(Value::as_str)
             .ok_or_else(|| {
@@ -76,9 +81,9 @@ impl Sessions {
         Ok(json!({"session_id": s.id}))
     }
 
-    fn joined(socket: &SocketHandle) -> Result<Uuid, InterviewError> {
+    fn joined(socket: &SocketHandle) -> Result<Uuid, ApiError> {
         socket.data::<Joined>().map(|j| j.0).ok_or_else(|| {
-            InterviewError::Unauthorized("join a session first (join_session)".into())
+            InterviewError::Unauthorized("join a session first (join_session)".into()).into()
         })
     }
 
@@ -87,7 +92,7 @@ impl Sessions {
         socket: &SocketHandle,
         name: &str,
         args: &[Value],
-    ) -> Result<Value, InterviewError> {
+    ) -> Result<Value, ApiError> {
         let reg = &self.st.registry;
         match name {
             "join_session" => self.join(socket, args).await,
@@ -127,9 +132,7 @@ impl Sessions {
                 let out = reg.complete(Self::joined(socket)?).await?;
                 Ok(json!({"status": out.session.status}))
             }
-            other => Err(InterviewError::InvalidRequest(format!(
-                "unknown event {other}"
-            ))),
+            other => Err(InterviewError::InvalidRequest(format!("unknown event {other}")).into()),
         }
     }
 }
@@ -143,7 +146,7 @@ impl NamespaceHandler for Sessions {
         match self.dispatch(&socket, &name, &args).await {
             Ok(data) => ok(ack, data),
             Err(e) => {
-                if let InterviewError::Internal(cause) = &e {
+                if let Some(cause) = std::error::Error::source(&e) {
                     tracing::error!(error = %cause, event = %name, "socket event failed");
                 }
                 fail(&socket, ack, &e);

@@ -7,6 +7,7 @@ use super::error::{MessagingError, Result};
 use super::limits;
 use super::openapi::Errors;
 use super::MessagingState;
+use crate::core::error::ApiError;
 use actix_web::{web, HttpRequest, HttpResponse};
 use sea_orm::EntityTrait;
 use switchboard_entities::messaging::workspace;
@@ -20,13 +21,13 @@ pub async fn token(
     st: web::Data<MessagingState>,
     ApiKey(ws): ApiKey,
 ) -> Result<HttpResponse> {
-    limits::check(&req, &st, "token", st.cfg.rate_limits.token, ws.id).await?;
+    limits::per_workspace(&req, "token", st.cfg.rate_limits.token, ws.id).await?;
     let ttl = st.cfg.token_ttl_secs;
     let token = st
         .core
         .jwt
         .issue(TOKEN_TYPE, &ws.id.to_string(), None, st.core.now(), ttl)
-        .map_err(MessagingError::internal)?;
+        .map_err(ApiError::internal)?;
     Ok(HttpResponse::Ok().json(ok(TokenResponse {
         access_token: token,
         token_type: "Bearer".into(),
@@ -42,7 +43,7 @@ pub async fn account(
     st: web::Data<MessagingState>,
     AnyAuth(ws): AnyAuth,
 ) -> Result<HttpResponse> {
-    limits::check(&req, &st, "default", st.cfg.rate_limits.default, ws.id).await?;
+    limits::per_workspace(&req, "default", st.cfg.rate_limits.default, ws.id).await?;
     // Read fresh: the extractor's row may predate a debit in flight.
     let ws = workspace::Entity::find_by_id(ws.id)
         .one(&st.core.db)

@@ -2,9 +2,10 @@
 //! `X-Carrier-Signature` over `[services.messaging] public_url` + path + query and the
 //! sorted form fields. Invalid signatures get 403 in plain text; valid ones `OK`.
 
-use super::error::{MessagingError, Result};
+use super::error::Result;
 use super::service::carrier::{self, Form};
 use super::MessagingState;
+use crate::core::error::ApiError;
 use actix_web::{web, HttpRequest, HttpResponse};
 
 pub const SIGNATURE_HEADER: &str = "X-Carrier-Signature";
@@ -51,9 +52,7 @@ pub async fn status(
     let Some(form) = verified(&st, &req, &body) else {
         return Ok(forbidden());
     };
-    carrier::status(&st, &form)
-        .await
-        .map_err(MessagingError::from)?;
+    carrier::status(&st, &form).await.map_err(ApiError::from)?;
     Ok(accepted())
 }
 
@@ -74,8 +73,6 @@ pub async fn inbound(
     let Some(form) = verified(&st, &req, &body) else {
         return Ok(forbidden());
     };
-    carrier::inbound(&st, &form)
-        .await
-        .map_err(MessagingError::from)?;
+    carrier::inbound(&st, &form).await.map_err(ApiError::from)?;
     Ok(accepted())
 }

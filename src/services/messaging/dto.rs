@@ -1,5 +1,6 @@
 //! Wire shapes of the messaging service, named as the spec names them.
 
+use crate::core::page::NumberedMeta;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -126,12 +127,6 @@ pub struct MessagesQuery {
     pub status: Option<String>,
     #[param(value_type = Option<ChannelName>, inline)]
     pub channel: Option<String>,
-    /// Page number from 1.
-    #[param(minimum = 1, maximum = 1_000_000)]
-    pub page: Option<u64>,
-    /// Page size, 1 to 100 (default 20).
-    #[param(minimum = 1, maximum = 100)]
-    pub limit: Option<u64>,
 }
 
 // ---- responses ----
@@ -366,15 +361,7 @@ impl From<message::Model> for MessageView {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Pagination {
-    pub page: u64,
-    pub limit: u64,
-    pub total: u64,
-    pub total_pages: u64,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
 pub struct MessageList {
     pub messages: Vec<MessageView>,
-    pub pagination: Pagination,
+    pub pagination: NumberedMeta,
 }

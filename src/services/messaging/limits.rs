@@ -1,32 +1,26 @@
 //! Rate limits per workspace (the spec's bulk limit: 10 requests per 5 minutes; the send
-//! limit and the rest are documented choices, all configurable).
+//! limit and the rest are documented choices, all configurable). A workspace is known only
+//! once its key or token is resolved, so handlers count them ([`per_workspace`]).
 
-use super::error::MessagingError;
 use super::MessagingState;
 use crate::core::config::LimitSettings;
-use crate::core::rate_limit;
+use crate::core::error::ApiError;
+use crate::core::rate_limit::Limits;
 use actix_web::HttpRequest;
 use uuid::Uuid;
 
-pub async fn check(
+pub fn limits(st: &MessagingState) -> Limits {
+    Limits::new("messaging", st.core.limiter.clone(), st.core.clock.clone())
+}
+
+/// Counts one request of `workspace` against `limit`.
+pub async fn per_workspace(
     req: &HttpRequest,
-    st: &MessagingState,
     bucket: &str,
     limit: LimitSettings,
-    workspace_id: Uuid,
-) -> Result<(), MessagingError> {
-    let now = st.core.now();
-    let decision = st
-        .core
-        .limiter
-        .hit(&format!("messaging:{bucket}:{workspace_id}"), limit, now)
-        .await;
-    rate_limit::record(req, decision);
-    if decision.allowed {
-        Ok(())
-    } else {
-        Err(MessagingError::RateLimited {
-            retry_after: decision.retry_after_secs(now),
-        })
-    }
+    workspace: Uuid,
+) -> Result<(), ApiError> {
+    Limits::of(req)?
+        .check(req, bucket, limit, &workspace.to_string())
+        .await
 }

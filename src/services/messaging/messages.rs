@@ -10,9 +10,11 @@ use super::service::billing::{self, Answer, Committed, Draft};
 use super::service::idempotency;
 use super::MessagingState;
 use crate::core::config::MessagingSettings;
+use crate::core::error::ApiError;
 use crate::core::json_body::Json;
+use crate::core::page::{self, Bounds, PageQuery};
 use actix_web::{web, HttpRequest, HttpResponse};
-use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::{Map, Value};
 use switchboard_entities::messaging::{message, workspace};
 use uuid::Uuid;
@@ -27,13 +29,13 @@ fn metadata(v: Option<Value>) -> Result<Option<Value>> {
                 .map(|b| b.len())
                 .unwrap_or(usize::MAX);
             if size > MAX_METADATA_BYTES {
-                return Err(MessagingError::validation(
-                    "metadata must be at most 8 KiB of JSON",
-                ));
+                return Err(
+                    MessagingError::validation("metadata must be at most 8 KiB of JSON").into(),
+                );
             }
             Ok(Some(Value::Object(m)))
         }
-        Some(_) => Err(MessagingError::validation("metadata must be an object")),
+        Some(_) => Err(MessagingError::validation("metadata must be an object").into()),
     }
 }
 
@@ -63,7 +65,8 @@ fn draft(
         if length(&t) > max {
             return Err(MessagingError::validation(format!(
                 "content.text is longer than {max} characters"
-            )));
+            ))
+            .into());
         }
         Ok(t)
     };
@@ -101,20 +104,22 @@ fn draft(
             if subject.chars().count() > 998 || subject.chars().any(char::is_control) {
                 return Err(MessagingError::validation(
                     "content.subject must be one line of at most 998 characters",
-                ));
+                )
+                .into());
             }
             let html = non_empty(content.html);
             if text.is_none() && html.is_none() {
-                return Err(MessagingError::validation(
-                    "email needs content.html or content.text",
-                ));
+                return Err(
+                    MessagingError::validation("email needs content.html or content.text").into(),
+                );
             }
             let size = text.as_deref().map_or(0, length) + html.as_deref().map_or(0, length);
             if size > cfg.max_email_chars {
                 return Err(MessagingError::validation(format!(
                     "email content is longer than {} characters",
                     cfg.max_email_chars
-                )));
+                ))
+                .into());
             }
             let sender = Sender::parse(from.unwrap_or(&ws.sender_name), &cfg.mail_domain)?;
             d.sender = Some(sender.header());
@@ -130,7 +135,7 @@ fn draft(
 fn answer<T: utoipa::ToSchema + serde::Serialize>(data: T) -> Result<Answer> {
     Ok(Answer {
         status: 201,
-        body: serde_json::to_string(&ok(data)).map_err(MessagingError::internal)?,
+        body: serde_json::to_string(&ok(data)).map_err(ApiError::internal)?,
     })
 }
 
@@ -155,9 +160,9 @@ pub async fn send(
     ApiKey(ws): ApiKey,
     body: Json<SendRequest>,
 ) -> Result<HttpResponse> {
-    limits::check(&req, &st, "send", st.cfg.rate_limits.send, ws.id).await?;
+    limits::per_workspace(&req, "send", st.cfg.rate_limits.send, ws.id).await?;
     let body = body.into_inner();
-    let canonical = serde_json::to_vec(&body).map_err(MessagingError::internal)?;
+    let canonical = serde_json::to_vec(&body).map_err(ApiError::internal)?;
     let idem = idempotency::from_request(&req, "send", &canonical)?;
     if let Some(k) = &idem {
         if let Some(replay) = idempotency::lookup(&st, ws.id, k).await? {
@@ -168,7 +173,8 @@ pub async fn send(
     if !matches!(channel, Channel::Sms | Channel::Email) {
         return Err(MessagingError::validation(
             "channel must be sms or email (whatsapp and voice go through /api/v1/messages/bulk)",
-        ));
+        )
+        .into());
     }
     let meta = metadata(body.metadata)?;
     let d = draft(
@@ -217,9 +223,9 @@ pub async fn bulk(
     ApiKey(ws): ApiKey,
     body: Json<BulkRequest>,
 ) -> Result<HttpResponse> {
-    limits::check(&req, &st, "bulk", st.cfg.rate_limits.bulk, ws.id).await?;
+    limits::per_workspace(&req, "bulk", st.cfg.rate_limits.bulk, ws.id).await?;
     let body = body.into_inner();
-    let canonical = serde_json::to_vec(&body).map_err(MessagingError::internal)?;
+    let canonical = serde_json::to_vec(&body).map_err(ApiError::internal)?;
     let idem = idempotency::from_request(&req, "bulk", &canonical)?;
     if let Some(k) = &idem {
         if let Some(replay) = idempotency::lookup(&st, ws.id, k).await? {
@@ -229,23 +235,24 @@ pub async fn bulk(
     let channel = Channel::parse(&body.channel)?;
     let max = st.cfg.max_bulk_recipients;
     if body.recipients.is_empty() {
-        return Err(MessagingError::validation("recipients must not be empty"));
+        return Err(MessagingError::validation("recipients must not be empty").into());
     }
     if body.recipients.len() > max {
         return Err(MessagingError::validation(format!(
             "at most {max} recipients per request ({} given)",
             body.recipients.len()
-        )));
+        ))
+        .into());
     }
     if non_empty(body.content.text.clone()).is_none() {
-        return Err(MessagingError::validation("content.text is required"));
+        return Err(MessagingError::validation("content.text is required").into());
     }
     // A recipient without `to` rejects the whole request; it is a malformed list.
     for (i, r) in body.recipients.iter().enumerate() {
         if !matches!(r.get("to"), Some(Value::String(_))) {
-            return Err(MessagingError::validation(format!(
-                "recipients[{i}] has no 'to' string"
-            )));
+            return Err(
+                MessagingError::validation(format!("recipients[{i}] has no 'to' string")).into(),
+            );
         }
     }
     let meta = metadata(body.metadata)?;
@@ -268,7 +275,7 @@ pub async fn bulk(
             )
         })
         .await
-        .map_err(MessagingError::internal)??
+        .map_err(ApiError::internal)??
     };
     let ids: Vec<Uuid> = drafts.iter().map(|_| Uuid::new_v4()).collect();
     let total: i64 = drafts.iter().map(|d| d.cost).sum();
@@ -361,7 +368,8 @@ fn render_all(
                     return Err(MessagingError::validation(format!(
                         "the messages of this request come to more than {max_total} bytes of \
                          text; send them in smaller requests"
-                    )));
+                    ))
+                    .into());
                 }
                 drafts.push(d);
             }
@@ -405,7 +413,7 @@ fn personalise(
 
 const STATUSES: [&str; 5] = ["queued", "sent", "delivered", "failed", "received"];
 
-#[utoipa::path(get, path = "/api/v1/messages", operation_id = "list_messages", tag = "messages", params(MessagesQuery),
+#[utoipa::path(get, path = "/api/v1/messages", operation_id = "list_messages", tag = "messages", params(MessagesQuery, PageQuery),
     security(("api_key" = [])),
     responses((status = 200, body = Success<MessageList>), Errors))]
 pub async fn list(
@@ -413,22 +421,18 @@ pub async fn list(
     st: web::Data<MessagingState>,
     ApiKey(ws): ApiKey,
     q: web::Query<MessagesQuery>,
+    paging: web::Query<PageQuery>,
 ) -> Result<HttpResponse> {
-    limits::check(&req, &st, "default", st.cfg.rate_limits.default, ws.id).await?;
-    let page = q.page.unwrap_or(1);
-    let limit = q.limit.unwrap_or(20);
-    if page == 0 || page > 1_000_000 || !(1..=100).contains(&limit) {
-        return Err(MessagingError::validation(
-            "page starts at 1; limit is 1 to 100",
-        ));
-    }
+    limits::per_workspace(&req, "default", st.cfg.rate_limits.default, ws.id).await?;
+    let window = paging.window(Bounds::new(20, 100))?;
     let mut find = message::Entity::find().filter(message::Column::WorkspaceId.eq(ws.id));
     if let Some(s) = &q.status {
         if !STATUSES.contains(&s.as_str()) {
             return Err(MessagingError::validation(format!(
                 "status must be one of {}",
                 STATUSES.join(", ")
-            )));
+            ))
+            .into());
         }
         find = find.filter(message::Column::Status.eq(s.as_str()));
     }
@@ -436,20 +440,13 @@ pub async fn list(
         let c = Channel::parse(c)?;
         find = find.filter(message::Column::Channel.eq(c.as_str()));
     }
-    let pages = find
+    let find = find
         .order_by_desc(message::Column::CreatedAt)
-        .order_by_desc(message::Column::Id)
-        .paginate(&st.core.db, limit);
-    let total = pages.num_items().await?;
-    let rows = pages.fetch_page(page - 1).await?;
+        .order_by_desc(message::Column::Id);
+    let page = page::fetch(find, &st.core.db, window).await?;
     Ok(HttpResponse::Ok().json(ok(MessageList {
-        messages: rows.into_iter().map(MessageView::from).collect(),
-        pagination: Pagination {
-            page,
-            limit,
-            total,
-            total_pages: total.div_ceil(limit),
-        },
+        pagination: page.numbered_meta(),
+        messages: page.items.into_iter().map(MessageView::from).collect(),
     })))
 }
 
@@ -463,7 +460,7 @@ pub async fn get(
     ApiKey(ws): ApiKey,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse> {
-    limits::check(&req, &st, "default", st.cfg.rate_limits.default, ws.id).await?;
+    limits::per_workspace(&req, "default", st.cfg.rate_limits.default, ws.id).await?;
     let m = message::Entity::find_by_id(id.into_inner())
         .filter(message::Column::WorkspaceId.eq(ws.id))
         .one(&st.core.db)

@@ -137,7 +137,9 @@ pub fn mount(
 }
 
 fn routes(cfg: &mut web::ServiceConfig, data: web::Data<MessagingState>) {
-    cfg.app_data(data)
+    cfg.app_data(web::Data::new(auth::policy(&data.core)))
+        .app_data(web::Data::new(limits::limits(&data)))
+        .app_data(data)
         .configure(openapi::docs)
         .service(resource("/health").get(health::health))
         .service(resource("/api/v1/messages/send").post(messages::send))

@@ -2,17 +2,18 @@
 
 use super::auth::ApiKey;
 use super::dto::*;
-use super::error::{MessagingError, Result};
+use super::error::Result;
 use super::limits;
 use super::openapi::Errors;
 use super::service::webhooks as svc;
 use super::MessagingState;
 use crate::core::json_body::Json;
+use crate::core::page::Bounds;
 use actix_web::{web, HttpRequest, HttpResponse};
 use uuid::Uuid;
 
 async fn limit(req: &HttpRequest, st: &MessagingState, ws: Uuid) -> Result<()> {
-    limits::check(req, st, "default", st.cfg.rate_limits.default, ws).await
+    limits::per_workspace(req, "default", st.cfg.rate_limits.default, ws).await
 }
 
 #[utoipa::path(post, path = "/api/v1/webhooks", operation_id = "create_webhook", tag = "webhooks", request_body = WebhookCreate,
@@ -117,13 +118,8 @@ pub async fn deliveries(
     q: web::Query<DeliveriesQuery>,
 ) -> Result<HttpResponse> {
     limit(&req, &st, ws.id).await?;
-    let n = q.limit.unwrap_or(st.cfg.default_deliveries_limit);
-    if n == 0 || n > st.cfg.max_deliveries_limit {
-        return Err(MessagingError::validation(format!(
-            "limit must be 1 to {}",
-            st.cfg.max_deliveries_limit
-        )));
-    }
+    let n =
+        Bounds::new(st.cfg.default_deliveries_limit, st.cfg.max_deliveries_limit).limit(q.limit)?;
     let rows = svc::attempts(&st, ws.id, id.into_inner(), n).await?;
     Ok(HttpResponse::Ok().json(ok(Deliveries {
         deliveries: rows.into_iter().map(Into::into).collect(),

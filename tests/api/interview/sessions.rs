@@ -178,6 +178,14 @@ async fn get_by_token_id_and_user() {
     let v2 = body(get_key(&app, "/api/v1/sessions/user/u-list?limit=2&offset=2").await).await;
     assert_eq!(v2["sessions"].as_array().unwrap().len(), 1);
     assert!(v["sessions"][0]["created_at"].as_str() > v["sessions"][1]["created_at"].as_str());
+    // Page numbers read the same list; page and offset together are refused.
+    let p2 = body(get_key(&app, "/api/v1/sessions/user/u-list?limit=2&page=2").await).await;
+    assert_eq!(p2["sessions"], v2["sessions"]);
+    assert_eq!(p2["offset"], 2);
+    let res = get_key(&app, "/api/v1/sessions/user/u-list?page=2&offset=2").await;
+    assert_error(res, 400, "INVALID_REQUEST").await;
+    let res = get_key(&app, "/api/v1/sessions/user/u-list?page=0").await;
+    assert_error(res, 400, "INVALID_REQUEST").await;
     let res = get_key(&app, "/api/v1/sessions/user/u-list?limit=0").await;
     assert_error(res, 400, "INVALID_REQUEST").await;
     let res = get_key(&app, "/api/v1/sessions/user/u-list?limit=abc").await;
@@ -299,4 +307,49 @@ async fn health_docs_and_framework_errors() {
         .await
         .unwrap();
     assert_error(res, 405, "METHOD_NOT_ALLOWED").await;
+}
+
+#[actix_web::test]
+async fn answers_are_rate_limited_per_client_and_other_routes_share_the_default() {
+    use switchboard::core::config::LimitSettings;
+    let app = app_with(|s| {
+        s.services.interview.rate_limits.answer = LimitSettings::new(2, 60);
+        s.services.interview.rate_limits.default = LimitSettings::new(50, 60);
+    })
+    .await;
+    let s = create(&app, json!({})).await;
+    start(&app, &s).await;
+    for _ in 0..2 {
+        let res = answer(&app, &s, GOOD_ANSWER).await;
+        assert_ne!(res.status(), 429);
+        assert_eq!(res.headers()["x-ratelimit-limit"], "2");
+    }
+    let res = answer(&app, &s, GOOD_ANSWER).await;
+    assert_eq!(res.headers()["x-ratelimit-remaining"], "0");
+    let retry: i64 = res.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=61).contains(&retry), "retry-after {retry}");
+    let v = assert_error(res, 429, "RATE_LIMITED").await;
+    assert_eq!(v["error"]["details"]["retry_after"], retry);
+    // A percent-encoded path is the same route and the same bucket.
+    let res = post_key(
+        &app,
+        &format!("/api/v1/sessions/{}/m%65ssages", id(&s)),
+        json!({"content": GOOD_ANSWER}),
+    )
+    .await;
+    assert_error(res, 429, "RATE_LIMITED").await;
+
+    // Reads count against the default, not against the answers.
+    let res = get_key(&app, &format!("/api/v1/sessions/{}", id(&s))).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["x-ratelimit-limit"], "50");
+
+    // The window moves with the (injected) clock.
+    app.advance(chrono::Duration::seconds(61));
+    let res = answer(&app, &s, GOOD_ANSWER).await;
+    assert_ne!(res.status(), 429);
 }

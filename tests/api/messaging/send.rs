@@ -413,6 +413,21 @@ async fn messages_are_listed_filtered_paginated_and_private_to_their_workspace()
     )
     .await;
     assert_eq!(page2["data"]["messages"].as_array().unwrap().len(), 1);
+    // An offset reads the same list (the page number says where it falls).
+    let by_offset = json_body(
+        app.get_key("/api/v1/messages?limit=2&offset=2", &ws.key)
+            .await,
+    )
+    .await;
+    assert_eq!(by_offset["data"]["messages"], page2["data"]["messages"]);
+    assert_eq!(by_offset["data"]["pagination"]["page"], 2);
+    assert_err(
+        app.get_key("/api/v1/messages?page=2&offset=2", &ws.key)
+            .await,
+        400,
+        "validation_error",
+    )
+    .await;
     let sent = json_body(app.get_key("/api/v1/messages?status=sent", &ws.key).await).await;
     assert_eq!(sent["data"]["pagination"]["total"], 3);
     let queued = json_body(app.get_key("/api/v1/messages?status=queued", &ws.key).await).await;

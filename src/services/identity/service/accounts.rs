@@ -46,13 +46,13 @@ pub async fn signup(
     let now = st.core.now();
     let phone = otp::peek_temp_token(db, &input.temp_token, OtpPurpose::Signup, now).await?;
     if input.handle.is_reserved() {
-        return Err(IdentityError::HandleReserved);
+        return Err(IdentityError::HandleReserved.into());
     }
     if any_user_by_phone(db, &phone).await?.is_some() {
-        return Err(IdentityError::PhoneExists);
+        return Err(IdentityError::PhoneExists.into());
     }
     if handle_taken(db, &input.handle, None).await? {
-        return Err(IdentityError::HandleTaken);
+        return Err(IdentityError::HandleTaken.into());
     }
     let pin_hash = password::hash(input.pin.expose()).await?;
 
@@ -90,9 +90,9 @@ pub async fn signup(
             txn.rollback().await?;
             // Lost a race for the phone or the handle; say which.
             return Err(if any_user_by_phone(db, &phone).await?.is_some() {
-                IdentityError::PhoneExists
+                IdentityError::PhoneExists.into()
             } else {
-                IdentityError::HandleTaken
+                IdentityError::HandleTaken.into()
             });
         }
         Err(e) => return Err(e.into()),
@@ -113,7 +113,8 @@ pub fn ensure_unlocked(u: &user::Model, now: DateTime<Utc>) -> Result<()> {
     match u.locked_until {
         Some(until) if until > now => Err(IdentityError::AccountLocked {
             locked_until: until,
-        }),
+        }
+        .into()),
         _ => Ok(()),
     }
 }
@@ -173,7 +174,7 @@ pub async fn check_pin(st: &IdentityState, u: &user::Model, pin: &Pin) -> Result
         Ok(())
     } else {
         record_failure(st, u, now).await?;
-        Err(IdentityError::InvalidCredentials)
+        Err(IdentityError::InvalidCredentials.into())
     }
 }
 
@@ -239,24 +240,23 @@ pub async fn change_handle(
     let now = st.core.now();
     let cooldown = Duration::days(st.cfg.handle_cooldown_days);
     if new.as_str() == u.handle {
-        return Err(IdentityError::InvalidHandle(
-            "that is already your handle".into(),
-        ));
+        return Err(IdentityError::InvalidHandle("that is already your handle".into()).into());
     }
     if new.is_reserved() {
-        return Err(IdentityError::HandleReserved);
+        return Err(IdentityError::HandleReserved.into());
     }
     if let Some(last) = u.handle_changed_at {
         if last + cooldown > now {
             return Err(IdentityError::HandleCooldown {
                 next_change_available: last + cooldown,
-            });
+            }
+            .into());
         }
     }
     check_pin(st, u, pin).await?;
     let db = &st.core.db;
     if handle_taken(db, &new, Some(u.id)).await? {
-        return Err(IdentityError::HandleTaken);
+        return Err(IdentityError::HandleTaken.into());
     }
     let res = user::Entity::update_many()
         .col_expr(user::Column::Handle, Expr::value(new.as_str()))
@@ -272,7 +272,7 @@ pub async fn change_handle(
             new_handle: new.as_str().to_owned(),
             next_change_available: now + cooldown,
         }),
-        Err(e) if is_unique_violation(&e) => Err(IdentityError::HandleTaken),
+        Err(e) if is_unique_violation(&e) => Err(IdentityError::HandleTaken.into()),
         Err(e) => Err(e.into()),
     }
 }

@@ -2,8 +2,9 @@
 //! shows the form; submitting it marks the account verified (level `standard`, `id_card`).
 
 use super::super::dto::KycStatus;
-use super::super::error::{IdentityError, Result};
+use super::super::error::Result;
 use super::super::IdentityState;
+use crate::core::error::ApiError;
 use crate::core::secrets::{random_token, sha256_hex};
 use crate::providers::kyc::{KycProvider, KycStart};
 use async_trait::async_trait;
@@ -22,7 +23,7 @@ pub struct BuiltinKyc<'a> {
 
 #[async_trait]
 impl KycProvider for BuiltinKyc<'_> {
-    type Error = IdentityError;
+    type Error = ApiError;
 
     async fn start(&self, user_id: Uuid, now: DateTime<Utc>) -> Result<KycStart> {
         let token = random_token(32);

@@ -6,6 +6,7 @@ use super::super::dto::{OtpSent, OtpVerified};
 use super::super::error::{IdentityError, Result};
 use super::super::IdentityState;
 use super::{any_user_by_phone, live_user_by_phone};
+use crate::core::error::ApiError;
 use crate::core::phone::PhoneNumber;
 use crate::core::secrets::{
     constant_time_eq, hmac_sha256_hex, random_digits, random_token, sha256_hex,
@@ -32,10 +33,10 @@ pub async fn send(st: &IdentityState, phone: &PhoneNumber, purpose: OtpPurpose) 
     let db = &st.core.db;
     match purpose {
         OtpPurpose::Signup if any_user_by_phone(db, phone).await?.is_some() => {
-            return Err(IdentityError::PhoneExists)
+            return Err(IdentityError::PhoneExists.into())
         }
         OtpPurpose::PinReset if live_user_by_phone(db, phone).await?.is_none() => {
-            return Err(IdentityError::PhoneNotFound)
+            return Err(IdentityError::PhoneNotFound.into())
         }
         _ => {}
     }
@@ -78,7 +79,7 @@ pub async fn send(st: &IdentityState, phone: &PhoneNumber, purpose: OtpPurpose) 
             status_callback: None,
         })
         .await
-        .map_err(IdentityError::internal)?;
+        .map_err(ApiError::internal)?;
     Ok(OtpSent {
         expires_in: ttl,
         message: format!("Verification code sent to {}", phone.masked()),
@@ -103,10 +104,11 @@ pub async fn verify(
     else {
         return Err(IdentityError::InvalidOtp {
             attempts_remaining: 0,
-        });
+        }
+        .into());
     };
     if row.expires_at <= now {
-        return Err(IdentityError::OtpExpired);
+        return Err(IdentityError::OtpExpired.into());
     }
     let slot = reserve_daily_attempt(st, phone, now).await?;
     let checked = check_code(st, &row, phone, purpose, code, now).await;
@@ -115,7 +117,7 @@ pub async fn verify(
         otp_failure::Entity::delete_by_id(slot).exec(db).await?;
     }
     if let Err(attempts_remaining) = checked? {
-        return Err(IdentityError::InvalidOtp { attempts_remaining });
+        return Err(IdentityError::InvalidOtp { attempts_remaining }.into());
     }
     let token = random_token(32);
     let ttl = st.cfg.temp_token_ttl_secs;
@@ -171,7 +173,8 @@ async fn reserve_daily_attempt(
     Err(IdentityError::OtpLocked {
         locked_until,
         retry_after: std::cmp::max((locked_until - now).num_seconds(), 1),
-    })
+    }
+    .into())
 }
 
 /// When the phone's wrong codes inside the window were entered, oldest first.
@@ -216,11 +219,12 @@ async fn check_code(
         .await?;
     if counted.rows_affected == 0 {
         return Err(if row.attempts >= max {
-            IdentityError::TooManyAttempts
+            IdentityError::TooManyAttempts.into()
         } else {
             IdentityError::InvalidOtp {
                 attempts_remaining: 0,
             }
+            .into()
         });
     }
     let expected = digest(st, phone, purpose, code.trim());
@@ -241,7 +245,8 @@ async fn check_code(
         // Another request consumed this code first.
         return Err(IdentityError::InvalidOtp {
             attempts_remaining: 0,
-        });
+        }
+        .into());
     }
     Ok(Ok(()))
 }
@@ -277,7 +282,7 @@ pub async fn consume_temp_token(
         .exec(txn)
         .await?;
     if used.rows_affected != 1 {
-        return Err(IdentityError::InvalidTempToken);
+        return Err(IdentityError::InvalidTempToken.into());
     }
     Ok(PhoneNumber::from_stored(row.phone))
 }
@@ -296,5 +301,5 @@ pub async fn peek_temp_token(
         .await?
         .filter(|r| r.purpose == purpose.as_str() && r.used_at.is_none() && r.expires_at > now)
         .map(|r| PhoneNumber::from_stored(r.phone))
-        .ok_or(IdentityError::InvalidTempToken)
+        .ok_or(IdentityError::InvalidTempToken.into())
 }

@@ -154,15 +154,15 @@ pub async fn refresh(st: &IdentityState, token: &str) -> Result<TokenPair> {
         .await?
         .ok_or(IdentityError::InvalidRefreshToken)?;
     if sess.revoked_at.is_some() {
-        return Err(IdentityError::InvalidRefreshToken);
+        return Err(IdentityError::InvalidRefreshToken.into());
     }
     if row.rotated_at.is_some() {
         tracing::warn!(session_id = %sess.id, "rotated refresh token reused; revoking its family");
         revoke_session(db, sess.id, now).await?;
-        return Err(IdentityError::InvalidRefreshToken);
+        return Err(IdentityError::InvalidRefreshToken.into());
     }
     if sess.expires_at <= now {
-        return Err(IdentityError::RefreshTokenExpired);
+        return Err(IdentityError::RefreshTokenExpired.into());
     }
     let alive = user::Entity::find_by_id(sess.user_id)
         .filter(user::Column::DeletedAt.is_null())
@@ -170,7 +170,7 @@ pub async fn refresh(st: &IdentityState, token: &str) -> Result<TokenPair> {
         .await?
         .is_some();
     if !alive {
-        return Err(IdentityError::InvalidRefreshToken);
+        return Err(IdentityError::InvalidRefreshToken.into());
     }
     let txn = db.begin().await?;
     let rotated = refresh_token::Entity::update_many()
@@ -183,7 +183,7 @@ pub async fn refresh(st: &IdentityState, token: &str) -> Result<TokenPair> {
         txn.rollback().await?;
         // A concurrent request rotated it first: that is reuse too.
         revoke_session(db, sess.id, now).await?;
-        return Err(IdentityError::InvalidRefreshToken);
+        return Err(IdentityError::InvalidRefreshToken.into());
     }
     let new_refresh = insert_refresh(&txn, sess.id, now).await?;
     session::Entity::update_many()
@@ -238,9 +238,9 @@ pub async fn revoke_own(st: &IdentityState, user_id: Uuid, session_id: Uuid) -> 
         .await?
         .ok_or_else(|| IdentityError::NotFound("session not found".into()))?;
     if found.user_id != user_id {
-        return Err(IdentityError::Forbidden(
-            "this session belongs to another account".into(),
-        ));
+        return Err(
+            IdentityError::Forbidden("this session belongs to another account".into()).into(),
+        );
     }
     revoke_session(db, found.id, st.core.now()).await?;
     Ok(())

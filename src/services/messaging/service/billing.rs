@@ -85,7 +85,8 @@ pub async fn commit(
             "insufficient credits: {} needed, {} held",
             credits_text(total),
             credits_text(balance)
-        )));
+        ))
+        .into());
     }
 
     let mut emitted = Emitted::default();

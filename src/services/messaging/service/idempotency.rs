@@ -72,7 +72,7 @@ pub fn replay(row: idempotency_key::Model, key: &IdempotencyKey) -> Result<HttpR
         row.request_hash.as_bytes(),
         key.request_hash.as_bytes(),
     ) {
-        return Err(MessagingError::IdempotencyConflict);
+        return Err(MessagingError::IdempotencyConflict.into());
     }
     let status = actix_web::http::StatusCode::from_u16(row.response_status as u16)
         .unwrap_or(actix_web::http::StatusCode::OK);

@@ -37,9 +37,7 @@ async fn valid_url(st: &MessagingState, raw: &str) -> Result<String> {
 
 fn valid_events(events: &[String]) -> Result<serde_json::Value> {
     if events.is_empty() {
-        return Err(MessagingError::validation(
-            "events must name at least one event",
-        ));
+        return Err(MessagingError::validation("events must name at least one event").into());
     }
     let mut out: Vec<&str> = Vec::new();
     for e in events {
@@ -48,7 +46,8 @@ fn valid_events(events: &[String]) -> Result<serde_json::Value> {
                 "unknown event '{}'; supported: {}",
                 super::super::domain::clip(e, 40),
                 EVENTS.join(", ")
-            )));
+            ))
+            .into());
         };
         if !out.contains(known) {
             out.push(known);
@@ -82,7 +81,8 @@ pub async fn create(
     if held >= cap {
         return Err(MessagingError::validation(format!(
             "a workspace may have at most {cap} webhooks; delete one before creating another"
-        )));
+        ))
+        .into());
     }
     let model = webhook::ActiveModel {
         id: Set(Uuid::new_v4()),
@@ -116,7 +116,7 @@ pub async fn get(st: &MessagingState, workspace_id: Uuid, id: Uuid) -> Result<we
         .filter(webhook::Column::WorkspaceId.eq(workspace_id))
         .one(&st.core.db)
         .await?
-        .ok_or_else(|| MessagingError::NotFound("webhook not found".into()))
+        .ok_or_else(|| MessagingError::NotFound("webhook not found".into()).into())
 }
 
 pub async fn update(

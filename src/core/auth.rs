@@ -1,0 +1,353 @@
+//! Credentials, parsed in one place: the bearer token of `Authorization` (verified, with
+//! role checks), a service API key and an admin key. Each service registers an [`Auth`] with
+//! its token type, its keys and its error codes; extractors read it, so no handler parses a
+//! header. Resolving a credential to a record (the session behind a token, the workspace
+//! behind a key) stays with the service, which owns those records.
+
+use super::clock::SharedClock;
+use super::error::ApiError;
+use super::jwt::{Claims, JwtError, JwtKeys};
+use super::secrets::constant_time_eq;
+use actix_web::dev::Payload;
+use actix_web::http::header::AUTHORIZATION;
+use actix_web::{web, FromRequest, HttpRequest};
+use serde::{Deserialize, Serialize};
+use std::future::{ready, Ready};
+use std::marker::PhantomData;
+
+/// What an access token lets its bearer act as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Dealer,
+    Admin,
+    Advertiser,
+}
+
+/// How a service words credential failures (its codes and messages).
+#[derive(Clone, Copy)]
+pub struct AuthErrors {
+    /// No credential where one is required (`what` names it: "Authorization", "X-API-Key").
+    pub missing: fn(what: &'static str) -> ApiError,
+    /// A bearer token that is malformed, forged, of another type or expired.
+    pub invalid_token: fn(JwtError) -> ApiError,
+    /// A valid token without the role the operation needs.
+    pub forbidden: fn(needed: &'static [Role]) -> ApiError,
+    /// A key that does not match.
+    pub invalid_key: fn(what: &'static str) -> ApiError,
+}
+
+/// A service's credentials policy, registered as app data on its listener.
+#[derive(Clone)]
+pub struct Auth {
+    pub jwt: JwtKeys,
+    pub clock: SharedClock,
+    /// The `typ` claim this service accepts (tokens of other services are refused).
+    pub token_type: &'static str,
+    /// The service key (`X-API-Key`) when it is one configured secret.
+    pub api_key: Option<String>,
+    /// The admin key (`X-Admin-Key`).
+    pub admin_key: Option<String>,
+    pub errors: AuthErrors,
+}
+
+pub const API_KEY_HEADER: &str = "X-API-Key";
+pub const ADMIN_KEY_HEADER: &str = "X-Admin-Key";
+
+impl Auth {
+    /// A policy for tokens of `token_type` signed with the process's keys; no API or admin key.
+    pub fn new(core: &super::CoreContext, token_type: &'static str, errors: AuthErrors) -> Self {
+        Self {
+            jwt: core.jwt.clone(),
+            clock: core.clock.clone(),
+            token_type,
+            api_key: None,
+            admin_key: None,
+            errors,
+        }
+    }
+
+    /// The configured service and admin keys (`X-API-Key`, `X-Admin-Key`).
+    pub fn with_keys(mut self, api_key: &str, admin_key: &str) -> Self {
+        self.api_key = Some(api_key.to_owned());
+        self.admin_key = Some(admin_key.to_owned());
+        self
+    }
+
+    pub fn of(req: &HttpRequest) -> Result<&Self, ApiError> {
+        req.app_data::<web::Data<Self>>()
+            .map(|d| d.get_ref())
+            .ok_or_else(|| ApiError::internal(std::io::Error::other("auth policy not registered")))
+    }
+
+    /// Verifies a bearer token of this service's type against the injected clock.
+    pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
+        self.jwt
+            .verify(token, self.token_type, self.clock.now())
+            .map_err(self.errors.invalid_token)
+    }
+
+    /// Whether `presented` is the configured key (constant time; no key configured: no).
+    fn matches(configured: Option<&str>, presented: Option<&str>) -> bool {
+        match (configured, presented) {
+            (Some(k), Some(p)) if !k.is_empty() => constant_time_eq(k.as_bytes(), p.as_bytes()),
+            _ => false,
+        }
+    }
+}
+
+/// The credential carried by `Authorization`: None when absent; an error when present but
+/// not `Bearer <token>`, so a malformed credential is never passed over for another one.
+pub fn bearer_token<'a>(req: &'a HttpRequest, auth: &Auth) -> Result<Option<&'a str>, ApiError> {
+    let Some(value) = req.headers().get(AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
+    match token {
+        Some(t) => Ok(Some(t)),
+        None => Err((auth.errors.invalid_token)(JwtError::Invalid)),
+    }
+}
+
+/// A header's value, trimmed; None when absent, empty or not text.
+pub fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+    req.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+}
+
+/// Which roles an extractor accepts.
+pub trait Roles: 'static {
+    /// Empty: any role, or none.
+    const ANY_OF: &'static [Role];
+}
+
+/// Any valid token of the service.
+pub struct AnyRole;
+impl Roles for AnyRole {
+    const ANY_OF: &'static [Role] = &[];
+}
+
+macro_rules! role {
+    ($name:ident, $($role:ident),+) => {
+        /// Tokens carrying one of these roles.
+        pub struct $name;
+        impl Roles for $name {
+            const ANY_OF: &'static [Role] = &[$(Role::$role),+];
+        }
+    };
+}
+role!(UserRole, User);
+role!(DealerRole, Dealer);
+role!(AdminRole, Admin);
+role!(AdvertiserRole, Advertiser);
+
+/// The verified claims of a bearer token whose roles satisfy `R`.
+pub struct Bearer<R: Roles = AnyRole> {
+    pub claims: Claims,
+    _roles: PhantomData<R>,
+}
+
+impl<R: Roles> Bearer<R> {
+    fn from_req(req: &HttpRequest) -> Result<Self, ApiError> {
+        let auth = Auth::of(req)?;
+        let token =
+            bearer_token(req, auth)?.ok_or_else(|| (auth.errors.missing)("Authorization"))?;
+        let claims = auth.verify(token)?;
+        if !R::ANY_OF.is_empty() && !R::ANY_OF.iter().any(|r| claims.roles.contains(r)) {
+            return Err((auth.errors.forbidden)(R::ANY_OF));
+        }
+        Ok(Self {
+            claims,
+            _roles: PhantomData,
+        })
+    }
+}
+
+impl<R: Roles> FromRequest for Bearer<R> {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(Self::from_req(req))
+    }
+}
+
+/// The `X-API-Key` a caller presented, not yet resolved (a service whose keys are records
+/// looks it up; see [`ServiceKey`] for one configured key).
+pub struct PresentedKey(pub String);
+
+impl FromRequest for PresentedKey {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(Auth::of(req).and_then(|auth| {
+            header(req, API_KEY_HEADER)
+                .map(|k| Self(k.to_owned()))
+                .ok_or_else(|| (auth.errors.missing)(API_KEY_HEADER))
+        }))
+    }
+}
+
+/// What a caller presented: a bearer token (verified) or an API key (to resolve).
+pub enum Credential {
+    Token(Claims),
+    Key(String),
+}
+
+impl FromRequest for Credential {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(Auth::of(req).and_then(|auth| {
+            match bearer_token(req, auth)? {
+                Some(token) => auth.verify(token).map(Self::Token),
+                None => header(req, API_KEY_HEADER)
+                    .map(|k| Self::Key(k.to_owned()))
+                    .ok_or_else(|| (auth.errors.missing)("Authorization or X-API-Key")),
+            }
+        }))
+    }
+}
+
+/// The caller holds the service's configured `X-API-Key`.
+pub struct ServiceKey;
+
+impl ServiceKey {
+    /// Whether the request carries the configured key (for operations open to other
+    /// callers too).
+    pub fn presented(req: &HttpRequest) -> bool {
+        Auth::of(req)
+            .is_ok_and(|auth| Auth::matches(auth.api_key.as_deref(), header(req, API_KEY_HEADER)))
+    }
+}
+
+impl FromRequest for ServiceKey {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(Auth::of(req).and_then(|auth| {
+            if Self::presented(req) {
+                Ok(Self)
+            } else {
+                Err((auth.errors.invalid_key)(API_KEY_HEADER))
+            }
+        }))
+    }
+}
+
+/// The caller holds the service's configured `X-Admin-Key`.
+pub struct AdminKey;
+
+impl FromRequest for AdminKey {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(Auth::of(req).and_then(|auth| {
+            if Auth::matches(auth.admin_key.as_deref(), header(req, ADMIN_KEY_HEADER)) {
+                Ok(Self)
+            } else {
+                Err((auth.errors.invalid_key)(ADMIN_KEY_HEADER))
+            }
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::clock::SystemClock;
+    use crate::core::error::{ApiError, Kind};
+    use actix_web::test::TestRequest;
+    use std::sync::Arc;
+
+    fn auth() -> Auth {
+        Auth {
+            jwt: JwtKeys::new("test-secret-test-secret-test-secret"),
+            clock: Arc::new(SystemClock),
+            token_type: "test_access",
+            api_key: Some("service-key".into()),
+            admin_key: None,
+            errors: AuthErrors {
+                missing: |what| ApiError::unauthorized(format!("missing {what}")),
+                invalid_token: |_| ApiError::unauthorized("bad token"),
+                forbidden: |_| ApiError::forbidden("wrong role"),
+                invalid_key: |what| ApiError::unauthorized(format!("bad {what}")),
+            },
+        }
+    }
+
+    fn request(auth: &Auth, authorization: Option<&str>) -> HttpRequest {
+        let mut req = TestRequest::default().app_data(web::Data::new(auth.clone()));
+        if let Some(v) = authorization {
+            req = req.insert_header((AUTHORIZATION, v));
+        }
+        req.to_http_request()
+    }
+
+    fn token(auth: &Auth, typ: &str, roles: &[Role]) -> String {
+        let now = auth.clock.now();
+        auth.jwt
+            .issue_with_roles(typ, "u1", None, roles, now, 60)
+            .expect("signed")
+    }
+
+    #[test]
+    fn roles_are_checked_and_other_services_tokens_refused() {
+        let a = auth();
+        let dealer = format!("Bearer {}", token(&a, "test_access", &[Role::Dealer]));
+        let req = request(&a, Some(&dealer));
+        assert!(Bearer::<AnyRole>::from_req(&req).is_ok());
+        assert!(Bearer::<DealerRole>::from_req(&req).is_ok());
+        let e = Bearer::<AdminRole>::from_req(&req).err().expect("refused");
+        assert_eq!(e.kind(), Kind::Forbidden);
+
+        let foreign = format!("Bearer {}", token(&a, "other_access", &[Role::Admin]));
+        let e = Bearer::<AnyRole>::from_req(&request(&a, Some(&foreign)))
+            .err()
+            .expect("refused");
+        assert_eq!(e.message(), "bad token");
+    }
+
+    #[test]
+    fn missing_and_malformed_credentials_differ() {
+        let a = auth();
+        let e = Bearer::<AnyRole>::from_req(&request(&a, None))
+            .err()
+            .expect("refused");
+        assert_eq!(e.message(), "missing Authorization");
+        let e = Bearer::<AnyRole>::from_req(&request(&a, Some("Basic dXNlcjpwYXNz")))
+            .err()
+            .expect("refused");
+        assert_eq!(e.message(), "bad token");
+    }
+
+    #[test]
+    fn service_key_compares_the_configured_key() {
+        let a = auth();
+        let with = |k: &str| {
+            TestRequest::default()
+                .app_data(web::Data::new(a.clone()))
+                .insert_header((API_KEY_HEADER, k))
+                .to_http_request()
+        };
+        assert!(ServiceKey::presented(&with("service-key")));
+        assert!(!ServiceKey::presented(&with("service-kez")));
+        assert!(!ServiceKey::presented(&request(&a, None)));
+    }
+}
