@@ -7,8 +7,10 @@
 //! load-adaptive I/O coalescing window in microseconds (default 500, as in
 //! config.toml; 0 turns it off), and `MAX_CONNECTIONS_PER_IP` for the per-address
 //! connection cap (default 1,000, as in config.toml; the benchmark raises it).
+//! `GET /rest/ping` is a plain JSON route on the same workers, so a benchmark can
+//! measure REST latency while Socket.IO load runs (benches/socketio/rest_under_load.sh).
 
-use actix_web::{App, HttpServer};
+use actix_web::{web, App, HttpResponse, HttpServer};
 use switchboard::realtime::{self, echo, SocketIoConfig};
 
 #[actix_web::main]
@@ -48,13 +50,22 @@ async fn main() -> std::io::Result<()> {
         ..defaults
     };
     let server = echo::conformance_server(config);
-    let mut http = HttpServer::new(move || App::new().service(realtime::scope(server.clone())))
-        .workers(workers)
-        .bind(("127.0.0.1", port))?;
+    let mut http = HttpServer::new(move || {
+        App::new()
+            .service(realtime::scope(server.clone()))
+            .route("/rest/ping", web::get().to(ping))
+    })
+    .workers(workers)
+    .bind(("127.0.0.1", port))?;
     // "localhost" may resolve to ::1 first; serve it too where IPv6 exists.
     if let Ok(v6) = std::net::TcpListener::bind(("::1", port)) {
         http = http.listen(v6)?;
     }
     println!("socketio_echo listening on 127.0.0.1:{port}");
     http.run().await
+}
+
+/// What a small REST handler costs: a JSON body with the time.
+async fn ping() -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({ "status": "ok", "at": chrono::Utc::now() }))
 }

@@ -3,7 +3,12 @@
 //   node load.mjs idle  URL PID COUNT        -> resident memory added by COUNT idle sockets
 //   node load.mjs echo  URL PID CLIENTS INFLIGHT ROUNDTRIPS
 //                                              -> server CPU ms per 1,000 round trips, p50/p99
+//   node load.mjs rest  URL PID CONNECTIONS SECONDS LABEL
+//                                              -> GET /rest/ping latency p50/p99/p99.9 over
+//                                                 keep-alive connections, one request in
+//                                                 flight each, 2 ms apart
 import { readFileSync } from "node:fs";
+import http from "node:http";
 import WebSocket from "ws";
 
 const [mode, base, pidArg, ...rest] = process.argv.slice(2);
@@ -92,6 +97,34 @@ async function echo(clients, inflight, total) {
   socks.forEach(([ws]) => ws.terminate());
 }
 
+async function restProbe(connections, seconds, label) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const url = new URL("/rest/ping", base);
+  const get = () => new Promise((resolve, reject) => {
+    const t = process.hrtime.bigint();
+    http.get(url, { agent }, (res) => {
+      res.resume();
+      res.on("end", () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - t) / 1e6) : reject(new Error(`status ${res.statusCode}`))));
+    }).on("error", reject);
+  });
+  const latencies = [];
+  const until = Date.now() + seconds * 1000;
+  await Promise.all(Array.from({ length: connections }, async () => {
+    while (Date.now() < until) {
+      latencies.push(await get());
+      await sleep(2);
+    }
+  }));
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const q = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
+  console.log(JSON.stringify({
+    mode: "rest", label, connections, requests: latencies.length,
+    p50_ms: +q(0.5).toFixed(3), p99_ms: +q(0.99).toFixed(3), p999_ms: +q(0.999).toFixed(3),
+  }));
+}
+
 if (mode === "idle") await idle(Number(rest[0] ?? 10000));
+else if (mode === "rest") await restProbe(Number(rest[0] ?? 4), Number(rest[1] ?? 10), rest[2] ?? "");
 else await echo(Number(rest[0] ?? 50), Number(rest[1] ?? 4), Number(rest[2] ?? 100000));
 process.exit(0);
