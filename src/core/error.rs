@@ -14,6 +14,10 @@ use actix_web::middleware::Next;
 use actix_web::{HttpResponse, ResponseError};
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
+use std::collections::BTreeMap;
+use utoipa::openapi::response::{Response, ResponseBuilder};
+use utoipa::openapi::{Content, RefOr, Schema};
+use utoipa::{IntoResponses, PartialSchema, ToSchema};
 
 /// What went wrong, as far as the status code is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -232,6 +236,56 @@ pub trait Envelope: 'static {
     fn code(kind: Kind) -> &'static str;
     /// The JSON body of `err`, whose code is `code`.
     fn body(err: &ApiError, code: &str) -> Value;
+    /// The body's schema in the OpenAPI document.
+    fn schema() -> RefOr<Schema>;
+}
+
+/// The error responses a service documents on its operations: each status it answers with
+/// what it means there (the codes), in its envelope's schema.
+pub trait ErrorDocs: 'static {
+    type Envelope: Envelope;
+    const STATUSES: &'static [(Kind, &'static str)];
+}
+
+/// `responses(..., Errors)` in an operation's OpenAPI annotation, where a service declares
+/// `pub type Errors = ErrorResponses<ItsDocs>`.
+pub struct ErrorResponses<D>(std::marker::PhantomData<D>);
+
+impl<D: ErrorDocs> IntoResponses for ErrorResponses<D> {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        D::STATUSES
+            .iter()
+            .map(|(kind, description)| {
+                let response = ResponseBuilder::new()
+                    .description(*description)
+                    .content(
+                        "application/json",
+                        Content::new(Some(<D::Envelope as Envelope>::schema())),
+                    )
+                    .build();
+                (kind.status().as_u16().to_string(), RefOr::T(response))
+            })
+            .collect()
+    }
+}
+
+/// The inner object of [`Nested`].
+#[derive(ToSchema)]
+#[allow(dead_code)] // a schema only
+struct NestedError {
+    code: String,
+    message: String,
+    #[schema(value_type = Object)]
+    details: Value,
+}
+
+/// `{success: false, error: {code, message, details}}`.
+#[derive(ToSchema)]
+#[allow(dead_code)] // a schema only
+struct NestedBody {
+    success: bool,
+    #[schema(inline)]
+    error: NestedError,
 }
 
 /// `{success:false, error:{code, message, details}}` with upper-case codes: identity and
@@ -262,6 +316,10 @@ impl Envelope for Nested {
             "success": false,
             "error": { "code": code, "message": err.message(), "details": err.details() },
         })
+    }
+
+    fn schema() -> RefOr<Schema> {
+        <NestedBody as PartialSchema>::schema()
     }
 }
 

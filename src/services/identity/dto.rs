@@ -19,21 +19,6 @@ pub fn ok<T: ToSchema>(data: T) -> Success<T> {
     }
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorBody {
-    pub code: String,
-    pub message: String,
-    #[schema(value_type = Object)]
-    pub details: serde_json::Value,
-}
-
-/// `{success: false, error: {code, message, details}}`.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorEnvelope {
-    pub success: bool,
-    pub error: ErrorBody,
-}
-
 // ---- requests ----
 
 #[derive(Debug, Deserialize, ToSchema)]

@@ -3,7 +3,7 @@
 use super::dto::*;
 use super::error::{IdentityError, Result};
 use super::extract::Authenticated;
-use super::openapi::Errors;
+use super::openapi::{Errors, PageErrors};
 use super::service::kyc::{self, BuiltinKyc};
 use super::IdentityState;
 use crate::providers::kyc::KycProvider;
@@ -61,9 +61,7 @@ fn expired() -> HttpResponse {
     params(("token" = String, Path)),
     responses((status = 200, description = "verification page", content_type = "text/html"),
               (status = 404, description = "unknown, used or expired link", content_type = "text/html"),
-              (status = 405, description = "wrong method for this path", body = ErrorEnvelope),
-              (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope),
-              (status = 500, description = "INTERNAL_ERROR", body = ErrorEnvelope)))]
+              PageErrors))]
 pub async fn page_handler(
     st: web::Data<IdentityState>,
     token: web::Path<String>,
@@ -84,9 +82,7 @@ pub async fn page_handler(
     params(("token" = String, Path)),
     responses((status = 200, description = "verification completed", content_type = "text/html"),
               (status = 404, description = "unknown, used or expired link", content_type = "text/html"),
-              (status = 405, description = "wrong method for this path", body = ErrorEnvelope),
-              (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope),
-              (status = 500, description = "INTERNAL_ERROR", body = ErrorEnvelope)))]
+              PageErrors))]
 pub async fn submit(
     st: web::Data<IdentityState>,
     token: web::Path<String>,

@@ -1,48 +1,76 @@
 //! The identity service's OpenAPI document at /api-docs/openapi.json and Swagger UI at
 //! /api-docs/ (served offline).
 
-use super::dto::*;
+use super::error::IdentityEnvelope;
 use super::{auth, health, kyc, sessions, users};
+use crate::core::error::{ErrorDocs, ErrorResponses, Kind};
 use actix_web::web;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 /// Every error the service can answer, in its envelope.
-#[derive(utoipa::IntoResponses)]
-#[allow(dead_code)]
-pub enum Errors {
-    /// Malformed body or invalid field (INVALID_REQUEST, INVALID_PHONE, INVALID_PIN, INVALID_HANDLE, INVALID_OTP, OTP_EXPIRED, INVALID_TEMP_TOKEN)
-    #[response(status = 400)]
-    BadRequest(ErrorEnvelope),
-    /// Not authenticated (INVALID_CREDENTIALS, INVALID_TOKEN, TOKEN_EXPIRED, INVALID_REFRESH_TOKEN, REFRESH_TOKEN_EXPIRED)
-    #[response(status = 401)]
-    Unauthorized(ErrorEnvelope),
-    /// ACCOUNT_LOCKED or FORBIDDEN
-    #[response(status = 403)]
-    Forbidden(ErrorEnvelope),
-    /// NOT_FOUND, PHONE_NOT_FOUND, ACCOUNT_NOT_FOUND
-    #[response(status = 404)]
-    NotFound(ErrorEnvelope),
-    /// Wrong method for this path
-    #[response(status = 405)]
-    MethodNotAllowed(ErrorEnvelope),
-    /// HANDLE_TAKEN, HANDLE_RESERVED, PHONE_EXISTS
-    #[response(status = 409)]
-    Conflict(ErrorEnvelope),
-    /// Body too large
-    #[response(status = 413)]
-    TooLarge(ErrorEnvelope),
-    /// Body is not JSON
-    #[response(status = 415)]
-    UnsupportedMediaType(ErrorEnvelope),
-    /// RATE_LIMITED, TOO_MANY_ATTEMPTS, HANDLE_COOLDOWN, OTP_LOCKED (too many wrong codes for the
-    /// phone over a rolling 24 h; details locked_until, retry_after; Retry-After on RATE_LIMITED
-    /// and OTP_LOCKED)
-    #[response(status = 429)]
-    TooManyRequests(ErrorEnvelope),
-    /// INTERNAL_ERROR
-    #[response(status = 500)]
-    Internal(ErrorEnvelope),
+pub type Errors = ErrorResponses<IdentityErrors>;
+
+pub struct IdentityErrors;
+
+/// The JSON errors of the HTML verification page.
+pub type PageErrors = ErrorResponses<KycPageErrors>;
+
+pub struct KycPageErrors;
+
+impl ErrorDocs for KycPageErrors {
+    type Envelope = IdentityEnvelope;
+    const STATUSES: &'static [(Kind, &'static str)] = &[
+        (Kind::MethodNotAllowed, "wrong method for this path"),
+        (Kind::TooManyRequests, "RATE_LIMITED"),
+        (Kind::Internal, "INTERNAL_ERROR"),
+    ];
+}
+
+impl ErrorDocs for IdentityErrors {
+    type Envelope = IdentityEnvelope;
+    const STATUSES: &'static [(Kind, &'static str)] = &[
+        (
+            Kind::BadRequest,
+            "Malformed body or invalid field (INVALID_REQUEST, INVALID_PHONE, INVALID_PIN, INVALID_HANDLE, INVALID_OTP, OTP_EXPIRED, INVALID_TEMP_TOKEN)",
+        ),
+        (
+            Kind::Unauthorized,
+            "Not authenticated (INVALID_CREDENTIALS, INVALID_TOKEN, TOKEN_EXPIRED, INVALID_REFRESH_TOKEN, REFRESH_TOKEN_EXPIRED)",
+        ),
+        (
+            Kind::Forbidden,
+            "ACCOUNT_LOCKED or FORBIDDEN",
+        ),
+        (
+            Kind::NotFound,
+            "NOT_FOUND, PHONE_NOT_FOUND, ACCOUNT_NOT_FOUND",
+        ),
+        (
+            Kind::MethodNotAllowed,
+            "Wrong method for this path",
+        ),
+        (
+            Kind::Conflict,
+            "HANDLE_TAKEN, HANDLE_RESERVED, PHONE_EXISTS",
+        ),
+        (
+            Kind::PayloadTooLarge,
+            "Body too large",
+        ),
+        (
+            Kind::UnsupportedMediaType,
+            "Body is not JSON",
+        ),
+        (
+            Kind::TooManyRequests,
+            "RATE_LIMITED, TOO_MANY_ATTEMPTS, HANDLE_COOLDOWN, OTP_LOCKED (too many wrong codes for the phone over a rolling 24 h; details locked_until, retry_after; Retry-After on RATE_LIMITED and OTP_LOCKED)",
+        ),
+        (
+            Kind::Internal,
+            "INTERNAL_ERROR",
+        ),
+    ];
 }
 
 struct BearerAuth;
@@ -70,7 +98,6 @@ impl Modify for BearerAuth {
         sessions::list, sessions::revoke,
         kyc::status, kyc::initiate, kyc::page_handler, kyc::submit,
     ),
-    components(schemas(ErrorEnvelope, ErrorBody)),
     modifiers(&BearerAuth),
     tags((name = "auth"), (name = "users"), (name = "sessions"), (name = "kyc"), (name = "health"))
 )]

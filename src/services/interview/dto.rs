@@ -11,24 +11,6 @@ use switchboard_entities::interview::session;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorBody {
-    /// INVALID_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, INVALID_STATE, SESSION_EXPIRED,
-    /// METHOD_NOT_ALLOWED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, SERVICE_UNAVAILABLE,
-    /// INTERNAL_ERROR
-    pub code: String,
-    pub message: String,
-    #[schema(value_type = Object)]
-    pub details: Value,
-}
-
-/// `{success: false, error: {code, message, details}}`.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorEnvelope {
-    pub success: bool,
-    pub error: ErrorBody,
-}
-
 /// Session creation input. candidate_name and job_title are required.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

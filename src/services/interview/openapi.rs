@@ -2,7 +2,9 @@
 //! /api-docs/ (served offline).
 
 use super::dto::*;
+use super::error::InterviewEnvelope;
 use super::{health, onboarding, sessions};
+use crate::core::error::{ErrorDocs, ErrorResponses, Kind};
 use actix_web::web;
 use switchboard_actors::interview::{
     Categories, Highlight, MessageView, Report, ReportSummary, ScoreView,
@@ -10,42 +12,62 @@ use switchboard_actors::interview::{
 use utoipa::OpenApi;
 
 /// Every error the service can answer, in its envelope.
-#[derive(utoipa::IntoResponses)]
-#[allow(dead_code)]
-pub enum Errors {
-    /// INVALID_REQUEST: malformed body, query or field
-    #[response(status = 400)]
-    BadRequest(ErrorEnvelope),
-    /// UNAUTHORIZED: missing or wrong X-API-Key / X-Session-Token
-    #[response(status = 401)]
-    Unauthorized(ErrorEnvelope),
-    /// FORBIDDEN: missing or wrong X-Admin-Key, or a session token on the backend-only PDF report
-    #[response(status = 403)]
-    Forbidden(ErrorEnvelope),
-    /// NOT_FOUND
-    #[response(status = 404)]
-    NotFound(ErrorEnvelope),
-    /// METHOD_NOT_ALLOWED
-    #[response(status = 405)]
-    MethodNotAllowed(ErrorEnvelope),
-    /// INVALID_STATE: the session's status does not allow this (details: status, allowed_states)
-    #[response(status = 409)]
-    Conflict(ErrorEnvelope),
-    /// SESSION_EXPIRED: past expires_at (details: expires_at)
-    #[response(status = 410)]
-    Gone(ErrorEnvelope),
-    /// PAYLOAD_TOO_LARGE
-    #[response(status = 413)]
-    TooLarge(ErrorEnvelope),
-    /// UNSUPPORTED_MEDIA_TYPE: body is not JSON
-    #[response(status = 415)]
-    UnsupportedMediaType(ErrorEnvelope),
-    /// INTERNAL_ERROR
-    #[response(status = 500)]
-    Internal(ErrorEnvelope),
-    /// SERVICE_UNAVAILABLE: the session could not be reached; retry
-    #[response(status = 503)]
-    Unavailable(ErrorEnvelope),
+pub type Errors = ErrorResponses<InterviewErrors>;
+
+pub struct InterviewErrors;
+
+impl ErrorDocs for InterviewErrors {
+    type Envelope = InterviewEnvelope;
+    const STATUSES: &'static [(Kind, &'static str)] = &[
+        (
+            Kind::BadRequest,
+            "INVALID_REQUEST: malformed body, query or field",
+        ),
+        (
+            Kind::Unauthorized,
+            "UNAUTHORIZED: missing or wrong X-API-Key / X-Session-Token",
+        ),
+        (
+            Kind::Forbidden,
+            "FORBIDDEN: missing or wrong X-Admin-Key, or a session token on the backend-only PDF report",
+        ),
+        (
+            Kind::NotFound,
+            "NOT_FOUND",
+        ),
+        (
+            Kind::MethodNotAllowed,
+            "METHOD_NOT_ALLOWED",
+        ),
+        (
+            Kind::Conflict,
+            "INVALID_STATE: the session's status does not allow this (details: status, allowed_states)",
+        ),
+        (
+            Kind::Gone,
+            "SESSION_EXPIRED: past expires_at (details: expires_at)",
+        ),
+        (
+            Kind::PayloadTooLarge,
+            "PAYLOAD_TOO_LARGE",
+        ),
+        (
+            Kind::UnsupportedMediaType,
+            "UNSUPPORTED_MEDIA_TYPE: body is not JSON",
+        ),
+        (
+            Kind::TooManyRequests,
+            "RATE_LIMITED: over a per-client rate limit (details.retry_after; Retry-After header)",
+        ),
+        (
+            Kind::Internal,
+            "INTERNAL_ERROR",
+        ),
+        (
+            Kind::Unavailable,
+            "SERVICE_UNAVAILABLE: the session could not be reached; retry",
+        ),
+    ];
 }
 
 /// What a completion webhook receiver can rely on (docs/decisions.md, section ivhook).
@@ -74,7 +96,7 @@ seconds of the attempt) with X-Webhook-Signature-V2: sha256=<hex HMAC-SHA256(sec
         sessions::complete, sessions::answer, sessions::messages, sessions::report,
         sessions::report_pdf, onboarding::start, onboarding::message,
     ),
-    components(schemas(ErrorEnvelope, ErrorBody, MessageView, ScoreView, Categories, Highlight,
+    components(schemas(MessageView, ScoreView, Categories, Highlight,
         Report, ReportSummary, CandidateReport, ReportView)),
     tags((name = "sessions", description = COMPLETION_WEBHOOK), (name = "messages"), (name = "reports"), (name = "onboarding"), (name = "health"))
 )]

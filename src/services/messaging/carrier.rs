@@ -42,8 +42,7 @@ fn verified(st: &MessagingState, req: &HttpRequest, body: &[u8]) -> Option<Form>
     responses(
         (status = 200, description = "Acknowledged", body = String, content_type = "text/plain"),
         (status = 403, description = "Invalid signature", body = String, content_type = "text/plain"),
-        (status = 413, description = "Body too large", body = super::dto::ErrorEnvelope),
-        (status = 500, description = "Internal error", body = super::dto::ErrorEnvelope)))]
+        super::openapi::CarrierErrors))]
 pub async fn status(
     req: HttpRequest,
     st: web::Data<MessagingState>,
@@ -63,8 +62,7 @@ pub async fn status(
     responses(
         (status = 200, description = "Acknowledged", body = String, content_type = "text/plain"),
         (status = 403, description = "Invalid signature", body = String, content_type = "text/plain"),
-        (status = 413, description = "Body too large", body = super::dto::ErrorEnvelope),
-        (status = 500, description = "Internal error", body = super::dto::ErrorEnvelope)))]
+        super::openapi::CarrierErrors))]
 pub async fn inbound(
     req: HttpRequest,
     st: web::Data<MessagingState>,

@@ -3,6 +3,8 @@
 
 use crate::core::error::{snake_code, ApiError, Envelope, Kind};
 use serde_json::{json, Value};
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::PartialSchema;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MessagingError {
@@ -50,6 +52,10 @@ impl Envelope for MessagingEnvelope {
 
     fn body(err: &ApiError, code: &str) -> Value {
         json!({ "success": false, "error": code, "message": err.message() })
+    }
+
+    fn schema() -> RefOr<Schema> {
+        <super::dto::ErrorEnvelope as PartialSchema>::schema()
     }
 }
 

@@ -2,45 +2,60 @@
 //! /api-docs/ (served offline).
 
 use super::dto::*;
+use super::error::MessagingEnvelope;
 use super::{account, carrier, health, messages, webhooks};
+use crate::core::error::{ErrorDocs, ErrorResponses, Kind};
 use actix_web::web;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 /// Every error the JSON endpoints can answer, in the spec's body.
-#[derive(utoipa::IntoResponses)]
-#[allow(dead_code)]
-pub enum Errors {
-    /// validation_error (invalid field, phone, e-mail, recipients, malformed JSON)
-    #[response(status = 400)]
-    BadRequest(ErrorEnvelope),
-    /// unauthorized: missing or invalid X-API-Key (or bearer token)
-    #[response(status = 401)]
-    Unauthorized(ErrorEnvelope),
-    /// insufficient_credits: the message names credits needed and held
-    #[response(status = 402)]
-    PaymentRequired(ErrorEnvelope),
-    /// not_found
-    #[response(status = 404)]
-    NotFound(ErrorEnvelope),
-    /// method_not_allowed
-    #[response(status = 405)]
-    MethodNotAllowed(ErrorEnvelope),
-    /// idempotency_conflict: the Idempotency-Key was used with another body
-    #[response(status = 409)]
-    Conflict(ErrorEnvelope),
-    /// payload_too_large
-    #[response(status = 413)]
-    TooLarge(ErrorEnvelope),
-    /// unsupported_media_type
-    #[response(status = 415)]
-    UnsupportedMediaType(ErrorEnvelope),
-    /// rate_limit_exceeded (with Retry-After)
-    #[response(status = 429)]
-    TooManyRequests(ErrorEnvelope),
-    /// internal_error
-    #[response(status = 500)]
-    Internal(ErrorEnvelope),
+pub type Errors = ErrorResponses<MessagingErrors>;
+
+pub struct MessagingErrors;
+
+/// The JSON errors of the carrier callbacks (which otherwise answer plain text).
+pub type CarrierErrors = ErrorResponses<CarrierCallbackErrors>;
+
+pub struct CarrierCallbackErrors;
+
+impl ErrorDocs for CarrierCallbackErrors {
+    type Envelope = MessagingEnvelope;
+    const STATUSES: &'static [(Kind, &'static str)] = &[
+        (Kind::PayloadTooLarge, "Body too large"),
+        (Kind::Internal, "Internal error"),
+    ];
+}
+
+impl ErrorDocs for MessagingErrors {
+    type Envelope = MessagingEnvelope;
+    const STATUSES: &'static [(Kind, &'static str)] = &[
+        (
+            Kind::BadRequest,
+            "validation_error (invalid field, phone, e-mail, recipients, malformed JSON)",
+        ),
+        (
+            Kind::Unauthorized,
+            "unauthorized: missing or invalid X-API-Key (or bearer token)",
+        ),
+        (
+            Kind::PaymentRequired,
+            "insufficient_credits: the message names credits needed and held",
+        ),
+        (Kind::NotFound, "not_found"),
+        (Kind::MethodNotAllowed, "method_not_allowed"),
+        (
+            Kind::Conflict,
+            "idempotency_conflict: the Idempotency-Key was used with another body",
+        ),
+        (Kind::PayloadTooLarge, "payload_too_large"),
+        (Kind::UnsupportedMediaType, "unsupported_media_type"),
+        (
+            Kind::TooManyRequests,
+            "rate_limit_exceeded (with Retry-After)",
+        ),
+        (Kind::Internal, "internal_error"),
+    ];
 }
 
 /// What a webhook receiver can rely on (docs/decisions.md, section nostall).
