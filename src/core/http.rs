@@ -1,14 +1,17 @@
 //! Framework-level failures (malformed JSON, unknown route, wrong method, oversized body)
-//! rendered in each service's own error envelope.
+//! rendered in each service's own error envelope, the health body and the API docs mount.
 
 use actix_web::body::MessageBody;
-use actix_web::dev::{AppService, HttpServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::dev::{
+    AppService, HttpServiceFactory, ResourceDef, ServiceRequest, ServiceResponse,
+};
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError, UrlencodedError};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers, Next};
-use actix_web::{web, FromRequest, Handler, HttpRequest, HttpResponse, Responder};
+use actix_web::{guard, web, FromRequest, Handler, HttpRequest, HttpResponse, Responder};
 use serde::Serialize;
+use utoipa::openapi::{OpenApi, PathItem};
 use utoipa::ToSchema;
 
 /// What went wrong before a handler ran.
@@ -112,11 +115,90 @@ pub fn extractor_config<E: Envelope>(cfg: &mut web::ServiceConfig) {
     );
 }
 
-pub async fn not_found<E: Envelope>(req: HttpRequest) -> HttpResponse {
-    E::render(
-        FrameworkError::NotFound,
-        format!("no route for {} {}", req.method(), req.path()),
-    )
+/// Where a request that no route took ends. A path a documented route declares, asked with
+/// another method, is a 405 whose `Allow` lists the methods declared for it ([`RouteMethods`]):
+/// the route macros guard each handler by its method, so such a request falls through to here.
+/// Anything else is a 404.
+pub async fn fallback<E: Envelope>(req: HttpRequest) -> HttpResponse {
+    let allow = req
+        .app_data::<web::Data<RouteMethods>>()
+        .and_then(|routes| routes.allow(req.match_info().as_str()));
+    match allow {
+        // `error_handlers` renders it in the envelope, keeping `Allow`.
+        Some(allow) => HttpResponse::MethodNotAllowed()
+            .insert_header((header::ALLOW, allow))
+            .finish(),
+        None => E::render(
+            FrameworkError::NotFound,
+            format!("no route for {} {}", req.method(), req.path()),
+        ),
+    }
+}
+
+/// The order `Allow` lists methods in: reads, then writes.
+const ALLOW_ORDER: [Method; 8] = [
+    Method::GET,
+    Method::HEAD,
+    Method::POST,
+    Method::PUT,
+    Method::PATCH,
+    Method::DELETE,
+    Method::OPTIONS,
+    Method::TRACE,
+];
+
+/// Each documented route pattern with the methods declared for it, read from the OpenAPI
+/// document the service's routes were collected into, so that a 405's `Allow` (RFC 9110)
+/// comes from the same declarations that route requests.
+pub struct RouteMethods(Vec<(ResourceDef, Vec<Method>)>);
+
+impl From<&OpenApi> for RouteMethods {
+    fn from(doc: &OpenApi) -> Self {
+        let declared = |item: &PathItem| {
+            let ops = [
+                &item.get,
+                &item.head,
+                &item.post,
+                &item.put,
+                &item.patch,
+                &item.delete,
+                &item.options,
+                &item.trace,
+            ];
+            ALLOW_ORDER
+                .iter()
+                .zip(ops)
+                .filter(|(_, op)| op.is_some())
+                .map(|(method, _)| method.clone())
+                .collect()
+        };
+        Self(
+            doc.paths
+                .paths
+                .iter()
+                .map(|(pattern, item)| (ResourceDef::new(pattern.as_str()), declared(item)))
+                .collect(),
+        )
+    }
+}
+
+impl RouteMethods {
+    /// `Allow` for `path`: the methods of every declared pattern it matches, or None when it
+    /// matches none.
+    pub fn allow(&self, path: &str) -> Option<String> {
+        let matching: Vec<&Vec<Method>> = self
+            .0
+            .iter()
+            .filter(|(pattern, _)| pattern.is_match(path))
+            .map(|(_, methods)| methods)
+            .collect();
+        let allow: Vec<&str> = ALLOW_ORDER
+            .iter()
+            .filter(|method| matching.iter().any(|methods| methods.contains(method)))
+            .map(Method::as_str)
+            .collect();
+        (!allow.is_empty()).then(|| allow.join(", "))
+    }
 }
 
 /// Rewrites the body-less 405 that routing produces into the envelope, keeping its `Allow`.
@@ -141,8 +223,8 @@ pub fn matched_route(req: &HttpRequest) -> Option<String> {
     req.resource_map().match_pattern(req.match_info().as_str())
 }
 
-/// `web::resource` that remembers its methods, so a wrong method gets a 405 whose `Allow`
-/// (RFC 9110) comes from the same declaration that routes the request.
+/// `web::resource` that remembers its methods, for routes outside the OpenAPI document (the
+/// HTML pages): a wrong method gets a 405 whose `Allow` comes from the same declaration.
 pub struct Resource {
     inner: actix_web::Resource,
     allow: Vec<Method>,
@@ -176,33 +258,6 @@ impl Resource {
         F::Output: Responder + 'static,
     {
         self.route(Method::GET, handler)
-    }
-
-    pub fn post<F, Args>(self, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.route(Method::POST, handler)
-    }
-
-    pub fn patch<F, Args>(self, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.route(Method::PATCH, handler)
-    }
-
-    pub fn delete<F, Args>(self, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.route(Method::DELETE, handler)
     }
 }
 
@@ -289,9 +344,13 @@ impl Health {
     }
 }
 
-/// Serves a service's OpenAPI document at `/api-docs/openapi.json` and Swagger UI at
-/// `/api-docs/` (assets compiled in, so it works offline); `/api-docs` redirects there.
-pub fn api_docs(cfg: &mut web::ServiceConfig, doc: utoipa::openapi::OpenApi) {
+/// The OpenAPI document collected from a service's routes (app data of its listener).
+pub struct ApiDocument(pub OpenApi);
+
+/// Serves the service's OpenAPI document ([`ApiDocument`]) at `/api-docs/openapi.json` and
+/// Swagger UI at `/api-docs/` (assets compiled in, so it works offline); `/api-docs`
+/// redirects there.
+pub fn api_docs(cfg: &mut web::ServiceConfig) {
     cfg.route(
         "/api-docs",
         web::get().to(|| async {
@@ -301,8 +360,14 @@ pub fn api_docs(cfg: &mut web::ServiceConfig, doc: utoipa::openapi::OpenApi) {
         }),
     )
     .service(
+        web::resource(API_DOCUMENT)
+            .guard(guard::Get())
+            .to(|doc: web::Data<ApiDocument>| async move { HttpResponse::Ok().json(&doc.0) }),
+    )
+    .service(
         utoipa_swagger_ui::SwaggerUi::new("/api-docs/{_:.*}")
-            .url("/api-docs/openapi.json", doc)
-            .config(utoipa_swagger_ui::Config::default().validator_url("none")),
+            .config(utoipa_swagger_ui::Config::new([API_DOCUMENT]).validator_url("none")),
     );
 }
+
+const API_DOCUMENT: &str = "/api-docs/openapi.json";

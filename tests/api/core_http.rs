@@ -6,7 +6,7 @@ use crate::helpers::{assert_error, body, fresh_database_url, spawn_app_with, Tes
 use reqwest::Response;
 use serde_json::json;
 use std::time::{Duration, Instant};
-use switchboard::core::config::Settings;
+use switchboard::settings::Settings;
 use switchboard::Application;
 
 fn phone() -> String {

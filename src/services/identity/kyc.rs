@@ -8,16 +8,18 @@ use super::service::kyc::{self, BuiltinKyc};
 use super::IdentityState;
 use crate::providers::kyc::KycProvider;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpResponse};
+use actix_web::{get, post, web, HttpResponse};
 
-#[utoipa::path(get, path = "/kyc/status", tag = "kyc", security(("bearer" = [])),
+#[utoipa::path(tag = "kyc", security(("bearer" = [])),
     responses((status = 200, body = Success<KycStatus>), Errors))]
+#[get("/kyc/status")]
 pub async fn status(auth: Authenticated, st: web::Data<IdentityState>) -> Result<HttpResponse> {
     Ok(HttpResponse::Ok().json(ok(kyc::status(&st, &auth.user).await?)))
 }
 
-#[utoipa::path(post, path = "/kyc/initiate", tag = "kyc", security(("bearer" = [])),
+#[utoipa::path(tag = "kyc", security(("bearer" = [])),
     responses((status = 200, body = Success<KycInitiated>), Errors))]
+#[post("/kyc/initiate")]
 pub async fn initiate(auth: Authenticated, st: web::Data<IdentityState>) -> Result<HttpResponse> {
     if auth.user.kyc_status == "verified" {
         return Err(IdentityError::InvalidRequest(
@@ -36,8 +38,9 @@ pub async fn initiate(auth: Authenticated, st: web::Data<IdentityState>) -> Resu
 const KYC_PAGE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; \
      base-uri 'none'; frame-ancestors 'none'";
 
-fn html_page(status: StatusCode, title: &str, body: &str) -> HttpResponse {
-    HttpResponse::build(status)
+// `status` is a handler (a route macro makes it a type), hence `code`.
+fn html_page(code: StatusCode, title: &str, body: &str) -> HttpResponse {
+    HttpResponse::build(code)
         .content_type("text/html; charset=utf-8")
         .insert_header(("Cache-Control", "no-store"))
         .insert_header(("Referrer-Policy", "no-referrer"))
@@ -59,13 +62,14 @@ fn expired() -> HttpResponse {
     )
 }
 
-#[utoipa::path(get, path = "/kyc/verify/{token}", tag = "kyc",
+#[utoipa::path(tag = "kyc",
     params(("token" = String, Path)),
     responses((status = 200, description = "verification page", content_type = "text/html"),
               (status = 404, description = "unknown, used or expired link", content_type = "text/html"),
               (status = 405, description = "wrong method for this path", body = ErrorEnvelope),
               (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope),
               (status = 500, description = "INTERNAL_ERROR", body = ErrorEnvelope)))]
+#[get("/kyc/verify/{token}")]
 pub async fn page_handler(
     st: web::Data<IdentityState>,
     token: web::Path<String>,
@@ -82,13 +86,14 @@ pub async fn page_handler(
     })
 }
 
-#[utoipa::path(post, path = "/kyc/verify/{token}", tag = "kyc",
+#[utoipa::path(tag = "kyc",
     params(("token" = String, Path)),
     responses((status = 200, description = "verification completed", content_type = "text/html"),
               (status = 404, description = "unknown, used or expired link", content_type = "text/html"),
               (status = 405, description = "wrong method for this path", body = ErrorEnvelope),
               (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope),
               (status = 500, description = "INTERNAL_ERROR", body = ErrorEnvelope)))]
+#[post("/kyc/verify/{token}")]
 pub async fn submit(
     st: web::Data<IdentityState>,
     token: web::Path<String>,

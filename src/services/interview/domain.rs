@@ -2,7 +2,7 @@
 
 use super::dto::CreateSession;
 use super::error::{InterviewError, Result};
-use crate::core::config::InterviewSettings;
+use super::settings::InterviewSettings;
 use crate::core::outbound_url::is_public_ip;
 use crate::core::phone::PhoneNumber;
 use serde_json::Value;
