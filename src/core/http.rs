@@ -2,16 +2,14 @@
 //! rendered in each service's own error envelope, the health body and the API docs mount.
 
 use actix_web::body::MessageBody;
-use actix_web::dev::{
-    AppService, HttpServiceFactory, ResourceDef, ServiceRequest, ServiceResponse,
-};
+use actix_web::dev::{AppService, HttpServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError, UrlencodedError};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers, Next};
 use actix_web::{guard, web, FromRequest, Handler, HttpRequest, HttpResponse, Responder};
 use serde::Serialize;
-use utoipa::openapi::{OpenApi, PathItem};
+use utoipa::openapi::OpenApi;
 use utoipa::ToSchema;
 
 /// What went wrong before a handler ran.
@@ -113,92 +111,6 @@ pub fn extractor_config<E: Envelope>(cfg: &mut web::ServiceConfig) {
             .limit(256 * 1024)
             .error_handler(form_error::<E>),
     );
-}
-
-/// Where a request that no route took ends. A path a documented route declares, asked with
-/// another method, is a 405 whose `Allow` lists the methods declared for it ([`RouteMethods`]):
-/// the route macros guard each handler by its method, so such a request falls through to here.
-/// Anything else is a 404.
-pub async fn fallback<E: Envelope>(req: HttpRequest) -> HttpResponse {
-    let allow = req
-        .app_data::<web::Data<RouteMethods>>()
-        .and_then(|routes| routes.allow(req.match_info().as_str()));
-    match allow {
-        // `error_handlers` renders it in the envelope, keeping `Allow`.
-        Some(allow) => HttpResponse::MethodNotAllowed()
-            .insert_header((header::ALLOW, allow))
-            .finish(),
-        None => E::render(
-            FrameworkError::NotFound,
-            format!("no route for {} {}", req.method(), req.path()),
-        ),
-    }
-}
-
-/// The order `Allow` lists methods in: reads, then writes.
-const ALLOW_ORDER: [Method; 8] = [
-    Method::GET,
-    Method::HEAD,
-    Method::POST,
-    Method::PUT,
-    Method::PATCH,
-    Method::DELETE,
-    Method::OPTIONS,
-    Method::TRACE,
-];
-
-/// Each documented route pattern with the methods declared for it, read from the OpenAPI
-/// document the service's routes were collected into, so that a 405's `Allow` (RFC 9110)
-/// comes from the same declarations that route requests.
-pub struct RouteMethods(Vec<(ResourceDef, Vec<Method>)>);
-
-impl From<&OpenApi> for RouteMethods {
-    fn from(doc: &OpenApi) -> Self {
-        let declared = |item: &PathItem| {
-            let ops = [
-                &item.get,
-                &item.head,
-                &item.post,
-                &item.put,
-                &item.patch,
-                &item.delete,
-                &item.options,
-                &item.trace,
-            ];
-            ALLOW_ORDER
-                .iter()
-                .zip(ops)
-                .filter(|(_, op)| op.is_some())
-                .map(|(method, _)| method.clone())
-                .collect()
-        };
-        Self(
-            doc.paths
-                .paths
-                .iter()
-                .map(|(pattern, item)| (ResourceDef::new(pattern.as_str()), declared(item)))
-                .collect(),
-        )
-    }
-}
-
-impl RouteMethods {
-    /// `Allow` for `path`: the methods of every declared pattern it matches, or None when it
-    /// matches none.
-    pub fn allow(&self, path: &str) -> Option<String> {
-        let matching: Vec<&Vec<Method>> = self
-            .0
-            .iter()
-            .filter(|(pattern, _)| pattern.is_match(path))
-            .map(|(_, methods)| methods)
-            .collect();
-        let allow: Vec<&str> = ALLOW_ORDER
-            .iter()
-            .filter(|method| matching.iter().any(|methods| methods.contains(method)))
-            .map(Method::as_str)
-            .collect();
-        (!allow.is_empty()).then(|| allow.join(", "))
-    }
 }
 
 /// Rewrites the body-less 405 that routing produces into the envelope, keeping its `Allow`.

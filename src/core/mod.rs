@@ -12,6 +12,7 @@ pub mod password;
 pub mod periodic;
 pub mod phone;
 pub mod rate_limit;
+pub mod routes;
 pub mod secrets;
 pub mod server;
 pub mod service;

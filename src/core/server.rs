@@ -3,10 +3,8 @@
 //! framework errors (404, 405 with `Allow`) in the service's own envelope.
 
 use super::client::TrustedProxies;
-use super::http::{
-    error_handlers, extractor_config, fallback, security_headers, ApiDocument, Envelope,
-    RouteMethods,
-};
+use super::http::{error_handlers, extractor_config, security_headers, ApiDocument, Envelope};
+use super::routes::{claim_declared_paths, fallback, RouteMethods};
 use super::{telemetry, CoreContext};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -69,6 +67,7 @@ where
         app.app_data(web::Data::new(RouteMethods::from(&doc)))
             .app_data(web::Data::new(ApiDocument(doc)))
             .default_service(web::to(fallback::<E>))
+            .wrap(from_fn(claim_declared_paths))
             .wrap(error_handlers::<E, _>())
             .wrap(from_fn(security_headers))
             .wrap(from_fn(telemetry::rate_limit_headers))

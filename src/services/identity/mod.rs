@@ -16,7 +16,8 @@ pub mod settings;
 mod users;
 
 use crate::core::config::ConfigError;
-use crate::core::http::{api_docs, fallback};
+use crate::core::http::api_docs;
+use crate::core::routes::fallback;
 use crate::core::server::{serve, Listening, MountError};
 use crate::core::service::Service;
 use crate::core::CoreContext;
