@@ -10,6 +10,7 @@ use crate::providers::settings::{AiSettings, OutboxSettings, ProvidersSettings};
 use crate::providers::Providers;
 use crate::services::ServicesSettings;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 #[derive(Debug, Clone, Deserialize, Default)]
@@ -32,7 +33,27 @@ impl Settings {
         let settings: Self = config::load(path)?;
         // The start-up guard runs in Application::build, once `--only` has been applied.
         settings.validate()?;
+        for name in settings.enabled_but_not_built(config::load(path)?) {
+            tracing::warn!(service = %name, "enabled in config but not built yet; skipped");
+        }
         Ok(settings)
+    }
+
+    /// The sections that turn on a service no one has built yet.
+    fn enabled_but_not_built(&self, sections: Sections) -> Vec<String> {
+        sections
+            .services
+            .into_iter()
+            .filter(|(name, section)| section.enabled && !self.is_built(name))
+            .map(|(name, _)| name)
+            .collect()
+    }
+
+    fn is_built(&self, name: &str) -> bool {
+        self.services
+            .registered()
+            .iter()
+            .any(|service| service.name().eq_ignore_ascii_case(name))
     }
 
     /// The sections every service shares through the `CoreContext`.
@@ -79,19 +100,25 @@ impl Settings {
     /// Keeps only the named services enabled (`serve --only a,b`); a name no built service
     /// has is ignored with a warning.
     pub fn restrict_to(&mut self, only: &[String]) {
-        let built: Vec<&str> = self
-            .services
-            .registered()
-            .iter()
-            .map(|service| service.name())
-            .collect();
-        for name in only {
-            if !built.iter().any(|b| b.eq_ignore_ascii_case(name)) {
-                tracing::warn!(service = %name, "not built; skipped");
-            }
+        for name in only.iter().filter(|name| !self.is_built(name)) {
+            tracing::warn!(service = %name, "not built yet; skipped");
         }
         self.services.restrict_to(only);
     }
+}
+
+/// Whether each `[services.<name>]` section turns its service on, registered or not: the
+/// sections of services not built yet (marketplace, advertising) are read only for this.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Sections {
+    services: BTreeMap<String, Switch>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Switch {
+    enabled: bool,
 }
 
 #[cfg(test)]
@@ -99,6 +126,8 @@ mod tests {
     use super::*;
     use crate::core::clock::SystemClock;
     use crate::core::config::{LimitSettings, MIN_SECRET_BYTES};
+    use figment::providers::{Format, Toml};
+    use figment::Figment;
     use std::sync::Arc;
 
     fn check(s: &Settings) -> Result<(), ConfigError> {
@@ -135,6 +164,16 @@ mod tests {
         let mut only = s.clone();
         only.restrict_to(&["identity".into()]);
         assert!(only.services.identity.enabled && !only.services.messaging.enabled);
+    }
+
+    #[test]
+    fn sections_of_services_not_built_are_read_only_for_their_switch() {
+        let toml = "[services.marketplace]\nenabled = true\nbind = \"127.0.0.1:8081\"\n\
+                    [services.advertising]\nenabled = false\n\
+                    [services.identity]\nenabled = true\n";
+        let sections: Sections = Figment::from(Toml::string(toml)).extract().unwrap();
+        let s = Settings::default();
+        assert_eq!(s.enabled_but_not_built(sections), ["marketplace"]);
     }
 
     fn exposed() -> Settings {
