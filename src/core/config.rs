@@ -210,6 +210,11 @@ pub fn weak_secret(key: &str, value: &str) -> Option<String> {
     })
 }
 
+/// `Some(problem)` when a switch that is only safe on a private machine is on.
+pub fn unsafe_switch(key: &str, on: bool) -> Option<String> {
+    on.then(|| format!("{key} is on"))
+}
+
 /// The start-up guard's verdict on the unsafe keys the core and each enabled service found.
 pub fn refuse_unsafe(bad: Vec<String>) -> Result<(), ConfigError> {
     if bad.is_empty() {

@@ -30,6 +30,12 @@ pub enum MountError {
     Client(String),
 }
 
+impl MountError {
+    pub fn client(e: impl std::fmt::Display) -> Self {
+        Self::Client(e.to_string())
+    }
+}
+
 /// Starts service `name` on `bind`. `routes` declares its endpoints (handlers with a route
 /// macro and `#[utoipa::path]`, registered with `.service(handler)`), and the document they
 /// are collected into — `doc` (info, tags, components) plus their paths — is what

@@ -18,7 +18,7 @@ mod socket;
 mod webhook;
 
 use crate::core::clock::SharedClock;
-use crate::core::config::weak_secret;
+use crate::core::config::{unsafe_switch, weak_secret};
 use crate::core::http::{api_docs, resource};
 use crate::core::server::{serve, Listening, MountError};
 use crate::core::service::Service;
@@ -80,17 +80,17 @@ impl Service for Interview {
     type Providers = Providers;
 
     fn unsafe_keys(cfg: &InterviewSettings, _: &Providers) -> Vec<String> {
-        let mut bad: Vec<String> = [
+        [
             weak_secret("services.interview.api_key", &cfg.api_key),
             weak_secret("services.interview.admin_key", &cfg.admin_key),
+            unsafe_switch(
+                "services.interview.webhook.allow_private_urls",
+                cfg.webhook.allow_private_urls,
+            ),
         ]
         .into_iter()
         .flatten()
-        .collect();
-        if cfg.webhook.allow_private_urls {
-            bad.push("services.interview.webhook.allow_private_urls is on".into());
-        }
-        bad
+        .collect()
     }
 
     /// Starts the interview listener, restores running sessions and pending webhooks.
@@ -102,8 +102,7 @@ impl Service for Interview {
         let bind = cfg.bind.clone();
         let cfg = Arc::new(cfg.clone());
         let broadcast = RoomBroadcast::default();
-        let hook =
-            webhook::Webhooks::new(core, &cfg).map_err(|e| MountError::Client(e.to_string()))?;
+        let hook = webhook::Webhooks::new(core, &cfg).map_err(MountError::client)?;
         let registry = Registry::new(Deps {
             db: core.db.clone(),
             clock: Arc::new(Clock(core.clock.clone())),

@@ -16,7 +16,7 @@ pub mod service;
 pub mod settings;
 mod webhooks;
 
-use crate::core::config::weak_secret;
+use crate::core::config::{unsafe_switch, weak_secret};
 use crate::core::http::api_docs;
 use crate::core::server::{serve, Listening, MountError};
 use crate::core::service::Service;
@@ -91,13 +91,16 @@ impl Service for Messaging {
     fn unsafe_keys(cfg: &MessagingSettings, providers: &Providers) -> Vec<String> {
         // The SMS provider's token also verifies the carrier's callbacks to this service.
         let token = &providers.settings.sms.auth_token;
-        let mut bad: Vec<String> = weak_secret("providers.sms.auth_token", token)
-            .into_iter()
-            .collect();
-        if cfg.webhooks.allow_private_urls {
-            bad.push("services.messaging.webhooks.allow_private_urls is on".into());
-        }
-        bad
+        [
+            weak_secret("providers.sms.auth_token", token),
+            unsafe_switch(
+                "services.messaging.webhooks.allow_private_urls",
+                cfg.webhooks.allow_private_urls,
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 
     /// Builds the service's state and background workers (dispatcher, webhook actors, which
@@ -111,9 +114,9 @@ impl Service for Messaging {
         let channels = &providers.settings;
         let outbox = &providers.outbox;
         let email = email::from_settings(&channels.email, outbox.clone(), core.clock.clone())
-            .map_err(|e| MountError::Client(e.to_string()))?;
-        let transport = HttpTransport::new(cfg.webhooks.allow_private_urls)
-            .map_err(|e| MountError::Client(e.to_string()))?;
+            .map_err(MountError::client)?;
+        let transport =
+            HttpTransport::new(cfg.webhooks.allow_private_urls).map_err(MountError::client)?;
         let registry = WebhookRegistry::new(EndpointDeps {
             db: core.db.clone(),
             transport: Arc::new(service::transport::Transport(Arc::new(transport))),
