@@ -1,5 +1,6 @@
-//! Framework-level failures (malformed JSON, unknown route, wrong method, oversized body)
-//! rendered in each service's own error envelope, the health body and the API docs mount.
+//! Framework-level failures (malformed JSON, wrong content type, oversized body, wrong
+//! method) rendered in each service's own error envelope, the matched route, the health body
+//! and the API docs mount. Unknown routes and which methods a path takes: `core::routes`.
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{AppService, HttpServiceFactory, ServiceRequest, ServiceResponse};
@@ -259,6 +260,8 @@ impl Health {
 /// The OpenAPI document collected from a service's routes (app data of its listener).
 pub struct ApiDocument(pub OpenApi);
 
+const API_DOCUMENT: &str = "/api-docs/openapi.json";
+
 /// Serves the service's OpenAPI document ([`ApiDocument`]) at `/api-docs/openapi.json` and
 /// Swagger UI at `/api-docs/` (assets compiled in, so it works offline); `/api-docs`
 /// redirects there.
@@ -281,5 +284,3 @@ pub fn api_docs(cfg: &mut web::ServiceConfig) {
             .config(utoipa_swagger_ui::Config::new([API_DOCUMENT]).validator_url("none")),
     );
 }
-
-const API_DOCUMENT: &str = "/api-docs/openapi.json";
