@@ -5,6 +5,7 @@ pub mod core;
 pub mod providers;
 pub mod realtime;
 pub mod services;
+pub mod settings;
 pub mod startup;
 
 pub use startup::{Application, Overrides};

@@ -1,7 +1,7 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
-use switchboard::core::config::Settings;
 use switchboard::core::telemetry;
+use switchboard::settings::Settings;
 use switchboard::startup::{self, Application};
 
 #[derive(Parser)]
@@ -18,7 +18,7 @@ struct Cli {
 enum Command {
     /// Start every enabled service, each on its own listener.
     Serve {
-        /// Only these services (comma separated: marketplace,identity,interview,messaging,advertising).
+        /// Only these services (comma separated, e.g. identity,messaging).
         #[arg(long, value_delimiter = ',')]
         only: Option<Vec<String>>,
     },

@@ -1,22 +1,18 @@
-//! Builds the process: settings → database (migrated) → shared context → one HTTP listener
-//! per enabled service. Tests build it with port 0 and a manual clock.
+//! Builds the process: settings → providers → start-up guard → database (migrated) → shared
+//! context → one HTTP listener per enabled service of the registry (`crate::services`).
+//! Tests build it with port 0 and a manual clock.
 
-use crate::core::client::TrustedProxies;
 use crate::core::clock::{SharedClock, SystemClock};
-use crate::core::config::{ConfigError, Settings};
-use crate::core::error::{self, Envelope};
-use crate::core::http::{error_handlers, extractor_config, not_found, security_headers};
-use crate::core::rate_limit::{self, MemoryStore};
-use crate::core::{db, jwt::JwtKeys, telemetry, CoreContext};
-use crate::providers::{outbox::Outbox, sms};
-use crate::services;
-use actix_web::dev::{Server, ServerHandle};
-use actix_web::middleware::from_fn;
-use actix_web::{web, App, HttpServer};
+use crate::core::config::ConfigError;
+use crate::core::rate_limit::MemoryStore;
+use crate::core::server::{Listening, MountError};
+use crate::core::{db, jwt::JwtKeys, CoreContext};
+use crate::providers::Providers;
+use crate::settings::Settings;
+use actix_web::dev::ServerHandle;
 use std::collections::BTreeMap;
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 use switchboard_migration::{Migrator, MigratorTrait};
 
 /// Replacements for process-wide dependencies, used by tests.
@@ -29,17 +25,17 @@ pub struct Overrides {
 pub enum StartupError {
     #[error("database: {0}")]
     Database(#[from] sea_orm::DbErr),
-    #[error("listener: {0}")]
-    Io(#[from] std::io::Error),
     #[error("http client: {0}")]
-    Http(String),
+    Http(#[from] reqwest::Error),
     #[error(transparent)]
     Config(#[from] ConfigError),
+    #[error(transparent)]
+    Mount(#[from] MountError),
 }
 
 pub struct Application {
     ctx: CoreContext,
-    servers: Vec<(&'static str, SocketAddr, Server)>,
+    servers: Vec<Listening>,
 }
 
 /// Connects and migrates the database named in settings.
@@ -58,52 +54,27 @@ impl Application {
         settings: Settings,
         overrides: Overrides,
     ) -> Result<Self, StartupError> {
-        settings.check()?;
-        let conn = migrate(&settings).await?;
         let clock = overrides.clock.unwrap_or_else(|| Arc::new(SystemClock));
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(30))
-            .build()
-            .map_err(|e| StartupError::Http(e.to_string()))?;
-        let outbox = Arc::new(Outbox::new(&settings.outbox.path));
-        let sms = sms::from_settings(
-            &settings.providers.sms,
-            outbox.clone(),
+        let providers = Providers::build(
+            &settings.outbox,
+            &settings.providers,
+            &settings.ai,
             clock.clone(),
-            http.clone(),
-        );
+        )?;
+        settings.check(&providers)?;
+        let conn = migrate(&settings).await?;
         let ctx = CoreContext {
             jwt: JwtKeys::new(&settings.auth.jwt_secret),
-            settings: Arc::new(settings),
+            settings: Arc::new(settings.core()),
             db: conn,
             clock,
             limiter: Arc::new(MemoryStore::default()),
-            outbox,
-            sms,
-            http,
             jobs: Default::default(),
         };
-
         let mut servers = Vec::new();
-        let s = &ctx.settings.services;
-        if s.identity.enabled {
-            servers.push(services::identity::mount(&ctx, &s.identity.bind)?);
-        }
-        if s.interview.enabled {
-            servers.push(services::interview::mount(&ctx, &s.interview.bind)?);
-        }
-        if s.messaging.enabled {
-            servers.push(services::messaging::mount(&ctx, &s.messaging.bind)?);
-        }
-        for (name, listener) in [
-            ("marketplace", &s.marketplace),
-            ("advertising", &s.advertising),
-        ] {
-            if listener.enabled {
-                tracing::warn!(
-                    service = name,
-                    "enabled in config but not built yet; skipped"
-                );
+        for service in settings.services.registered() {
+            if service.listener().enabled {
+                servers.push(service.mount(&ctx, &providers)?);
             }
         }
         ctx.jobs.start();
@@ -118,24 +89,24 @@ impl Application {
     pub fn address(&self, service: &str) -> Option<SocketAddr> {
         self.servers
             .iter()
-            .find(|(n, _, _)| *n == service)
-            .map(|(_, a, _)| *a)
+            .find(|s| s.name == service)
+            .map(|s| s.addr)
     }
 
     pub fn addresses(&self) -> BTreeMap<&'static str, SocketAddr> {
-        self.servers.iter().map(|(n, a, _)| (*n, *a)).collect()
+        self.servers.iter().map(|s| (s.name, s.addr)).collect()
     }
 
     pub fn handles(&self) -> Vec<ServerHandle> {
-        self.servers.iter().map(|(_, _, s)| s.handle()).collect()
+        self.servers.iter().map(|s| s.server.handle()).collect()
     }
 
     /// Runs every listener until all stop. SIGINT/SIGTERM stop them gracefully.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let handles = self.handles();
         let jobs = self.ctx.jobs.clone();
-        for (name, addr, _) in &self.servers {
-            tracing::info!(service = name, %addr, "listening");
+        for s in &self.servers {
+            tracing::info!(service = s.name, addr = %s.addr, "listening");
         }
         tokio::spawn(async move {
             shutdown_signal().await;
@@ -144,7 +115,7 @@ impl Application {
                 h.stop(true).await;
             }
         });
-        let runs = self.servers.into_iter().map(|(_, _, s)| s);
+        let runs = self.servers.into_iter().map(|s| s.server);
         let results = futures_util::future::join_all(runs).await;
         // Background jobs end with the listeners.
         jobs.stop();
@@ -175,51 +146,4 @@ async fn shutdown_signal() {
     {
         let _ = tokio::signal::ctrl_c().await;
     }
-}
-
-/// Starts one service's listener with the middleware every service shares: request id and
-/// span, rate-limit headers, security headers, and framework errors in the service's own envelope.
-pub fn serve<E, F>(
-    name: &'static str,
-    bind: &str,
-    ctx: &CoreContext,
-    configure: F,
-) -> Result<(&'static str, SocketAddr, Server), StartupError>
-where
-    E: Envelope,
-    F: Fn(&mut web::ServiceConfig) + Clone + Send + 'static,
-{
-    let listener = TcpListener::bind(bind)?;
-    let addr = listener.local_addr()?;
-    let clock = web::Data::new(ctx.clock.clone());
-    // Checked by Settings::check; an invalid list here trusts no proxy.
-    let proxies = web::Data::new(
-        TrustedProxies::parse(&ctx.settings.server.trusted_proxies).unwrap_or_default(),
-    );
-    let workers = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(4);
-    let server = HttpServer::new(move || {
-        App::new()
-            .app_data(clock.clone())
-            .app_data(proxies.clone())
-            .configure(extractor_config)
-            .configure(configure.clone())
-            .default_service(web::to(not_found))
-            .wrap(error_handlers())
-            .wrap(from_fn(rate_limit::middleware))
-            // Every ApiError below (handlers, extractors, limits) is answered in E.
-            .wrap(from_fn(error::render::<E>))
-            .wrap(from_fn(security_headers))
-            .wrap(from_fn(telemetry::rate_limit_headers))
-            .wrap(from_fn(move |req, next| {
-                telemetry::request_span(name, req, next)
-            }))
-    })
-    .listen(listener)?
-    .workers(workers)
-    .shutdown_timeout(ctx.settings.server.shutdown_timeout_secs)
-    .disable_signals()
-    .run();
-    Ok((name, addr, server))
 }

@@ -1,21 +1,19 @@
 //! Layered configuration: `config.toml` (or `--config PATH`), then `SWITCHBOARD__SECTION__KEY`
-//! environment variables. Every limit a service enforces is read from here.
+//! environment variables ([`load`]). Here are the sections core reads and the start-up guard's
+//! rules; each provider and each service owns the types of its own sections.
 
 use figment::providers::{Env, Format, Toml};
 use figment::Figment;
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use std::path::Path;
 
-#[derive(Debug, Clone, Deserialize, Default)]
-#[serde(default)]
-pub struct Settings {
+/// The sections every service shares through [`super::CoreContext`].
+#[derive(Debug, Clone, Default)]
+pub struct CoreSettings {
     pub server: ServerSettings,
     pub database: DatabaseSettings,
-    pub services: ServicesSettings,
     pub auth: AuthSettings,
-    pub outbox: OutboxSettings,
-    pub providers: ProvidersSettings,
-    pub ai: AiSettings,
     pub realtime: RealtimeSettings,
     pub retention: RetentionSettings,
 }
@@ -24,7 +22,7 @@ pub struct Settings {
 #[serde(default)]
 pub struct ServerSettings {
     /// `development`, `production` or unset. Unless `development`, a non-loopback bind
-    /// refuses weak secrets and sandbox switches ([`Settings::check`]).
+    /// refuses weak secrets and sandbox switches ([`CoreSettings::guarded`]).
     pub environment: String,
     pub version: String,
     /// Peers (addresses or CIDRs) whose `X-Forwarded-For` is believed; empty: none.
@@ -70,33 +68,6 @@ impl Default for DatabaseSettings {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, Default)]
-#[serde(default)]
-pub struct ServicesSettings {
-    pub marketplace: ListenerSettings,
-    pub identity: IdentitySettings,
-    pub interview: InterviewSettings,
-    pub messaging: MessagingSettings,
-    pub advertising: ListenerSettings,
-}
-
-/// Where a service listens; every service section carries these two keys.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct ListenerSettings {
-    pub enabled: bool,
-    pub bind: String,
-}
-
-impl Default for ListenerSettings {
-    fn default() -> Self {
-        Self {
-            enabled: false,
-            bind: "127.0.0.1:0".into(),
-        }
-    }
-}
-
 /// A fixed-window limit: `limit` requests per `window_secs`.
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 pub struct LimitSettings {
@@ -107,349 +78,6 @@ pub struct LimitSettings {
 impl LimitSettings {
     pub const fn new(limit: u32, window_secs: u64) -> Self {
         Self { limit, window_secs }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct IdentitySettings {
-    pub enabled: bool,
-    pub bind: String,
-    /// Public address of this service, used for the built-in KYC page URL.
-    pub public_url: String,
-    pub otp_ttl_secs: i64,
-    pub otp_max_attempts: i32,
-    /// Wrong OTP codes one phone may enter over a rolling 24 hours (across codes and
-    /// purposes); then verification for that phone answers OTP_LOCKED until the oldest
-    /// counted failure is 24 hours old.
-    pub otp_failed_per_day: i64,
-    pub temp_token_ttl_secs: i64,
-    pub kyc_url_ttl_secs: i64,
-    pub handle_cooldown_days: i64,
-    pub hard_delete_after_days: i64,
-    /// How often the background job purges accounts past their deletion grace period.
-    pub purge_interval_secs: u64,
-    /// The built-in KYC verifier lets users verify themselves: a sandbox. A non-loopback
-    /// bind refuses it unless this says so (or environment = "development").
-    pub kyc_sandbox: bool,
-    pub lockout: LockoutSettings,
-    pub rate_limits: IdentityRateLimits,
-}
-
-impl Default for IdentitySettings {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            bind: "127.0.0.1:8082".into(),
-            public_url: "http://127.0.0.1:8082".into(),
-            otp_ttl_secs: 300,
-            otp_max_attempts: 5,
-            otp_failed_per_day: 10,
-            temp_token_ttl_secs: 600,
-            kyc_url_ttl_secs: 1800,
-            handle_cooldown_days: 30,
-            hard_delete_after_days: 30,
-            purge_interval_secs: 3600,
-            kyc_sandbox: false,
-            lockout: LockoutSettings::default(),
-            rate_limits: IdentityRateLimits::default(),
-        }
-    }
-}
-
-/// Sign-in lockout: after `max_failures` consecutive wrong PINs the account locks for
-/// `base_lock_secs`, doubling with each further lock up to `max_lock_secs`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct LockoutSettings {
-    pub max_failures: i32,
-    pub base_lock_secs: i64,
-    pub max_lock_secs: i64,
-}
-
-impl Default for LockoutSettings {
-    fn default() -> Self {
-        Self {
-            max_failures: 5,
-            base_lock_secs: 15 * 60,
-            max_lock_secs: 24 * 3600,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct IdentityRateLimits {
-    pub otp_send_per_phone: LimitSettings,
-    pub otp_send_per_ip: LimitSettings,
-    pub signin_per_phone: LimitSettings,
-    pub signin_per_ip: LimitSettings,
-    pub handle_check: LimitSettings,
-    pub default: LimitSettings,
-}
-
-impl Default for IdentityRateLimits {
-    fn default() -> Self {
-        Self {
-            otp_send_per_phone: LimitSettings::new(3, 3600),
-            otp_send_per_ip: LimitSettings::new(20, 3600),
-            signin_per_phone: LimitSettings::new(5, 900),
-            signin_per_ip: LimitSettings::new(30, 900),
-            handle_check: LimitSettings::new(30, 60),
-            default: LimitSettings::new(100, 60),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct InterviewSettings {
-    pub enabled: bool,
-    pub bind: String,
-    /// Public address of this service; interview_url is `{public_url}/interview/{token}`.
-    pub public_url: String,
-    /// Calling backends send it as `X-API-Key` to create sessions.
-    pub api_key: String,
-    /// Sent as `X-Admin-Key` to delete sessions.
-    pub admin_key: String,
-    /// A session can be started or answered until this long after creation.
-    pub session_ttl_hours: i64,
-    pub default_max_questions: i32,
-    /// Upper bound accepted for max_questions (lower bound 1).
-    pub max_questions_limit: i32,
-    pub default_time_limit_minutes: i32,
-    /// Upper bound accepted for time_limit_minutes (lower bound 1).
-    pub time_limit_minutes_limit: i32,
-    /// How often a running session reads the clock for its time limit.
-    pub timer_tick_ms: u64,
-    /// A session actor without a running timer stops after this long idle.
-    pub actor_idle_secs: u64,
-    pub webhook: InterviewWebhookSettings,
-    pub rate_limits: InterviewRateLimits,
-}
-
-/// Per client address: answers and onboarding messages each cost an AI call, the PDF a
-/// render; everything else shares the default.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct InterviewRateLimits {
-    pub answer: LimitSettings,
-    pub onboarding_message: LimitSettings,
-    pub report_pdf: LimitSettings,
-    pub default: LimitSettings,
-}
-
-impl Default for InterviewRateLimits {
-    fn default() -> Self {
-        Self {
-            answer: LimitSettings::new(120, 60),
-            onboarding_message: LimitSettings::new(120, 60),
-            report_pdf: LimitSettings::new(30, 60),
-            default: LimitSettings::new(1200, 60),
-        }
-    }
-}
-
-impl Default for InterviewSettings {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            bind: "127.0.0.1:8083".into(),
-            public_url: "http://127.0.0.1:8083".into(),
-            api_key: "dev-interview-api-key".into(),
-            admin_key: "dev-interview-admin-key".into(),
-            session_ttl_hours: 168,
-            default_max_questions: 8,
-            max_questions_limit: 50,
-            default_time_limit_minutes: 30,
-            time_limit_minutes_limit: 240,
-            timer_tick_ms: 500,
-            actor_idle_secs: 300,
-            webhook: InterviewWebhookSettings::default(),
-            rate_limits: InterviewRateLimits::default(),
-        }
-    }
-}
-
-/// Completion webhook delivery, on messaging's retry rules (`switchboard_actors::backoff`):
-/// every non-2xx answer and transport error is retried after base × factorⁿ⁻¹ seconds
-/// (capped, ± jitter, never sooner than a capped Retry-After), `max_attempts` in all.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct InterviewWebhookSettings {
-    /// Completion webhooks may reach loopback and private addresses (a backend on a private
-    /// network); messaging's customers' webhooks have their own switch.
-    pub allow_private_urls: bool,
-    pub max_attempts: i32,
-    pub base_delay_secs: i64,
-    pub factor: i64,
-    pub max_delay_secs: i64,
-    pub jitter: f64,
-    pub max_retry_after_secs: i64,
-    pub timeout_secs: u64,
-    /// How often (real time) each node looks for due deliveries.
-    pub poll_interval_ms: u64,
-}
-
-impl Default for InterviewWebhookSettings {
-    fn default() -> Self {
-        Self {
-            allow_private_urls: false,
-            max_attempts: 10,
-            base_delay_secs: 30,
-            factor: 4,
-            max_delay_secs: 6 * 3600,
-            jitter: 0.1,
-            max_retry_after_secs: 24 * 3600,
-            timeout_secs: 30,
-            poll_interval_ms: 1000,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct MessagingSettings {
-    pub enabled: bool,
-    pub bind: String,
-    /// The address carriers call; the carrier signature is computed over it.
-    pub public_url: String,
-    pub mail_domain: String,
-    /// Lifetime of the bearer JWT from POST /api/v1/auth/token.
-    pub token_ttl_secs: i64,
-    /// Longest SMS text, in characters (Unicode scalar values).
-    pub max_sms_chars: usize,
-    pub max_whatsapp_chars: usize,
-    pub max_voice_chars: usize,
-    pub max_email_chars: usize,
-    pub max_bulk_recipients: usize,
-    /// Most `{{placeholders}}` one bulk template field may hold (checked before rendering).
-    pub max_template_placeholders: usize,
-    /// Most text one bulk request may render over all its recipients, in bytes.
-    pub max_bulk_rendered_bytes: usize,
-    /// Webhooks one workspace may have (active or not).
-    pub max_webhooks_per_workspace: u64,
-    /// credit.low threshold given to new workspaces, in credits.
-    pub default_low_credit_threshold: f64,
-    /// The outbox sandboxes report delivery themselves, so the whole cycle runs locally.
-    pub sandbox_delivery_reports: bool,
-    /// Messages handed to providers at the same time.
-    pub dispatch_concurrency: usize,
-    /// How long an Idempotency-Key is remembered.
-    pub idempotency_ttl_hours: i64,
-    pub default_deliveries_limit: u64,
-    pub max_deliveries_limit: u64,
-    pub costs: MessagingCosts,
-    pub rate_limits: MessagingRateLimits,
-    pub webhooks: WebhookDeliverySettings,
-}
-
-impl Default for MessagingSettings {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            bind: "127.0.0.1:8084".into(),
-            public_url: "http://127.0.0.1:8084".into(),
-            mail_domain: "mail.switchboard.local".into(),
-            token_ttl_secs: 3600,
-            max_sms_chars: 1600,
-            max_whatsapp_chars: 4096,
-            max_voice_chars: 3000,
-            max_email_chars: 512 * 1024,
-            max_bulk_recipients: 1000,
-            max_template_placeholders: 256,
-            max_bulk_rendered_bytes: 64 * 1024 * 1024,
-            max_webhooks_per_workspace: 20,
-            default_low_credit_threshold: 10.0,
-            sandbox_delivery_reports: true,
-            dispatch_concurrency: 8,
-            idempotency_ttl_hours: 24,
-            default_deliveries_limit: 50,
-            max_deliveries_limit: 1000,
-            costs: MessagingCosts::default(),
-            rate_limits: MessagingRateLimits::default(),
-            webhooks: WebhookDeliverySettings::default(),
-        }
-    }
-}
-
-/// Prices in hundredths of a credit.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct MessagingCosts {
-    pub sms_segment: i64,
-    pub email: i64,
-    pub whatsapp: i64,
-    pub voice: i64,
-}
-
-impl Default for MessagingCosts {
-    fn default() -> Self {
-        Self {
-            sms_segment: 100,
-            email: 10,
-            whatsapp: 50,
-            voice: 200,
-        }
-    }
-}
-
-/// Per-workspace limits (per client address for unauthenticated routes).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct MessagingRateLimits {
-    pub send: LimitSettings,
-    pub bulk: LimitSettings,
-    pub token: LimitSettings,
-    pub default: LimitSettings,
-}
-
-impl Default for MessagingRateLimits {
-    fn default() -> Self {
-        Self {
-            send: LimitSettings::new(100, 1),
-            bulk: LimitSettings::new(10, 300),
-            token: LimitSettings::new(30, 60),
-            default: LimitSettings::new(300, 60),
-        }
-    }
-}
-
-/// Delivery of customer webhooks: timeout, retry schedule, deactivation.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct WebhookDeliverySettings {
-    /// Customers' webhooks may reach loopback and private addresses (local trials only).
-    pub allow_private_urls: bool,
-    pub timeout_secs: u64,
-    pub deactivate_after: i32,
-    pub max_attempts: i32,
-    pub base_delay_secs: i64,
-    pub factor: i64,
-    pub max_delay_secs: i64,
-    pub jitter: f64,
-    pub max_retry_after_secs: i64,
-    pub poll_interval_ms: u64,
-    pub idle_stop_secs: u64,
-    pub sweep_interval_secs: u64,
-}
-
-impl Default for WebhookDeliverySettings {
-    fn default() -> Self {
-        Self {
-            allow_private_urls: false,
-            timeout_secs: 30,
-            deactivate_after: 10,
-            max_attempts: 10,
-            base_delay_secs: 30,
-            factor: 4,
-            max_delay_secs: 6 * 3600,
-            jitter: 0.1,
-            max_retry_after_secs: 24 * 3600,
-            poll_interval_ms: 1000,
-            idle_stop_secs: 300,
-            sweep_interval_secs: 60,
-        }
     }
 }
 
@@ -473,151 +101,6 @@ impl Default for AuthSettings {
             access_ttl_secs: 900,
             refresh_ttl_days: 30,
             session_max_days: 0,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct OutboxSettings {
-    pub path: String,
-}
-
-impl Default for OutboxSettings {
-    fn default() -> Self {
-        Self {
-            path: "data/outbox.jsonl".into(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize, Default)]
-#[serde(default)]
-pub struct ProvidersSettings {
-    pub sms: SmsProviderSettings,
-    pub email: EmailProviderSettings,
-    pub whatsapp: WhatsAppProviderSettings,
-    pub voice: VoiceProviderSettings,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct EmailProviderSettings {
-    /// `outbox` (built-in sandbox) or `smtp`.
-    pub provider: String,
-    pub host: String,
-    pub port: u16,
-    pub username: String,
-    pub password: String,
-    /// `none`, `starttls` or `tls`.
-    pub tls: String,
-    pub timeout_secs: u64,
-}
-
-impl Default for EmailProviderSettings {
-    fn default() -> Self {
-        Self {
-            provider: "outbox".into(),
-            host: "127.0.0.1".into(),
-            port: 25,
-            username: String::new(),
-            password: String::new(),
-            tls: "starttls".into(),
-            timeout_secs: 30,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct WhatsAppProviderSettings {
-    /// `outbox` (built-in sandbox) or `cloud_api` (WhatsApp Cloud API).
-    pub provider: String,
-    pub base_url: String,
-    pub api_version: String,
-    pub phone_number_id: String,
-    pub access_token: String,
-}
-
-impl Default for WhatsAppProviderSettings {
-    fn default() -> Self {
-        Self {
-            provider: "outbox".into(),
-            base_url: "https://graph.facebook.com".into(),
-            api_version: "v21.0".into(),
-            phone_number_id: String::new(),
-            access_token: String::new(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct VoiceProviderSettings {
-    /// `outbox` (built-in sandbox) or `twilio` (Twilio-compatible Calls API).
-    pub provider: String,
-    pub base_url: String,
-    pub account_sid: String,
-    pub auth_token: String,
-    pub from: String,
-    /// Text-to-speech voice named in the TwiML `<Say>`.
-    pub voice: String,
-}
-
-impl Default for VoiceProviderSettings {
-    fn default() -> Self {
-        Self {
-            provider: "outbox".into(),
-            base_url: "https://api.twilio.com".into(),
-            account_sid: String::new(),
-            auth_token: String::new(),
-            from: "+15005550006".into(),
-            voice: "alice".into(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct SmsProviderSettings {
-    /// `outbox` (built-in sandbox) or `twilio` (Twilio-compatible HTTP API).
-    pub provider: String,
-    pub base_url: String,
-    pub account_sid: String,
-    pub auth_token: String,
-    pub from: String,
-}
-
-impl Default for SmsProviderSettings {
-    fn default() -> Self {
-        Self {
-            provider: "outbox".into(),
-            base_url: "https://api.twilio.com".into(),
-            account_sid: String::new(),
-            auth_token: "dev-carrier-token".into(),
-            from: "+15005550006".into(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct AiSettings {
-    pub provider: String,
-    pub base_url: String,
-    pub api_key: String,
-    pub model: String,
-    pub timeout_secs: u64,
-}
-
-impl Default for AiSettings {
-    fn default() -> Self {
-        Self {
-            provider: "builtin".into(),
-            base_url: String::new(),
-            api_key: String::new(),
-            model: String::new(),
-            timeout_secs: 20,
         }
     }
 }
@@ -709,46 +192,48 @@ pub enum ConfigError {
     Invalid(String),
 }
 
-impl Settings {
-    /// Reads `path` when it exists (a missing file means defaults), then the environment.
-    pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let settings: Settings = Figment::new()
-            .merge(Toml::file(path))
-            .merge(Env::prefixed("SWITCHBOARD__").split("__"))
-            .extract()
-            .map_err(Box::new)?;
-        // The start-up guard runs in Application::build, once `--only` has been applied.
-        settings.validate()?;
-        Ok(settings)
-    }
+/// Reads `path` when it exists (a missing file means defaults), then the environment, into
+/// the whole configuration `T`.
+pub fn load<T: DeserializeOwned>(path: &Path) -> Result<T, ConfigError> {
+    Ok(Figment::new()
+        .merge(Toml::file(path))
+        .merge(Env::prefixed("SWITCHBOARD__").split("__"))
+        .extract()
+        .map_err(Box::new)?)
+}
 
-    /// Refuses invalid settings, then settings unsafe for where the enabled services
-    /// listen ([`Self::unsafe_keys`]); `Application::build` runs it after `--only`.
-    pub fn check(&self) -> Result<(), ConfigError> {
-        self.validate()?;
-        let bad = self.unsafe_keys();
-        if bad.is_empty() {
-            Ok(())
-        } else {
-            Err(ConfigError::Unsafe(format!(
-                "{} (set them, or environment = \"development\" for a development machine)",
-                bad.join("; ")
-            )))
-        }
-    }
+/// `Some(problem)` when `value` of `key` is no secret for a process reachable from elsewhere:
+/// a development default, empty or too short.
+pub fn weak_secret(key: &str, value: &str) -> Option<String> {
+    (value.starts_with("dev-") || value.len() < MIN_SECRET_BYTES).then(|| {
+        format!("{key} is a development default, empty or shorter than {MIN_SECRET_BYTES} bytes")
+    })
+}
 
+/// `Some(problem)` when a switch that is only safe on a private machine is on.
+pub fn unsafe_switch(key: &str, on: bool) -> Option<String> {
+    on.then(|| format!("{key} is on"))
+}
+
+/// The start-up guard's verdict on the unsafe keys the core and each enabled service found.
+pub fn refuse_unsafe(bad: Vec<String>) -> Result<(), ConfigError> {
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(ConfigError::Unsafe(format!(
+            "{} (set them, or environment = \"development\" for a development machine)",
+            bad.join("; ")
+        )))
+    }
+}
+
+impl CoreSettings {
     /// Values no deployment can use.
-    fn validate(&self) -> Result<(), ConfigError> {
-        for (name, secs) in [
-            ("retention.interval_secs", self.retention.interval_secs),
-            (
-                "services.identity.purge_interval_secs",
-                self.services.identity.purge_interval_secs,
-            ),
-        ] {
-            if secs == 0 {
-                return Err(ConfigError::Invalid(format!("{name} must be at least 1")));
-            }
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.retention.interval_secs == 0 {
+            return Err(ConfigError::Invalid(
+                "retention.interval_secs must be at least 1".into(),
+            ));
         }
         if self.realtime.coalesce_window_us > MAX_COALESCE_WINDOW_US {
             return Err(ConfigError::Invalid(format!(
@@ -773,74 +258,21 @@ impl Settings {
         Ok(())
     }
 
-    /// The keys that make these settings unsafe: in production always, and whenever an
-    /// enabled service is reachable from beyond this machine — it listens beyond loopback, or
-    /// a reverse proxy forwards to it (`trusted_proxies` names one) — unless environment =
-    /// "development" is set.
-    fn unsafe_keys(&self) -> Vec<String> {
-        let s = &self.services;
-        let listeners = [
-            (s.marketplace.enabled, &s.marketplace.bind),
-            (s.identity.enabled, &s.identity.bind),
-            (s.interview.enabled, &s.interview.bind),
-            (s.messaging.enabled, &s.messaging.bind),
-            (s.advertising.enabled, &s.advertising.bind),
-        ];
-        let exposed = !self.server.trusted_proxies.is_empty()
-            || listeners
-                .iter()
-                .any(|(on, bind)| *on && !is_loopback_bind(bind));
-        if self.server.is_development() || !(exposed || self.server.is_production()) {
-            return Vec::new();
-        }
-        let mut bad = Vec::new();
-        let mut secret = |key: &str, value: &str| {
-            if value.starts_with("dev-") || value.len() < MIN_SECRET_BYTES {
-                bad.push(format!(
-                    "{key} is a development default, empty or shorter than {MIN_SECRET_BYTES} bytes"
-                ));
-            }
-        };
-        secret("auth.jwt_secret", &self.auth.jwt_secret);
-        if s.interview.enabled {
-            secret("services.interview.api_key", &s.interview.api_key);
-            secret("services.interview.admin_key", &s.interview.admin_key);
-        }
-        if s.messaging.enabled {
-            secret("providers.sms.auth_token", &self.providers.sms.auth_token);
-        }
-        for (on, key) in [
-            (
-                s.interview.enabled && s.interview.webhook.allow_private_urls,
-                "services.interview.webhook.allow_private_urls",
-            ),
-            (
-                s.messaging.enabled && s.messaging.webhooks.allow_private_urls,
-                "services.messaging.webhooks.allow_private_urls",
-            ),
-        ] {
-            if on {
-                bad.push(format!("{key} is on"));
-            }
-        }
-        if s.identity.enabled && !s.identity.kyc_sandbox {
-            bad.push(
-                "services.identity.kyc_sandbox is off but the built-in KYC verifier lets \
-                 users verify themselves"
-                    .into(),
-            );
-        }
-        bad
+    /// Whether the start-up guard applies to services listening on `binds`: in production
+    /// always, and whenever one is reachable from beyond this machine — it listens beyond
+    /// loopback, or a reverse proxy forwards to it (`trusted_proxies` names one) — unless
+    /// environment = "development" is set.
+    pub fn guarded<'a>(&self, mut binds: impl Iterator<Item = &'a str>) -> bool {
+        let exposed =
+            !self.server.trusted_proxies.is_empty() || binds.any(|bind| !is_loopback_bind(bind));
+        !self.server.is_development() && (exposed || self.server.is_production())
     }
 
-    /// Keeps only the named services enabled (`--only a,b`).
-    pub fn restrict_to(&mut self, only: &[String]) {
-        let keep = |name: &str| only.iter().any(|o| o.eq_ignore_ascii_case(name));
-        self.services.marketplace.enabled &= keep("marketplace");
-        self.services.identity.enabled &= keep("identity");
-        self.services.interview.enabled &= keep("interview");
-        self.services.messaging.enabled &= keep("messaging");
-        self.services.advertising.enabled &= keep("advertising");
+    /// The core's own keys the guard refuses.
+    pub fn unsafe_keys(&self) -> Vec<String> {
+        weak_secret("auth.jwt_secret", &self.auth.jwt_secret)
+            .into_iter()
+            .collect()
     }
 }
 
@@ -849,115 +281,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn file_then_environment() {
-        let dir = std::env::temp_dir().join(format!("sb-config-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("config.toml");
-        std::fs::write(
-            &path,
-            "[services.identity]\nbind = \"127.0.0.1:9100\"\n[services.identity.rate_limits]\nsignin_per_phone = { limit = 7, window_secs = 60 }\n",
-        )
-        .unwrap();
-        let s = Settings::load(&path).unwrap();
-        assert_eq!(s.services.identity.bind, "127.0.0.1:9100");
-        assert_eq!(
-            s.services.identity.rate_limits.signin_per_phone,
-            LimitSettings::new(7, 60)
-        );
-        assert_eq!(
-            s.services.identity.otp_ttl_secs, 300,
-            "unset keys keep defaults"
-        );
-        // The only test that touches SWITCHBOARD__ variables.
-        std::env::set_var("SWITCHBOARD__SERVICES__IDENTITY__BIND", "127.0.0.1:9200");
-        let s = Settings::load(&path).unwrap();
-        std::env::remove_var("SWITCHBOARD__SERVICES__IDENTITY__BIND");
-        assert_eq!(s.services.identity.bind, "127.0.0.1:9200");
-        let mut only = s.clone();
-        only.restrict_to(&["identity".into()]);
-        assert!(only.services.identity.enabled && !only.services.messaging.enabled);
-    }
-
-    fn exposed() -> Settings {
-        let mut s = Settings::default();
-        s.services.identity.bind = "0.0.0.0:0".into();
-        s
-    }
-
-    fn fix_secrets(s: &mut Settings) {
-        s.auth.jwt_secret = "j".repeat(MIN_SECRET_BYTES);
-        s.services.interview.api_key = "a".repeat(MIN_SECRET_BYTES);
-        s.services.interview.admin_key = "b".repeat(MIN_SECRET_BYTES);
-        s.providers.sms.auth_token = "c".repeat(MIN_SECRET_BYTES);
-        s.services.identity.kyc_sandbox = true;
+    fn exposure_decides_whether_the_guard_applies() {
+        let s = CoreSettings::default();
+        assert!(!s.guarded(["127.0.0.1:0", "localhost:80"].into_iter()));
+        assert!(s.guarded(["127.0.0.1:0", "0.0.0.0:0"].into_iter()));
+        let mut proxied = CoreSettings::default();
+        proxied.server.trusted_proxies = vec!["127.0.0.1".into()];
+        assert!(proxied.guarded(std::iter::empty()), "a proxy in front");
+        let mut production = CoreSettings::default();
+        production.server.environment = "production".into();
+        assert!(production.guarded(["127.0.0.1:0"].into_iter()));
+        let mut development = CoreSettings::default();
+        development.server.environment = "development".into();
+        assert!(!development.guarded(["0.0.0.0:0"].into_iter()));
     }
 
     #[test]
-    fn exposed_binds_refuse_weak_settings() {
-        assert!(Settings::default().check().is_ok(), "loopback is fine");
-        let mut s = exposed();
-        s.services.interview.webhook.allow_private_urls = true;
-        s.services.messaging.webhooks.allow_private_urls = true;
-        let Err(ConfigError::Unsafe(msg)) = s.check() else {
-            panic!("refused")
-        };
-        for key in [
-            "auth.jwt_secret",
-            "services.interview.api_key",
-            "services.interview.admin_key",
-            "providers.sms.auth_token",
-            "services.interview.webhook.allow_private_urls",
-            "services.messaging.webhooks.allow_private_urls",
-            "services.identity.kyc_sandbox",
-        ] {
-            assert!(msg.contains(key), "{key} named in {msg}");
-        }
-        s.server.environment = "development".into();
-        assert!(s.check().is_ok());
-        let mut s = exposed();
-        fix_secrets(&mut s);
-        assert!(s.check().is_ok());
-        s.auth.jwt_secret = "x".repeat(MIN_SECRET_BYTES - 1);
-        assert!(s.check().is_err(), "31 bytes is too short");
+    fn weak_secrets_are_named() {
+        assert!(weak_secret("k", "dev-whatever-long-enough-to-pass-the-length").is_some());
+        assert!(weak_secret("k", &"x".repeat(MIN_SECRET_BYTES - 1)).is_some());
+        assert!(weak_secret("k", &"x".repeat(MIN_SECRET_BYTES)).is_none());
+        assert!(CoreSettings::default().unsafe_keys()[0].contains("auth.jwt_secret"));
     }
 
     #[test]
-    fn production_refuses_the_dev_secret() {
-        let mut s = Settings::default();
-        s.server.environment = "production".into();
-        assert!(s.check().is_err());
-        fix_secrets(&mut s);
-        assert!(s.check().is_ok());
-    }
-
-    #[test]
-    fn a_reverse_proxy_in_front_counts_as_exposed() {
-        let mut s = Settings::default();
-        s.server.trusted_proxies = vec!["127.0.0.1".into()];
-        let Err(ConfigError::Unsafe(msg)) = s.check() else {
-            panic!("loopback behind a proxy is still reachable from outside")
-        };
-        assert!(msg.contains("auth.jwt_secret"), "{msg}");
-        fix_secrets(&mut s);
-        assert!(s.check().is_ok());
-    }
-
-    #[test]
-    fn periodic_intervals_are_at_least_a_second() {
-        let mut s = Settings::default();
+    fn retention_runs_at_least_every_second() {
+        let mut s = CoreSettings::default();
         s.retention.interval_secs = 0;
-        assert!(matches!(s.check(), Err(ConfigError::Invalid(_))));
-        let mut s = Settings::default();
-        s.services.identity.purge_interval_secs = 0;
-        assert!(matches!(s.check(), Err(ConfigError::Invalid(_))));
+        assert!(matches!(s.validate(), Err(ConfigError::Invalid(_))));
     }
 
     #[test]
     fn coalescing_window_is_bounded() {
-        let mut s = Settings::default();
+        let mut s = CoreSettings::default();
         s.realtime.coalesce_window_us = MAX_COALESCE_WINDOW_US;
-        assert!(s.check().is_ok());
+        assert!(s.validate().is_ok());
         s.realtime.coalesce_window_us = MAX_COALESCE_WINDOW_US + 1;
-        assert!(matches!(s.check(), Err(ConfigError::Invalid(_))));
+        assert!(matches!(s.validate(), Err(ConfigError::Invalid(_))));
     }
 }

@@ -1,6 +1,7 @@
-//! What every listener shares: framework failures (malformed JSON, unknown route, wrong
-//! method, oversized body) as [`ApiError`]s that each service renders in its own envelope,
-//! route matching, security headers, the health body and the API docs mount.
+//! Framework-level failures (malformed JSON, wrong content type, oversized body, wrong
+//! method) as [`ApiError`]s that each service renders in its own envelope, the matched
+//! route, security headers, the health body and the API docs mount. Unknown routes and
+//! which methods a path takes: `core::routes`.
 
 use super::error::{ApiError, Kind};
 use actix_web::body::MessageBody;
@@ -9,8 +10,9 @@ use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError, Urlencode
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers, Next};
-use actix_web::{web, FromRequest, Handler, HttpRequest, HttpResponse, Responder};
+use actix_web::{guard, web, FromRequest, Handler, HttpRequest, HttpResponse, Responder};
 use serde::Serialize;
+use utoipa::openapi::OpenApi;
 use utoipa::ToSchema;
 
 /// Largest JSON body any service accepts (bulk sends of 1000 recipients fit easily).
@@ -67,17 +69,7 @@ pub fn extractor_config(cfg: &mut web::ServiceConfig) {
     );
 }
 
-/// The default service of every listener.
-pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError::not_found(format!(
-        "no route for {} {}",
-        req.method(),
-        req.path()
-    )))
-}
-
-/// Turns the body-less 405 that plain actix routing produces (routes not declared with
-/// [`resource`]) into an [`ApiError`], keeping its `Allow`.
+/// Turns the body-less 405 that plain actix routing produces (routes outside the declarations) into an [`ApiError`], keeping its `Allow`.
 pub fn error_handlers<B: 'static>() -> ErrorHandlers<B> {
     ErrorHandlers::new().handler(StatusCode::METHOD_NOT_ALLOWED, |res: ServiceResponse<B>| {
         if res.response().error().is_some() {
@@ -102,8 +94,8 @@ pub fn matched_route(req: &HttpRequest) -> Option<String> {
     req.resource_map().match_pattern(req.match_info().as_str())
 }
 
-/// `web::resource` that remembers its methods, so a wrong method gets a 405 whose `Allow`
-/// (RFC 9110) comes from the same declaration that routes the request.
+/// `web::resource` that remembers its methods, for routes outside the OpenAPI document (the
+/// HTML pages): a wrong method gets a 405 whose `Allow` comes from the same declaration.
 pub struct Resource {
     inner: actix_web::Resource,
     allow: Vec<Method>,
@@ -138,33 +130,6 @@ impl Resource {
     {
         self.route(Method::GET, handler)
     }
-
-    pub fn post<F, Args>(self, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.route(Method::POST, handler)
-    }
-
-    pub fn patch<F, Args>(self, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.route(Method::PATCH, handler)
-    }
-
-    pub fn delete<F, Args>(self, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.route(Method::DELETE, handler)
-    }
 }
 
 impl HttpServiceFactory for Resource {
@@ -178,15 +143,7 @@ impl HttpServiceFactory for Resource {
         self.inner
             .default_service(web::to(move |req: HttpRequest| {
                 let allow = allow.clone();
-                async move {
-                    let message = format!("method {} is not allowed here", req.method());
-                    let mut res =
-                        HttpResponse::from_error(ApiError::new(Kind::MethodNotAllowed, message));
-                    if let Ok(allow) = HeaderValue::from_str(&allow) {
-                        res.headers_mut().insert(header::ALLOW, allow);
-                    }
-                    res
-                }
+                async move { super::routes::method_not_allowed(&req, &allow) }
             }))
             .register(config)
     }
@@ -254,9 +211,15 @@ impl Health {
     }
 }
 
-/// Serves a service's OpenAPI document at `/api-docs/openapi.json` and Swagger UI at
-/// `/api-docs/` (assets compiled in, so it works offline); `/api-docs` redirects there.
-pub fn api_docs(cfg: &mut web::ServiceConfig, doc: utoipa::openapi::OpenApi) {
+/// The OpenAPI document collected from a service's routes (app data of its listener).
+pub struct ApiDocument(pub OpenApi);
+
+const API_DOCUMENT: &str = "/api-docs/openapi.json";
+
+/// Serves the service's OpenAPI document ([`ApiDocument`]) at `/api-docs/openapi.json` and
+/// Swagger UI at `/api-docs/` (assets compiled in, so it works offline); `/api-docs`
+/// redirects there.
+pub fn api_docs(cfg: &mut web::ServiceConfig) {
     cfg.route(
         "/api-docs",
         web::get().to(|| async {
@@ -266,8 +229,12 @@ pub fn api_docs(cfg: &mut web::ServiceConfig, doc: utoipa::openapi::OpenApi) {
         }),
     )
     .service(
+        web::resource(API_DOCUMENT)
+            .guard(guard::Get())
+            .to(|doc: web::Data<ApiDocument>| async move { HttpResponse::Ok().json(&doc.0) }),
+    )
+    .service(
         utoipa_swagger_ui::SwaggerUi::new("/api-docs/{_:.*}")
-            .url("/api-docs/openapi.json", doc)
-            .config(utoipa_swagger_ui::Config::default().validator_url("none")),
+            .config(utoipa_swagger_ui::Config::new([API_DOCUMENT]).validator_url("none")),
     );
 }

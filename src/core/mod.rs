@@ -15,26 +15,24 @@ pub mod password;
 pub mod periodic;
 pub mod phone;
 pub mod rate_limit;
+pub mod routes;
 pub mod secrets;
+pub mod server;
+pub mod service;
 pub mod telemetry;
 pub mod webhook_transport;
 
-use crate::providers::outbox::Outbox;
-use crate::providers::sms::SmsSender;
 use std::sync::Arc;
 
-/// What every service gets from the process: settings, database, clock, keys, limits and
-/// the outward-facing providers.
+/// What every service gets from the process: the shared settings, database, clock, keys and
+/// limits (the providers come apart, from startup).
 #[derive(Clone)]
 pub struct CoreContext {
-    pub settings: Arc<config::Settings>,
+    pub settings: Arc<config::CoreSettings>,
     pub db: sea_orm::DatabaseConnection,
     pub clock: clock::SharedClock,
     pub jwt: jwt::JwtKeys,
     pub limiter: Arc<dyn rate_limit::RateLimitStore>,
-    pub outbox: Arc<Outbox>,
-    pub sms: Arc<dyn SmsSender>,
-    pub http: reqwest::Client,
     /// Periodic background jobs (retention); services register theirs when mounted.
     pub jobs: periodic::Periodic,
 }

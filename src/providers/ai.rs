@@ -2,7 +2,7 @@
 //! and an OpenAI-compatible chat-completions adapter that falls back to the built-in one
 //! whenever the model fails, times out or answers something unusable.
 
-use crate::core::config::AiSettings;
+use super::settings::AiSettings;
 use async_trait::async_trait;
 use serde_json::{json, Value};
 use std::sync::Arc;

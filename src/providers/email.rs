@@ -1,9 +1,9 @@
 //! Email port: the outbox sandbox by default, SMTP (lettre) for real traffic.
 
 use super::outbox::{Outbox, OutboxEntry};
+use super::settings::EmailProviderSettings;
 use super::ProviderError;
 use crate::core::clock::SharedClock;
-use crate::core::config::EmailProviderSettings;
 use async_trait::async_trait;
 use lettre::message::{header::ContentType, Mailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;

@@ -5,10 +5,52 @@ pub mod ai;
 pub mod email;
 pub mod kyc;
 pub mod outbox;
+pub mod settings;
 pub mod sms;
 pub mod twilio;
 pub mod voice;
 pub mod whatsapp;
+
+use crate::core::clock::SharedClock;
+use settings::{AiSettings, OutboxSettings, ProvidersSettings};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The providers startup builds once and hands every service's `mount` next to the
+/// `CoreContext`: the senders more than one service uses, and the settings services build
+/// their own senders from.
+#[derive(Clone)]
+pub struct Providers {
+    pub outbox: Arc<outbox::Outbox>,
+    pub sms: Arc<dyn sms::SmsSender>,
+    pub interviewer: Arc<dyn switchboard_actors::interview::Interviewer>,
+    /// The client for providers' HTTP APIs.
+    pub http: reqwest::Client,
+    /// `[providers.*]`.
+    pub settings: Arc<ProvidersSettings>,
+}
+
+impl Providers {
+    /// Builds the senders named in the settings; nothing is contacted yet.
+    pub fn build(
+        outbox: &OutboxSettings,
+        channels: &ProvidersSettings,
+        ai: &AiSettings,
+        clock: SharedClock,
+    ) -> Result<Self, reqwest::Error> {
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()?;
+        let outbox = Arc::new(outbox::Outbox::new(&outbox.path));
+        Ok(Self {
+            sms: sms::from_settings(&channels.sms, outbox.clone(), clock, http.clone()),
+            interviewer: ai::from_settings(ai, http.clone()),
+            outbox,
+            http,
+            settings: Arc::new(channels.clone()),
+        })
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderError {

@@ -1,9 +1,9 @@
 //! SMS port: the outbox sandbox by default, a Twilio-compatible HTTP API for real traffic.
 
 use super::outbox::{Outbox, OutboxEntry};
+use super::settings::SmsProviderSettings;
 use super::ProviderError;
 use crate::core::clock::SharedClock;
-use crate::core::config::SmsProviderSettings;
 use async_trait::async_trait;
 use std::sync::Arc;
 

@@ -2,9 +2,9 @@
 //! Calls API for real traffic (TwiML `<Say>` with the text).
 
 use super::outbox::{Outbox, OutboxEntry};
+use super::settings::VoiceProviderSettings;
 use super::ProviderError;
 use crate::core::clock::SharedClock;
-use crate::core::config::VoiceProviderSettings;
 use async_trait::async_trait;
 use std::sync::Arc;
 

@@ -1,9 +1,9 @@
 //! WhatsApp port: the outbox sandbox by default, the WhatsApp Cloud API for real traffic.
 
 use super::outbox::{Outbox, OutboxEntry};
+use super::settings::WhatsAppProviderSettings;
 use super::ProviderError;
 use crate::core::clock::SharedClock;
-use crate::core::config::WhatsAppProviderSettings;
 use async_trait::async_trait;
 use std::sync::Arc;
 

@@ -2,11 +2,11 @@
 //! behind trusted proxies, route-only access logs, security headers, 405 with `Allow`, the
 //! health body and the start-up guard.
 
-use crate::helpers::{assert_error, body, fresh_database_url, spawn_app_with, TestApp};
+use crate::helpers::{assert_error, body, fresh_database_url, spawn_app, spawn_app_with, TestApp};
 use reqwest::Response;
 use serde_json::json;
 use std::time::{Duration, Instant};
-use switchboard::core::config::Settings;
+use switchboard::settings::Settings;
 use switchboard::Application;
 
 fn phone() -> String {
@@ -177,6 +177,49 @@ async fn every_response_carries_security_headers_and_405_names_allowed_methods()
         .find(|d| d.starts_with("connect-src"))
         .unwrap();
     assert_eq!(connect, "connect-src 'self'");
+}
+
+/// Each handler is routed by its own method, so a path that a later templated route also
+/// matches must still be refused by its own route, not taken by that one.
+#[actix_web::test]
+async fn a_wrong_method_is_refused_by_the_paths_own_route() {
+    let app = spawn_app().await;
+    let c = &app.client;
+    for method in [reqwest::Method::GET, reqwest::Method::OPTIONS] {
+        let res = c
+            .request(
+                method.clone(),
+                format!("{}/api/v1/messages/send", app.messaging),
+            )
+            .header("X-API-Key", "sb_any")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 405, "{method} is not /api/v1/messages/{{id}}");
+        assert_eq!(res.headers()["allow"], "POST", "{method}");
+        assert_eq!(body(res).await["error"], "method_not_allowed");
+    }
+    let res = c
+        .post(format!("{}/api/v1/sessions/token/start", app.interview))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.headers()["allow"], "GET");
+    assert_error(res, 405, "METHOD_NOT_ALLOWED").await;
+    let res = c
+        .post(format!("{}/api/v1/messages/send", app.messaging))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        res.status(),
+        401,
+        "the right method still reaches the handler"
+    );
+    // Identity refuses inside its scope, so the 405 is counted and says so.
+    let res = c.put(app.url("/users/me")).send().await.unwrap();
+    assert!(res.headers().contains_key("x-ratelimit-remaining"));
 }
 
 #[actix_web::test]

@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
 use switchboard::core::clock::ManualClock;
-use switchboard::core::config::Settings;
+use switchboard::settings::Settings;
 use switchboard::{Application, Overrides};
 
 #[allow(dead_code)] // every suite uses a different subset of the fields

@@ -13,7 +13,7 @@ use crate::core::client;
 use crate::core::json_body::Json;
 use crate::core::password;
 use crate::core::phone::PhoneNumber;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{post, web, HttpRequest, HttpResponse};
 
 fn phone(raw: &str) -> Result<PhoneNumber> {
     PhoneNumber::parse(raw).map_err(|_| IdentityError::InvalidPhone.into())
@@ -63,8 +63,9 @@ pub fn client_info(
     })
 }
 
-#[utoipa::path(post, path = "/auth/otp/send", tag = "auth", request_body = OtpSendRequest,
+#[utoipa::path(tag = "auth", request_body = OtpSendRequest,
     responses((status = 200, body = Success<OtpSent>), Errors))]
+#[post("/auth/otp/send")]
 pub async fn otp_send(
     req: HttpRequest,
     st: web::Data<IdentityState>,
@@ -83,8 +84,9 @@ pub async fn otp_send(
     Ok(HttpResponse::Ok().json(ok(sent)))
 }
 
-#[utoipa::path(post, path = "/auth/otp/verify", tag = "auth", request_body = OtpVerifyRequest,
+#[utoipa::path(tag = "auth", request_body = OtpVerifyRequest,
     responses((status = 200, body = Success<OtpVerified>), Errors))]
+#[post("/auth/otp/verify")]
 pub async fn otp_verify(
     st: web::Data<IdentityState>,
     body: Json<OtpVerifyRequest>,
@@ -102,8 +104,9 @@ pub async fn otp_verify(
     Ok(HttpResponse::Ok().json(ok(verified)))
 }
 
-#[utoipa::path(post, path = "/auth/signup", tag = "auth", request_body = SignupRequest,
+#[utoipa::path(tag = "auth", request_body = SignupRequest,
     responses((status = 201, body = Success<AuthResponse>), Errors))]
+#[post("/auth/signup")]
 pub async fn signup(
     req: HttpRequest,
     st: web::Data<IdentityState>,
@@ -128,8 +131,9 @@ pub async fn signup(
     Ok(HttpResponse::Created().json(ok(created)))
 }
 
-#[utoipa::path(post, path = "/auth/signin", tag = "auth", request_body = SigninRequest,
+#[utoipa::path(tag = "auth", request_body = SigninRequest,
     responses((status = 200, body = Success<AuthResponse>), Errors))]
+#[post("/auth/signin")]
 pub async fn signin(
     req: HttpRequest,
     st: web::Data<IdentityState>,
@@ -152,8 +156,9 @@ pub async fn signin(
     Ok(HttpResponse::Ok().json(ok(signed_in)))
 }
 
-#[utoipa::path(post, path = "/auth/pin/reset", tag = "auth", request_body = PinResetRequest,
+#[utoipa::path(tag = "auth", request_body = PinResetRequest,
     responses((status = 200, body = Success<PinResetResponse>), Errors))]
+#[post("/auth/pin/reset")]
 pub async fn pin_reset(
     req: HttpRequest,
     st: web::Data<IdentityState>,
@@ -168,8 +173,9 @@ pub async fn pin_reset(
 /// Rotates the refresh token: the one sent stops working (using it again revokes the
 /// session), the new one is valid 30 days from now, cut short only by a configured absolute
 /// session lifetime.
-#[utoipa::path(post, path = "/auth/refresh", tag = "auth", request_body = RefreshRequest,
+#[utoipa::path(tag = "auth", request_body = RefreshRequest,
     responses((status = 200, body = Success<TokenPair>), Errors))]
+#[post("/auth/refresh")]
 pub async fn refresh(
     st: web::Data<IdentityState>,
     body: Json<RefreshRequest>,
@@ -178,8 +184,9 @@ pub async fn refresh(
     Ok(HttpResponse::Ok().json(ok(pair)))
 }
 
-#[utoipa::path(post, path = "/auth/logout", tag = "auth", request_body = LogoutRequest,
+#[utoipa::path(tag = "auth", request_body = LogoutRequest,
     security(("bearer" = [])), responses((status = 200, body = Success<MessageResponse>), Errors))]
+#[post("/auth/logout")]
 pub async fn logout(
     auth: Authenticated,
     st: web::Data<IdentityState>,
@@ -191,8 +198,9 @@ pub async fn logout(
     })))
 }
 
-#[utoipa::path(post, path = "/auth/logout/all", tag = "auth",
+#[utoipa::path(tag = "auth",
     security(("bearer" = [])), responses((status = 200, body = Success<LogoutAllResponse>), Errors))]
+#[post("/auth/logout/all")]
 pub async fn logout_all(auth: Authenticated, st: web::Data<IdentityState>) -> Result<HttpResponse> {
     let n = tokens::revoke_all(&st.core.db, auth.user.id, st.core.now()).await?;
     Ok(HttpResponse::Ok().json(ok(LogoutAllResponse {

@@ -1,12 +1,13 @@
 use super::IdentityState;
 use crate::core::http::Health;
-use actix_web::{web, HttpResponse};
+use actix_web::{get, web, HttpResponse};
 
 /// The identity interface version the spec names; the build goes in `build`.
 pub const INTERFACE_VERSION: &str = "1.0";
 
 /// Not wrapped in the envelope, as the spec shows it.
-#[utoipa::path(get, path = "/health", tag = "health", responses((status = 200, body = Health), super::openapi::Errors))]
+#[utoipa::path(tag = "health", responses((status = 200, body = Health), super::openapi::Errors))]
+#[get("/health")]
 pub async fn health(st: web::Data<IdentityState>) -> HttpResponse {
     Health::new("identity", INTERFACE_VERSION, &st.core).response()
 }

@@ -8,16 +8,18 @@ use super::service::kyc::{self, BuiltinKyc};
 use super::IdentityState;
 use crate::providers::kyc::KycProvider;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpResponse};
+use actix_web::{get, post, web, HttpResponse};
 
-#[utoipa::path(get, path = "/kyc/status", tag = "kyc", security(("bearer" = [])),
+#[utoipa::path(tag = "kyc", security(("bearer" = [])),
     responses((status = 200, body = Success<KycStatus>), Errors))]
+#[get("/kyc/status")]
 pub async fn status(auth: Authenticated, st: web::Data<IdentityState>) -> Result<HttpResponse> {
     Ok(HttpResponse::Ok().json(ok(kyc::status(&st, &auth.user).await?)))
 }
 
-#[utoipa::path(post, path = "/kyc/initiate", tag = "kyc", security(("bearer" = [])),
+#[utoipa::path(tag = "kyc", security(("bearer" = [])),
     responses((status = 200, body = Success<KycInitiated>), Errors))]
+#[post("/kyc/initiate")]
 pub async fn initiate(auth: Authenticated, st: web::Data<IdentityState>) -> Result<HttpResponse> {
     if auth.user.kyc_status == "verified" {
         return Err(IdentityError::InvalidRequest("identity is already verified".into()).into());
@@ -34,8 +36,9 @@ pub async fn initiate(auth: Authenticated, st: web::Data<IdentityState>) -> Resu
 const KYC_PAGE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; \
      base-uri 'none'; frame-ancestors 'none'";
 
-fn html_page(status: StatusCode, title: &str, body: &str) -> HttpResponse {
-    HttpResponse::build(status)
+// `status` is a handler (a route macro makes it a type), hence `code`.
+fn html_page(code: StatusCode, title: &str, body: &str) -> HttpResponse {
+    HttpResponse::build(code)
         .content_type("text/html; charset=utf-8")
         .insert_header(("Cache-Control", "no-store"))
         .insert_header(("Referrer-Policy", "no-referrer"))
@@ -57,11 +60,12 @@ fn expired() -> HttpResponse {
     )
 }
 
-#[utoipa::path(get, path = "/kyc/verify/{token}", tag = "kyc",
+#[utoipa::path(tag = "kyc",
     params(("token" = String, Path)),
     responses((status = 200, description = "verification page", content_type = "text/html"),
               (status = 404, description = "unknown, used or expired link", content_type = "text/html"),
               PageErrors))]
+#[get("/kyc/verify/{token}")]
 pub async fn page_handler(
     st: web::Data<IdentityState>,
     token: web::Path<String>,
@@ -78,11 +82,12 @@ pub async fn page_handler(
     })
 }
 
-#[utoipa::path(post, path = "/kyc/verify/{token}", tag = "kyc",
+#[utoipa::path(tag = "kyc",
     params(("token" = String, Path)),
     responses((status = 200, description = "verification completed", content_type = "text/html"),
               (status = 404, description = "unknown, used or expired link", content_type = "text/html"),
               PageErrors))]
+#[post("/kyc/verify/{token}")]
 pub async fn submit(
     st: web::Data<IdentityState>,
     token: web::Path<String>,

@@ -12,76 +12,110 @@ mod limits;
 mod openapi;
 mod service;
 mod sessions;
+pub mod settings;
 mod users;
 
-use crate::core::config::IdentitySettings;
-use crate::core::http::{not_found, resource};
+use crate::core::config::ConfigError;
+use crate::core::http::api_docs;
+use crate::core::routes::fallback;
+use crate::core::server::{serve, Listening, MountError};
+use crate::core::service::Service;
 use crate::core::CoreContext;
-use crate::startup::{serve, StartupError};
-use actix_web::dev::Server;
+use crate::providers::Providers;
 use actix_web::web;
-use std::net::SocketAddr;
+use settings::IdentitySettings;
 use std::sync::Arc;
 use std::time::Duration;
+use utoipa_actix_web::scope;
+use utoipa_actix_web::service_config::ServiceConfig;
 
 pub use error::IdentityEnvelope;
 
 #[derive(Clone)]
 pub struct IdentityState {
     pub core: CoreContext,
+    pub providers: Providers,
     pub cfg: Arc<IdentitySettings>,
 }
 
-/// Starts the identity listener and registers its periodic jobs: the purge of deleted
-/// accounts and spent codes, and the retention of refresh tokens and wrong-OTP records.
-pub fn mount(
-    core: &CoreContext,
-    bind: &str,
-) -> Result<(&'static str, SocketAddr, Server), StartupError> {
-    let state = IdentityState {
-        core: core.clone(),
-        cfg: Arc::new(core.settings.services.identity.clone()),
-    };
-    register_jobs(&state);
-    let data = web::Data::new(state);
-    serve::<IdentityEnvelope, _>("identity", bind, core, move |cfg| routes(cfg, data.clone()))
+pub struct Identity;
+
+impl Service for Identity {
+    const NAME: &'static str = "identity";
+    type Settings = IdentitySettings;
+    type Providers = Providers;
+
+    fn validate(cfg: &IdentitySettings) -> Result<(), ConfigError> {
+        if cfg.purge_interval_secs == 0 {
+            return Err(ConfigError::Invalid(
+                "services.identity.purge_interval_secs must be at least 1".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn unsafe_keys(cfg: &IdentitySettings, _: &Providers) -> Vec<String> {
+        let sandbox = "services.identity.kyc_sandbox is off but the built-in KYC verifier lets \
+                       users verify themselves";
+        (!cfg.kyc_sandbox)
+            .then(|| sandbox.into())
+            .into_iter()
+            .collect()
+    }
+
+    /// Starts the identity listener and registers its periodic jobs: the purge of deleted
+    /// accounts and spent codes, and the retention of refresh tokens and wrong-OTP records.
+    fn mount(
+        core: &CoreContext,
+        providers: &Providers,
+        cfg: &IdentitySettings,
+    ) -> Result<Listening, MountError> {
+        let state = IdentityState {
+            core: core.clone(),
+            providers: providers.clone(),
+            cfg: Arc::new(cfg.clone()),
+        };
+        register_jobs(&state);
+        let data = web::Data::new(state);
+        serve::<IdentityEnvelope, _>(
+            Self::NAME,
+            &cfg.bind,
+            core,
+            openapi::document(),
+            move |cfg| routes(cfg, data.clone()),
+        )
+    }
 }
 
-fn routes(cfg: &mut web::ServiceConfig, data: web::Data<IdentityState>) {
+fn routes(cfg: &mut ServiceConfig, data: web::Data<IdentityState>) {
     cfg.app_data(web::Data::new(extract::policy(&data.core)))
         .app_data(web::Data::new(limits::limits(&data)))
         .app_data(data)
         .service(
-            web::scope("")
-                .service(resource("/health").get(health::health))
-                .configure(openapi::docs)
-                .service(resource("/auth/otp/send").post(auth::otp_send))
-                .service(resource("/auth/otp/verify").post(auth::otp_verify))
-                .service(resource("/auth/signup").post(auth::signup))
-                .service(resource("/auth/signin").post(auth::signin))
-                .service(resource("/auth/pin/reset").post(auth::pin_reset))
-                .service(resource("/auth/refresh").post(auth::refresh))
-                .service(resource("/auth/logout").post(auth::logout))
-                .service(resource("/auth/logout/all").post(auth::logout_all))
-                .service(
-                    resource("/users/me")
-                        .get(users::me)
-                        .patch(users::update_me)
-                        .delete(users::delete_me),
-                )
-                .service(resource("/users/handle/check").get(users::check_handle))
-                .service(resource("/users/handle/change").post(users::change_handle))
-                .service(resource("/users/@{handle}").get(users::public_profile))
-                .service(resource("/sessions").get(sessions::list))
-                .service(resource("/sessions/{id}").delete(sessions::revoke))
-                .service(resource("/kyc/status").get(kyc::status))
-                .service(resource("/kyc/initiate").post(kyc::initiate))
-                .service(
-                    resource("/kyc/verify/{token}")
-                        .get(kyc::page_handler)
-                        .post(kyc::submit),
-                )
-                .default_service(web::to(not_found)),
+            scope("")
+                .service(health::health)
+                .map(|docs| docs.configure(api_docs))
+                .service(auth::otp_send)
+                .service(auth::otp_verify)
+                .service(auth::signup)
+                .service(auth::signin)
+                .service(auth::pin_reset)
+                .service(auth::refresh)
+                .service(auth::logout)
+                .service(auth::logout_all)
+                .service(users::me)
+                .service(users::update_me)
+                .service(users::delete_me)
+                .service(users::check_handle)
+                .service(users::change_handle)
+                .service(users::public_profile)
+                .service(sessions::list)
+                .service(sessions::revoke)
+                .service(kyc::status)
+                .service(kyc::initiate)
+                .service(kyc::page_handler)
+                .service(kyc::submit)
+                .default_service(web::to(fallback)),
         );
 }
 

@@ -1,10 +1,10 @@
-//! The identity service's OpenAPI document at /api-docs/openapi.json and Swagger UI at
-//! /api-docs/ (served offline).
+//! The identity service's OpenAPI document besides its paths: info, tags, components, security
+//! and the error responses. The paths are collected from the routes (`routes()` in mod.rs);
+//! `core::http::api_docs` serves the whole at /api-docs/openapi.json, with Swagger UI at
+//! /api-docs/.
 
 use super::error::IdentityEnvelope;
-use super::{auth, health, kyc, sessions, users};
 use crate::core::error::{ErrorDocs, ErrorResponses, Kind};
-use actix_web::web;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -89,20 +89,12 @@ impl Modify for BearerAuth {
 #[openapi(
     info(title = "Switchboard identity service", version = "1.0",
          description = "Phone and PIN accounts, handles, sessions and KYC."),
-    paths(
-        health::health,
-        auth::otp_send, auth::otp_verify, auth::signup, auth::signin, auth::pin_reset,
-        auth::refresh, auth::logout, auth::logout_all,
-        users::me, users::update_me, users::delete_me, users::public_profile,
-        users::check_handle, users::change_handle,
-        sessions::list, sessions::revoke,
-        kyc::status, kyc::initiate, kyc::page_handler, kyc::submit,
-    ),
     modifiers(&BearerAuth),
     tags((name = "auth"), (name = "users"), (name = "sessions"), (name = "kyc"), (name = "health"))
 )]
 struct ApiDoc;
 
-pub fn docs(cfg: &mut web::ServiceConfig) {
-    crate::core::http::api_docs(cfg, ApiDoc::openapi());
+/// What the document says besides the routes, whose paths `routes()` adds.
+pub fn document() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
 }

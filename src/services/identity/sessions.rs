@@ -6,11 +6,12 @@ use super::extract::Authenticated;
 use super::openapi::Errors;
 use super::service::tokens;
 use super::IdentityState;
-use actix_web::{web, HttpResponse};
+use actix_web::{delete, get, web, HttpResponse};
 use uuid::Uuid;
 
-#[utoipa::path(get, path = "/sessions", tag = "sessions", security(("bearer" = [])),
+#[utoipa::path(tag = "sessions", security(("bearer" = [])),
     responses((status = 200, body = Success<SessionList>), Errors))]
+#[get("/sessions")]
 pub async fn list(auth: Authenticated, st: web::Data<IdentityState>) -> Result<HttpResponse> {
     let rows = tokens::active_sessions(&st, auth.user.id).await?;
     let sessions: Vec<Session> = rows
@@ -23,9 +24,10 @@ pub async fn list(auth: Authenticated, st: web::Data<IdentityState>) -> Result<H
     })))
 }
 
-#[utoipa::path(delete, path = "/sessions/{id}", tag = "sessions", security(("bearer" = [])),
+#[utoipa::path(tag = "sessions", security(("bearer" = [])),
     params(("id" = String, Path, description = "session id")),
     responses((status = 200, body = Success<MessageResponse>), Errors))]
+#[delete("/sessions/{id}")]
 pub async fn revoke(
     auth: Authenticated,
     st: web::Data<IdentityState>,

@@ -10,18 +10,20 @@ use super::openapi::Errors;
 use super::service::accounts;
 use super::IdentityState;
 use crate::core::json_body::Json;
-use actix_web::{web, HttpResponse};
+use actix_web::{delete, get, patch, post, web, HttpResponse};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
 use switchboard_entities::identity::user;
 
-#[utoipa::path(get, path = "/users/me", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     responses((status = 200, body = Success<User>), Errors))]
+#[get("/users/me")]
 pub async fn me(auth: Authenticated) -> Result<HttpResponse> {
     Ok(HttpResponse::Ok().json(ok(User::from(&auth.user))))
 }
 
-#[utoipa::path(patch, path = "/users/me", tag = "users", security(("bearer" = [])), request_body = UpdateMeRequest,
+#[utoipa::path(tag = "users", security(("bearer" = [])), request_body = UpdateMeRequest,
     responses((status = 200, body = Success<User>), Errors))]
+#[patch("/users/me")]
 pub async fn update_me(
     auth: Authenticated,
     st: web::Data<IdentityState>,
@@ -65,8 +67,9 @@ pub async fn update_me(
     Ok(HttpResponse::Ok().json(ok(User::from(&updated))))
 }
 
-#[utoipa::path(delete, path = "/users/me", tag = "users", security(("bearer" = [])), request_body = DeleteMeRequest,
+#[utoipa::path(tag = "users", security(("bearer" = [])), request_body = DeleteMeRequest,
     responses((status = 200, body = Success<DeletedResponse>), Errors))]
+#[delete("/users/me")]
 pub async fn delete_me(
     auth: Authenticated,
     st: web::Data<IdentityState>,
@@ -89,9 +92,10 @@ pub async fn delete_me(
     })))
 }
 
-#[utoipa::path(get, path = "/users/@{handle}", tag = "users",
+#[utoipa::path(tag = "users",
     params(("handle" = String, Path, description = "handle without the @")),
     responses((status = 200, body = Success<PublicProfile>), Errors))]
+#[get("/users/@{handle}")]
 pub async fn public_profile(
     st: web::Data<IdentityState>,
     path: web::Path<String>,
@@ -107,8 +111,9 @@ pub async fn public_profile(
     Ok(HttpResponse::Ok().json(ok(PublicProfile::from(&u))))
 }
 
-#[utoipa::path(get, path = "/users/handle/check", tag = "users", params(HandleCheckQuery),
+#[utoipa::path(tag = "users", params(HandleCheckQuery),
     responses((status = 200, body = Success<HandleCheck>), Errors))]
+#[get("/users/handle/check")]
 pub async fn check_handle(
     st: web::Data<IdentityState>,
     q: web::Query<HandleCheckQuery>,
@@ -128,8 +133,9 @@ pub async fn check_handle(
     })))
 }
 
-#[utoipa::path(post, path = "/users/handle/change", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     request_body = HandleChangeRequest, responses((status = 200, body = Success<HandleChanged>), Errors))]
+#[post("/users/handle/change")]
 pub async fn change_handle(
     auth: Authenticated,
     st: web::Data<IdentityState>,

@@ -3,9 +3,9 @@
 //! Keys are checked by `core::auth` extractors; every comparison is constant-time.
 
 use super::error::{InterviewError, Result};
+use super::settings::InterviewSettings;
 use super::InterviewState;
 use crate::core::auth::{header, Auth, AuthErrors, ServiceKey, ADMIN_KEY_HEADER};
-use crate::core::config::InterviewSettings;
 use crate::core::error::ApiError;
 use crate::core::secrets::constant_time_eq;
 use crate::core::CoreContext;

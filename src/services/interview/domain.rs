@@ -2,9 +2,9 @@
 
 use super::dto::CreateSession;
 use super::error::InterviewError;
+use super::settings::InterviewSettings;
 
 type Result<T, E = InterviewError> = std::result::Result<T, E>;
-use crate::core::config::InterviewSettings;
 use crate::core::outbound_url::is_public_ip;
 use crate::core::phone::PhoneNumber;
 use serde_json::Value;

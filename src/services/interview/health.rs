@@ -1,7 +1,7 @@
 use super::dto::{ApiHealth, DatabaseCheck, HealthChecks};
 use super::InterviewState;
 use crate::core::http::Health;
-use actix_web::{web, HttpResponse};
+use actix_web::{get, web, HttpResponse};
 use sea_orm::ConnectionTrait;
 use std::time::Instant;
 
@@ -9,14 +9,16 @@ use std::time::Instant;
 const INTERFACE_VERSION: &str = "1.0";
 
 /// Liveness, as the spec shows it (no envelope, no database call).
-#[utoipa::path(get, path = "/health", tag = "health", responses((status = 200, body = Health)))]
+#[utoipa::path(tag = "health", responses((status = 200, body = Health)))]
+#[get("/health")]
 pub async fn health(st: web::Data<InterviewState>) -> HttpResponse {
     Health::new("interview", INTERFACE_VERSION, &st.core).response()
 }
 
 /// Readiness with a database round trip; 503 when the database does not answer.
-#[utoipa::path(get, path = "/api/v1/health", tag = "health",
+#[utoipa::path(tag = "health",
     responses((status = 200, body = ApiHealth), (status = 503, body = ApiHealth)))]
+#[get("/api/v1/health")]
 pub async fn api_health(st: web::Data<InterviewState>) -> HttpResponse {
     let started = Instant::now();
     let up = st.core.db.execute_unprepared("SELECT 1").await.is_ok();

@@ -14,22 +14,25 @@ mod openapi;
 mod page;
 mod pdf;
 mod sessions;
+pub mod settings;
 mod socket;
 mod webhook;
 
 use crate::core::clock::SharedClock;
-use crate::core::config::InterviewSettings;
-use crate::core::http::resource;
+use crate::core::config::{unsafe_switch, weak_secret};
+use crate::core::http::{api_docs, resource};
+use crate::core::server::{serve, Listening, MountError};
+use crate::core::service::Service;
 use crate::core::CoreContext;
+use crate::providers::Providers;
 use crate::realtime::{self, SocketIoConfig, SocketIoServer};
-use crate::startup::{serve, StartupError};
-use actix_web::dev::Server;
 use actix_web::web;
 use serde_json::Value;
-use std::net::SocketAddr;
+use settings::InterviewSettings;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use switchboard_actors::interview::{Broadcast, Deps, Registry, TimeSource, Timing};
+use utoipa_actix_web::service_config::ServiceConfig;
 use uuid::Uuid;
 
 pub use error::InterviewEnvelope;
@@ -37,6 +40,7 @@ pub use error::InterviewEnvelope;
 #[derive(Clone)]
 pub struct InterviewState {
     pub core: CoreContext,
+    pub providers: Providers,
     pub cfg: Arc<InterviewSettings>,
     pub registry: Registry,
 }
@@ -69,94 +73,113 @@ impl Broadcast for RoomBroadcast {
     }
 }
 
-/// Starts the interview listener, restores running sessions and pending webhooks.
-pub fn mount(
-    core: &CoreContext,
-    bind: &str,
-) -> Result<(&'static str, SocketAddr, Server), StartupError> {
-    let cfg = Arc::new(core.settings.services.interview.clone());
-    let broadcast = RoomBroadcast::default();
-    let hook = webhook::Webhooks::new(core, &cfg).map_err(|e| StartupError::Http(e.to_string()))?;
-    let registry = Registry::new(Deps {
-        db: core.db.clone(),
-        clock: Arc::new(Clock(core.clock.clone())),
-        ai: crate::providers::ai::from_settings(&core.settings.ai, core.http.clone()),
-        broadcast: Arc::new(broadcast.clone()),
-        hook: Arc::new(hook.clone()),
-        timing: Timing {
-            tick: Duration::from_millis(cfg.timer_tick_ms.max(10)),
-            idle: Duration::from_secs(cfg.actor_idle_secs.max(1)),
-        },
-    });
-    let state = InterviewState {
-        core: core.clone(),
-        cfg,
-        registry: registry.clone(),
-    };
-    let rt = &core.settings.realtime;
-    let sio_config = SocketIoConfig {
-        coalesce_window: Duration::from_micros(rt.coalesce_window_us),
-        max_connections: rt.max_connections,
-        max_connections_per_ip: rt.max_connections_per_ip,
-        // A candidate's socket is admitted by join_session with a valid token.
-        admission_timeout: (rt.admission_timeout_secs > 0)
-            .then(|| Duration::from_secs(rt.admission_timeout_secs)),
-        max_outbound_queue: rt.max_outbound_queue,
-        max_handlers_in_flight: rt.max_handlers_in_flight,
-        ..SocketIoConfig::default()
-    };
-    let sio = SocketIoServer::builder(sio_config)
-        .namespace("/", socket::Sessions::new(state.clone()))
-        .build();
-    let _ = broadcast.0.set(sio.clone());
+pub struct Interview;
 
-    tokio::spawn(async move {
-        match registry.restore_running().await {
-            Ok(0) => {}
-            Ok(n) => tracing::info!(sessions = n, "restored running interview sessions"),
-            Err(e) => tracing::error!(error = %e, "restoring interview sessions failed"),
-        }
-    });
-    hook.register_poller(core);
+impl Service for Interview {
+    const NAME: &'static str = "interview";
+    type Settings = InterviewSettings;
+    type Providers = Providers;
 
-    let data = web::Data::new(state);
-    serve::<InterviewEnvelope, _>("interview", bind, core, move |cfg| {
-        routes(cfg, data.clone(), sio.clone())
-    })
+    fn unsafe_keys(cfg: &InterviewSettings, _: &Providers) -> Vec<String> {
+        [
+            weak_secret("services.interview.api_key", &cfg.api_key),
+            weak_secret("services.interview.admin_key", &cfg.admin_key),
+            unsafe_switch(
+                "services.interview.webhook.allow_private_urls",
+                cfg.webhook.allow_private_urls,
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    /// Starts the interview listener, restores running sessions and pending webhooks.
+    fn mount(
+        core: &CoreContext,
+        providers: &Providers,
+        cfg: &InterviewSettings,
+    ) -> Result<Listening, MountError> {
+        let bind = cfg.bind.clone();
+        let cfg = Arc::new(cfg.clone());
+        let broadcast = RoomBroadcast::default();
+        let hook = webhook::Webhooks::new(core, &cfg).map_err(MountError::client)?;
+        let registry = Registry::new(Deps {
+            db: core.db.clone(),
+            clock: Arc::new(Clock(core.clock.clone())),
+            ai: providers.interviewer.clone(),
+            broadcast: Arc::new(broadcast.clone()),
+            hook: Arc::new(hook.clone()),
+            timing: Timing {
+                tick: Duration::from_millis(cfg.timer_tick_ms.max(10)),
+                idle: Duration::from_secs(cfg.actor_idle_secs.max(1)),
+            },
+        });
+        let state = InterviewState {
+            core: core.clone(),
+            providers: providers.clone(),
+            cfg,
+            registry: registry.clone(),
+        };
+        let rt = &core.settings.realtime;
+        let sio_config = SocketIoConfig {
+            coalesce_window: Duration::from_micros(rt.coalesce_window_us),
+            max_connections: rt.max_connections,
+            max_connections_per_ip: rt.max_connections_per_ip,
+            // A candidate's socket is admitted by join_session with a valid token.
+            admission_timeout: (rt.admission_timeout_secs > 0)
+                .then(|| Duration::from_secs(rt.admission_timeout_secs)),
+            max_outbound_queue: rt.max_outbound_queue,
+            max_handlers_in_flight: rt.max_handlers_in_flight,
+            ..SocketIoConfig::default()
+        };
+        let sio = SocketIoServer::builder(sio_config)
+            .namespace("/", socket::Sessions::new(state.clone()))
+            .build();
+        let _ = broadcast.0.set(sio.clone());
+
+        tokio::spawn(async move {
+            match registry.restore_running().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(sessions = n, "restored running interview sessions"),
+                Err(e) => tracing::error!(error = %e, "restoring interview sessions failed"),
+            }
+        });
+        hook.register_poller(core);
+
+        let data = web::Data::new(state);
+        serve::<InterviewEnvelope, _>(Self::NAME, &bind, core, openapi::document(), move |cfg| {
+            routes(cfg, data.clone(), sio.clone())
+        })
+    }
 }
 
-fn routes(cfg: &mut web::ServiceConfig, data: web::Data<InterviewState>, sio: SocketIoServer) {
+fn routes(cfg: &mut ServiceConfig, data: web::Data<InterviewState>, sio: SocketIoServer) {
     cfg.app_data(web::Data::new(access::policy(&data.core, &data.cfg)))
         .app_data(web::Data::new(limits::limits(&data)))
         .app_data(data)
-        .service(realtime::scope(sio))
-        .service(resource("/health").get(health::health))
-        .service(resource("/api/v1/health").get(health::api_health))
-        .configure(openapi::docs)
-        .service(resource("/interview/{token}").get(page::page))
-        .service(resource("/interview-assets/client.js").get(page::client_js))
-        .service(
-            web::scope("/api/v1")
-                .service(resource("/sessions").post(sessions::create))
-                .service(resource("/sessions/token/{token}").get(sessions::by_token))
-                .service(resource("/sessions/user/{user_id}").get(sessions::by_user))
-                .service(
-                    resource("/sessions/{session_id}")
-                        .get(sessions::by_id)
-                        .delete(sessions::delete),
-                )
-                .service(resource("/sessions/{session_id}/start").post(sessions::start))
-                .service(resource("/sessions/{session_id}/pause").post(sessions::pause))
-                .service(resource("/sessions/{session_id}/resume").post(sessions::resume))
-                .service(resource("/sessions/{session_id}/complete").post(sessions::complete))
-                .service(
-                    resource("/sessions/{session_id}/messages")
-                        .get(sessions::messages)
-                        .post(sessions::answer),
-                )
-                .service(resource("/sessions/{session_id}/report").get(sessions::report))
-                .service(resource("/sessions/{session_id}/report/pdf").get(sessions::report_pdf))
-                .service(resource("/onboarding/start").post(onboarding::start))
-                .service(resource("/onboarding/{session_id}/message").post(onboarding::message)),
-        );
+        .map(|c| c.service(realtime::scope(sio)))
+        .service(health::health)
+        .service(health::api_health)
+        .map(|c| {
+            api_docs(c);
+            // The candidate's page: HTML outside the API document.
+            c.service(resource("/interview/{token}").get(page::page))
+                .service(resource("/interview-assets/client.js").get(page::client_js))
+        })
+        .service(sessions::create)
+        .service(sessions::by_token)
+        .service(sessions::by_user)
+        .service(sessions::by_id)
+        .service(sessions::delete)
+        .service(sessions::start)
+        .service(sessions::pause)
+        .service(sessions::resume)
+        .service(sessions::complete)
+        .service(sessions::messages)
+        .service(sessions::answer)
+        .service(sessions::report)
+        .service(sessions::report_pdf)
+        .service(onboarding::start)
+        .service(onboarding::message);
 }

@@ -10,7 +10,7 @@ use crate::core::auth::{header, ServiceKey};
 use crate::core::json_body::Json;
 use crate::core::secrets::{constant_time_eq, random_token};
 use crate::providers::ai::find_skills;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{post, web, HttpRequest, HttpResponse};
 use sea_orm::{ActiveModelTrait, EntityTrait, IntoActiveModel, Set};
 use serde_json::{json, Map, Value};
 use switchboard_entities::interview::onboarding;
@@ -177,13 +177,14 @@ fn missing(data: &Map<String, Value>) -> Option<&'static str> {
 }
 
 /// Start an onboarding chat (X-API-Key).
-#[utoipa::path(post, path = "/api/v1/onboarding/start", operation_id = "start_onboarding", tag = "onboarding",
+#[utoipa::path(operation_id = "start_onboarding", tag = "onboarding",
     params(("X-API-Key" = String, Header)),
     request_body = OnboardingStart,
     responses((status = 201, body = OnboardingSession,
         links(
             ("Message" = (operation_id = "onboarding_message", parameters(("session_id" = "$response.body#/session_id")))))),
         Errors))]
+#[post("/api/v1/onboarding/start")]
 pub async fn start(
     _key: ServiceKey,
     st: web::Data<InterviewState>,
@@ -226,11 +227,12 @@ pub async fn start(
 }
 
 /// Answer the onboarding chat (X-Session-Token from start, or X-API-Key).
-#[utoipa::path(post, path = "/api/v1/onboarding/{session_id}/message", operation_id = "onboarding_message", tag = "onboarding",
+#[utoipa::path(operation_id = "onboarding_message", tag = "onboarding",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     request_body = OnboardingMessage,
     responses((status = 200, body = OnboardingReply), Errors))]
+#[post("/api/v1/onboarding/{session_id}/message")]
 pub async fn message(
     st: web::Data<InterviewState>,
     req: HttpRequest,

@@ -1,11 +1,11 @@
-//! The interview service's OpenAPI document at /api-docs/openapi.json and Swagger UI at
-//! /api-docs/ (served offline).
+//! The interview service's OpenAPI document besides its paths: info, tags, components, security
+//! and the error responses. The paths are collected from the routes (`routes()` in mod.rs);
+//! `core::http::api_docs` serves the whole at /api-docs/openapi.json, with Swagger UI at
+//! /api-docs/.
 
 use super::dto::*;
 use super::error::InterviewEnvelope;
-use super::{health, onboarding, sessions};
 use crate::core::error::{ErrorDocs, ErrorResponses, Kind};
-use actix_web::web;
 use switchboard_actors::interview::{
     Categories, Highlight, MessageView, Report, ReportSummary, ScoreView,
 };
@@ -89,19 +89,13 @@ seconds of the attempt) with X-Webhook-Signature-V2: sha256=<hex HMAC-SHA256(sec
 #[openapi(
     info(title = "Switchboard interview service", version = "1.0",
          description = "AI-led candidate interviews with scoring and reports, and the onboarding chat. Live sessions also speak Socket.IO at /socket.io/: client events join_session {session_token}, send_message {content}, typing {is_typing}, pause, resume, complete; server events session_joined {session, messages}, message {message}, score {score}, status_update {session_id, status}, interview_complete {report} (the candidate's summary: no recommendation, recommendation_label, executive_summary or completion_reason), typing {is_typing, role}, error {message, code, details}. Access: X-API-Key (the backend) reaches every session and reads the full report and its PDF; X-Session-Token (the candidate) reaches only its own session and reads the candidate view of the report (scores and feedback, without recommendation, red flags, follow-up questions or executive summary); the PDF answers a session token 403 FORBIDDEN."),
-    paths(
-        health::health, health::api_health,
-        sessions::create, sessions::by_token, sessions::by_id, sessions::by_user,
-        sessions::delete, sessions::start, sessions::pause, sessions::resume,
-        sessions::complete, sessions::answer, sessions::messages, sessions::report,
-        sessions::report_pdf, onboarding::start, onboarding::message,
-    ),
     components(schemas(MessageView, ScoreView, Categories, Highlight,
         Report, ReportSummary, CandidateReport, ReportView)),
     tags((name = "sessions", description = COMPLETION_WEBHOOK), (name = "messages"), (name = "reports"), (name = "onboarding"), (name = "health"))
 )]
 struct ApiDoc;
 
-pub fn docs(cfg: &mut web::ServiceConfig) {
-    crate::core::http::api_docs(cfg, ApiDoc::openapi());
+/// What the document says besides the routes, whose paths `routes()` adds.
+pub fn document() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
 }

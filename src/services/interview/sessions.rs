@@ -14,7 +14,7 @@ use crate::core::page::{self, Bounds, PageQuery};
 use crate::core::secrets::random_token;
 use crate::providers::sms::SmsMessage;
 use actix_web::http::header;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 use chrono::{DateTime, Duration};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
@@ -22,7 +22,8 @@ use sea_orm::{
 };
 use serde_json::json;
 use switchboard_actors::interview::{status, MessageView, Report};
-use switchboard_entities::interview::{message, report, session};
+// `report` is the handler (a route macro makes it a type), so the entity goes by another name.
+use switchboard_entities::interview::{message, report as report_row, session};
 use uuid::Uuid;
 
 fn view(st: &InterviewState, s: &session::Model) -> SessionView {
@@ -30,7 +31,7 @@ fn view(st: &InterviewState, s: &session::Model) -> SessionView {
 }
 
 /// Create an interview session.
-#[utoipa::path(post, path = "/api/v1/sessions", operation_id = "create_session", tag = "sessions",
+#[utoipa::path(operation_id = "create_session", tag = "sessions",
     params(("X-API-Key" = String, Header, description = "Service key"),
            ("X-Webhook-Secret" = Option<String>, Header, description = "Signs the completion webhook")),
     request_body = CreateSession,
@@ -49,6 +50,7 @@ fn view(st: &InterviewState, s: &session::Model) -> SessionView {
             ("Delete" = (operation_id = "delete_session", parameters(("session_id" = "$response.body#/id")))),
             ("ByToken" = (operation_id = "get_session_by_token", parameters(("token" = "$response.body#/session_token")))))),
         Errors))]
+#[post("/api/v1/sessions")]
 pub async fn create(
     _key: ServiceKey,
     st: web::Data<InterviewState>,
@@ -73,12 +75,7 @@ pub async fn create(
     let input = parse_create(
         body.into_inner(),
         &st.cfg,
-        st.core
-            .settings
-            .services
-            .interview
-            .webhook
-            .allow_private_urls,
+        st.cfg.webhook.allow_private_urls,
     )?;
     let now = st.core.now();
     let saved = session::ActiveModel {
@@ -132,7 +129,7 @@ async fn send_link(st: &InterviewState, s: &session::Model, url: &str) -> bool {
         s.candidate_name, s.job_title
     );
     match st
-        .core
+        .providers
         .sms
         .send(&SmsMessage {
             to: phone,
@@ -151,9 +148,10 @@ async fn send_link(st: &InterviewState, s: &session::Model, url: &str) -> bool {
 }
 
 /// A session by its token (the candidate front end).
-#[utoipa::path(get, path = "/api/v1/sessions/token/{token}", operation_id = "get_session_by_token", tag = "sessions",
+#[utoipa::path(operation_id = "get_session_by_token", tag = "sessions",
     params(("token" = String, Path)),
     responses((status = 200, body = SessionView), Errors))]
+#[get("/api/v1/sessions/token/{token}")]
 pub async fn by_token(
     st: web::Data<InterviewState>,
     token: web::Path<String>,
@@ -165,10 +163,11 @@ pub async fn by_token(
 }
 
 /// A session by id (X-API-Key or X-Session-Token).
-#[utoipa::path(get, path = "/api/v1/sessions/{session_id}", operation_id = "get_session", tag = "sessions",
+#[utoipa::path(operation_id = "get_session", tag = "sessions",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, body = SessionView), Errors))]
+#[get("/api/v1/sessions/{session_id}")]
 pub async fn by_id(
     st: web::Data<InterviewState>,
     req: HttpRequest,
@@ -179,9 +178,10 @@ pub async fn by_id(
 }
 
 /// A user's sessions, newest first (X-API-Key).
-#[utoipa::path(get, path = "/api/v1/sessions/user/{user_id}", operation_id = "list_user_sessions", tag = "sessions",
+#[utoipa::path(operation_id = "list_user_sessions", tag = "sessions",
     params(("user_id" = String, Path), ("X-API-Key" = String, Header), PageQuery),
     responses((status = 200, body = SessionList), Errors))]
+#[get("/api/v1/sessions/user/{user_id}")]
 pub async fn by_user(
     _key: ServiceKey,
     st: web::Data<InterviewState>,
@@ -204,9 +204,10 @@ pub async fn by_user(
 }
 
 /// Delete a session with its messages and report (X-Admin-Key).
-#[utoipa::path(delete, path = "/api/v1/sessions/{session_id}", operation_id = "delete_session", tag = "sessions",
+#[utoipa::path(operation_id = "delete_session", tag = "sessions",
     params(("session_id" = String, Path), ("X-Admin-Key" = String, Header)),
     responses((status = 204, description = "Deleted"), Errors))]
+#[delete("/api/v1/sessions/{session_id}")]
 pub async fn delete(
     _admin: AdminKey,
     st: web::Data<InterviewState>,
@@ -220,7 +221,7 @@ pub async fn delete(
         .filter(message::Column::SessionId.eq(id))
         .exec(db)
         .await?;
-    report::Entity::delete_by_id(id).exec(db).await?;
+    report_row::Entity::delete_by_id(id).exec(db).await?;
     let res = session::Entity::delete_by_id(id).exec(db).await?;
     if res.rows_affected == 0 {
         return Err(InterviewError::not_found().into());
@@ -229,10 +230,11 @@ pub async fn delete(
 }
 
 /// Start: pending → in_progress; greeting and first question.
-#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/start", operation_id = "start_session", tag = "sessions",
+#[utoipa::path(operation_id = "start_session", tag = "sessions",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, body = StartResponse), Errors))]
+#[post("/api/v1/sessions/{session_id}/start")]
 pub async fn start(
     st: web::Data<InterviewState>,
     req: HttpRequest,
@@ -259,10 +261,11 @@ fn status_response(st: &InterviewState, s: &session::Model) -> StatusResponse {
 }
 
 /// Pause: in_progress → paused; the time limit stops.
-#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/pause", operation_id = "pause_session", tag = "sessions",
+#[utoipa::path(operation_id = "pause_session", tag = "sessions",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, body = StatusResponse), Errors))]
+#[post("/api/v1/sessions/{session_id}/pause")]
 pub async fn pause(
     st: web::Data<InterviewState>,
     req: HttpRequest,
@@ -274,10 +277,11 @@ pub async fn pause(
 }
 
 /// Resume: paused → in_progress.
-#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/resume", operation_id = "resume_session", tag = "sessions",
+#[utoipa::path(operation_id = "resume_session", tag = "sessions",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, body = StatusResponse), Errors))]
+#[post("/api/v1/sessions/{session_id}/resume")]
 pub async fn resume(
     st: web::Data<InterviewState>,
     req: HttpRequest,
@@ -289,10 +293,11 @@ pub async fn resume(
 }
 
 /// Complete: in_progress or paused → completed; closing message and report.
-#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/complete", operation_id = "complete_session", tag = "sessions",
+#[utoipa::path(operation_id = "complete_session", tag = "sessions",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, body = CompleteResponse), Errors))]
+#[post("/api/v1/sessions/{session_id}/complete")]
 pub async fn complete(
     st: web::Data<InterviewState>,
     req: HttpRequest,
@@ -309,11 +314,12 @@ pub async fn complete(
 }
 
 /// Answer the open question: the answer, its score and the next question.
-#[utoipa::path(post, path = "/api/v1/sessions/{session_id}/messages", operation_id = "post_answer", tag = "messages",
+#[utoipa::path(operation_id = "post_answer", tag = "messages",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     request_body = AnswerRequest,
     responses((status = 200, body = AnswerResponse), Errors))]
+#[post("/api/v1/sessions/{session_id}/messages")]
 pub async fn answer(
     st: web::Data<InterviewState>,
     req: HttpRequest,
@@ -333,10 +339,11 @@ pub async fn answer(
 }
 
 /// The conversation, oldest first: the latest `limit` messages before `before`.
-#[utoipa::path(get, path = "/api/v1/sessions/{session_id}/messages", operation_id = "list_session_messages", tag = "messages",
+#[utoipa::path(operation_id = "list_session_messages", tag = "messages",
     params(("session_id" = String, Path), MessagesQuery,
            ("X-API-Key" = Option<String>, Header), ("X-Session-Token" = Option<String>, Header)),
     responses((status = 200, body = MessageList), Errors))]
+#[get("/api/v1/sessions/{session_id}/messages")]
 pub async fn messages(
     st: web::Data<InterviewState>,
     req: HttpRequest,
@@ -378,7 +385,9 @@ pub async fn messages(
 }
 
 async fn load_report(st: &InterviewState, s: &session::Model) -> Result<Report> {
-    let row = report::Entity::find_by_id(s.id).one(&st.core.db).await?;
+    let row = report_row::Entity::find_by_id(s.id)
+        .one(&st.core.db)
+        .await?;
     match row {
         Some(r) => serde_json::from_value(r.data).map_err(ApiError::internal),
         None => Err(InterviewError::InvalidState {
@@ -393,12 +402,13 @@ async fn load_report(st: &InterviewState, s: &session::Model) -> Result<Report> 
 /// The report of a completed session. The API key reads the full report; the candidate's
 /// session token reads the candidate view (scores and feedback, without the recommendation,
 /// red flags, follow-up questions or executive summary).
-#[utoipa::path(get, path = "/api/v1/sessions/{session_id}/report", operation_id = "get_report", tag = "reports",
+#[utoipa::path(operation_id = "get_report", tag = "reports",
     params(("session_id" = String, Path),
            ("X-API-Key" = Option<String>, Header, description = "Backend: the full Report"),
            ("X-Session-Token" = Option<String>, Header, description = "Candidate: the CandidateReport view")),
     responses((status = 200, description = "Report (X-API-Key) or CandidateReport (X-Session-Token)",
         body = ReportView), Errors))]
+#[get("/api/v1/sessions/{session_id}/report")]
 pub async fn report(
     st: web::Data<InterviewState>,
     req: HttpRequest,
@@ -413,10 +423,11 @@ pub async fn report(
 }
 
 /// The full report as a PDF download (X-API-Key only; a session token is refused with 403).
-#[utoipa::path(get, path = "/api/v1/sessions/{session_id}/report/pdf", operation_id = "get_report_pdf", tag = "reports",
+#[utoipa::path(operation_id = "get_report_pdf", tag = "reports",
     params(("session_id" = String, Path),
            ("X-API-Key" = String, Header, description = "Backend only; X-Session-Token answers 403 FORBIDDEN")),
     responses((status = 200, description = "PDF document", content_type = "application/pdf"), Errors))]
+#[get("/api/v1/sessions/{session_id}/report/pdf")]
 pub async fn report_pdf(
     st: web::Data<InterviewState>,
     req: HttpRequest,

@@ -16,8 +16,8 @@
 //!   receivers should prefer it and refuse timestamps more than five minutes old, so a
 //!   captured delivery cannot be replayed later.
 
+use super::settings::{InterviewSettings, InterviewWebhookSettings};
 use crate::core::clock::SharedClock;
-use crate::core::config::{InterviewSettings, InterviewWebhookSettings};
 use crate::core::periodic::JobResult;
 use crate::core::secrets::hmac_sha256_hex;
 use crate::core::webhook_transport::{HttpTransport, PostError};

@@ -8,14 +8,15 @@ use super::limits;
 use super::openapi::Errors;
 use super::MessagingState;
 use crate::core::error::ApiError;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use sea_orm::EntityTrait;
 use switchboard_entities::messaging::workspace;
 
-#[utoipa::path(post, path = "/api/v1/auth/token", tag = "account",
+#[utoipa::path(tag = "account",
     security(("api_key" = [])),
     responses((status = 200, description = "Bearer token for GET /api/v1/account",
         body = Success<TokenResponse>), Errors))]
+#[post("/api/v1/auth/token")]
 pub async fn token(
     req: HttpRequest,
     st: web::Data<MessagingState>,
@@ -35,9 +36,10 @@ pub async fn token(
     })))
 }
 
-#[utoipa::path(get, path = "/api/v1/account", tag = "account",
+#[utoipa::path(tag = "account",
     security(("bearer" = []), ("api_key" = [])),
     responses((status = 200, body = Success<Account>), Errors))]
+#[get("/api/v1/account")]
 pub async fn account(
     req: HttpRequest,
     st: web::Data<MessagingState>,

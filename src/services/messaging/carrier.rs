@@ -6,7 +6,7 @@ use super::error::Result;
 use super::service::carrier::{self, Form};
 use super::MessagingState;
 use crate::core::error::ApiError;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{post, web, HttpRequest, HttpResponse};
 
 pub const SIGNATURE_HEADER: &str = "X-Carrier-Signature";
 
@@ -31,11 +31,11 @@ fn verified(st: &MessagingState, req: &HttpRequest, body: &[u8]) -> Option<Form>
         .path_and_query()
         .map_or_else(|| req.path().to_owned(), |pq| pq.as_str().to_owned());
     let url = format!("{}{}", st.cfg.public_url.trim_end_matches('/'), path);
-    let token = &st.core.settings.providers.sms.auth_token;
+    let token = &st.providers.settings.sms.auth_token;
     carrier::verify(token, &url, &params, presented).then(|| params.into_iter().collect())
 }
 
-#[utoipa::path(post, path = "/carrier/status", tag = "carrier",
+#[utoipa::path(tag = "carrier",
     request_body(content = String, content_type = "application/x-www-form-urlencoded",
         description = "Twilio status callback fields: MessageSid, MessageStatus, ErrorCode, …"),
     params(("X-Carrier-Signature" = String, Header, description = "Twilio-style request signature")),
@@ -43,6 +43,7 @@ fn verified(st: &MessagingState, req: &HttpRequest, body: &[u8]) -> Option<Form>
         (status = 200, description = "Acknowledged", body = String, content_type = "text/plain"),
         (status = 403, description = "Invalid signature", body = String, content_type = "text/plain"),
         super::openapi::CarrierErrors))]
+#[post("/carrier/status")]
 pub async fn status(
     req: HttpRequest,
     st: web::Data<MessagingState>,
@@ -55,7 +56,7 @@ pub async fn status(
     Ok(accepted())
 }
 
-#[utoipa::path(post, path = "/carrier/inbound", tag = "carrier",
+#[utoipa::path(tag = "carrier",
     request_body(content = String, content_type = "application/x-www-form-urlencoded",
         description = "Twilio inbound message fields: MessageSid, From, To, Body, …"),
     params(("X-Carrier-Signature" = String, Header, description = "Twilio-style request signature")),
@@ -63,6 +64,7 @@ pub async fn status(
         (status = 200, description = "Acknowledged", body = String, content_type = "text/plain"),
         (status = 403, description = "Invalid signature", body = String, content_type = "text/plain"),
         super::openapi::CarrierErrors))]
+#[post("/carrier/inbound")]
 pub async fn inbound(
     req: HttpRequest,
     st: web::Data<MessagingState>,

@@ -8,12 +8,12 @@ use super::limits;
 use super::openapi::Errors;
 use super::service::billing::{self, Answer, Committed, Draft};
 use super::service::idempotency;
+use super::settings::MessagingSettings;
 use super::MessagingState;
-use crate::core::config::MessagingSettings;
 use crate::core::error::ApiError;
 use crate::core::json_body::Json;
 use crate::core::page::{self, Bounds, PageQuery};
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::{Map, Value};
 use switchboard_entities::messaging::{message, workspace};
@@ -145,7 +145,7 @@ fn respond(answer: &Answer) -> HttpResponse {
         .body(answer.body.clone())
 }
 
-#[utoipa::path(post, path = "/api/v1/messages/send", operation_id = "send_message", tag = "messages",
+#[utoipa::path(operation_id = "send_message", tag = "messages",
     request_body = SendRequest,
     params(("Idempotency-Key" = Option<String>, Header,
         description = "Repeats with the same key replay the first answer and charge once")),
@@ -154,6 +154,7 @@ fn respond(answer: &Answer) -> HttpResponse {
         links(
             ("Get" = (operation_id = "get_message", parameters(("id" = "$response.body#/data/message_id")))))),
         Errors))]
+#[post("/api/v1/messages/send")]
 pub async fn send(
     req: HttpRequest,
     st: web::Data<MessagingState>,
@@ -210,13 +211,14 @@ pub async fn send(
     }
 }
 
-#[utoipa::path(post, path = "/api/v1/messages/bulk", operation_id = "send_bulk", tag = "messages",
+#[utoipa::path(operation_id = "send_bulk", tag = "messages",
     request_body = BulkRequest,
     params(("Idempotency-Key" = Option<String>, Header,
         description = "Repeats with the same key replay the first answer and charge once")),
     security(("api_key" = [])),
     responses((status = 201, description = "Valid recipients queued, invalid ones counted in failed",
         body = Success<BulkResult>), Errors))]
+#[post("/api/v1/messages/bulk")]
 pub async fn bulk(
     req: HttpRequest,
     st: web::Data<MessagingState>,
@@ -413,9 +415,10 @@ fn personalise(
 
 const STATUSES: [&str; 5] = ["queued", "sent", "delivered", "failed", "received"];
 
-#[utoipa::path(get, path = "/api/v1/messages", operation_id = "list_messages", tag = "messages", params(MessagesQuery, PageQuery),
+#[utoipa::path(operation_id = "list_messages", tag = "messages", params(MessagesQuery, PageQuery),
     security(("api_key" = [])),
     responses((status = 200, body = Success<MessageList>), Errors))]
+#[get("/api/v1/messages")]
 pub async fn list(
     req: HttpRequest,
     st: web::Data<MessagingState>,
@@ -450,10 +453,11 @@ pub async fn list(
     })))
 }
 
-#[utoipa::path(get, path = "/api/v1/messages/{id}", operation_id = "get_message", tag = "messages",
+#[utoipa::path(operation_id = "get_message", tag = "messages",
     params(("id" = Uuid, Path, description = "Message id")),
     security(("api_key" = [])),
     responses((status = 200, body = Success<MessageView>), Errors))]
+#[get("/api/v1/messages/{id}")]
 pub async fn get(
     req: HttpRequest,
     st: web::Data<MessagingState>,

@@ -13,25 +13,27 @@ mod limits;
 mod messages;
 mod openapi;
 pub mod service;
+pub mod settings;
 mod webhooks;
 
-use crate::core::config::MessagingSettings;
-use crate::core::http::resource;
+use crate::core::config::{unsafe_switch, weak_secret};
+use crate::core::http::api_docs;
+use crate::core::server::{serve, Listening, MountError};
+use crate::core::service::Service;
 use crate::core::webhook_transport::HttpTransport;
 use crate::core::CoreContext;
 use crate::providers::email::EmailSender;
 use crate::providers::voice::VoiceCaller;
 use crate::providers::whatsapp::WhatsAppSender;
-use crate::providers::{email, voice, whatsapp};
-use crate::startup::{serve, StartupError};
-use actix_web::dev::Server;
+use crate::providers::{email, voice, whatsapp, Providers};
 use actix_web::web;
 use dashmap::DashSet;
-use std::net::SocketAddr;
+use settings::MessagingSettings;
 use std::sync::Arc;
 use std::time::Duration;
 use switchboard_actors::{EndpointDeps, RetryPolicy, WebhookRegistry};
 use tokio::sync::mpsc::UnboundedSender;
+use utoipa_actix_web::service_config::ServiceConfig;
 use uuid::Uuid;
 
 pub use error::MessagingEnvelope;
@@ -40,6 +42,7 @@ pub use service::admin::{add_credits, create_workspace, AdminError, NewWorkspace
 #[derive(Clone)]
 pub struct MessagingState {
     pub core: CoreContext,
+    pub providers: Providers,
     pub cfg: Arc<MessagingSettings>,
     pub email: Arc<dyn EmailSender>,
     pub whatsapp: Arc<dyn WhatsAppSender>,
@@ -78,88 +81,114 @@ fn retry_policy(s: &MessagingSettings) -> RetryPolicy {
     }
 }
 
-/// Builds the service's state and background workers (dispatcher, webhook actors, which
-/// resume work left by an earlier run) and starts its listener.
-pub fn mount(
-    core: &CoreContext,
-    bind: &str,
-) -> Result<(&'static str, SocketAddr, Server), StartupError> {
-    let cfg = Arc::new(core.settings.services.messaging.clone());
-    let providers = &core.settings.providers;
-    let email = email::from_settings(&providers.email, core.outbox.clone(), core.clock.clone())
-        .map_err(|e| StartupError::Http(e.to_string()))?;
-    let transport =
-        HttpTransport::new(core.settings.services.messaging.webhooks.allow_private_urls)
-            .map_err(|e| StartupError::Http(e.to_string()))?;
-    let registry = WebhookRegistry::new(EndpointDeps {
-        db: core.db.clone(),
-        transport: Arc::new(service::transport::Transport(Arc::new(transport))),
-        clock: Arc::new(service::transport::Clock(core.clock.clone())),
-        policy: retry_policy(&cfg),
-    });
-    let (tx, rx) = service::dispatch::channel();
-    let state = MessagingState {
-        core: core.clone(),
-        email,
-        whatsapp: whatsapp::from_settings(
-            &providers.whatsapp,
-            core.outbox.clone(),
-            core.clock.clone(),
-            core.http.clone(),
-        ),
-        voice: voice::from_settings(
-            &providers.voice,
-            core.outbox.clone(),
-            core.clock.clone(),
-            core.http.clone(),
-        ),
-        sms_sandbox: providers.sms.provider != "twilio",
-        webhooks: registry.clone(),
-        queue: tx,
-        in_flight: Arc::new(DashSet::new()),
-        cfg,
-    };
-    registry.spawn_sweeper();
-    tokio::spawn(service::dispatch::run(state.clone(), rx));
-    let retained = state.clone();
-    core.jobs.register(
-        "messaging.retention",
-        std::time::Duration::from_secs(core.settings.retention.interval_secs),
-        move || {
-            let st = retained.clone();
-            async move { Ok(service::retention::purge(&st).await?) }
-        },
-    );
-    let data = web::Data::new(state);
-    serve::<MessagingEnvelope, _>("messaging", bind, core, move |cfg| {
-        routes(cfg, data.clone())
-    })
+pub struct Messaging;
+
+impl Service for Messaging {
+    const NAME: &'static str = "messaging";
+    type Settings = MessagingSettings;
+    type Providers = Providers;
+
+    fn unsafe_keys(cfg: &MessagingSettings, providers: &Providers) -> Vec<String> {
+        // The SMS provider's token also verifies the carrier's callbacks to this service.
+        let token = &providers.settings.sms.auth_token;
+        [
+            weak_secret("providers.sms.auth_token", token),
+            unsafe_switch(
+                "services.messaging.webhooks.allow_private_urls",
+                cfg.webhooks.allow_private_urls,
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    /// Builds the service's state and background workers (dispatcher, webhook actors, which
+    /// resume work left by an earlier run) and starts its listener.
+    fn mount(
+        core: &CoreContext,
+        providers: &Providers,
+        cfg: &MessagingSettings,
+    ) -> Result<Listening, MountError> {
+        let cfg = Arc::new(cfg.clone());
+        let channels = &providers.settings;
+        let outbox = &providers.outbox;
+        let email = email::from_settings(&channels.email, outbox.clone(), core.clock.clone())
+            .map_err(MountError::client)?;
+        let transport =
+            HttpTransport::new(cfg.webhooks.allow_private_urls).map_err(MountError::client)?;
+        let registry = WebhookRegistry::new(EndpointDeps {
+            db: core.db.clone(),
+            transport: Arc::new(service::transport::Transport(Arc::new(transport))),
+            clock: Arc::new(service::transport::Clock(core.clock.clone())),
+            policy: retry_policy(&cfg),
+        });
+        let (tx, rx) = service::dispatch::channel();
+        let state = MessagingState {
+            core: core.clone(),
+            providers: providers.clone(),
+            email,
+            whatsapp: whatsapp::from_settings(
+                &channels.whatsapp,
+                outbox.clone(),
+                core.clock.clone(),
+                providers.http.clone(),
+            ),
+            voice: voice::from_settings(
+                &channels.voice,
+                outbox.clone(),
+                core.clock.clone(),
+                providers.http.clone(),
+            ),
+            sms_sandbox: channels.sms.provider != "twilio",
+            webhooks: registry.clone(),
+            queue: tx,
+            in_flight: Arc::new(DashSet::new()),
+            cfg: cfg.clone(),
+        };
+        registry.spawn_sweeper();
+        tokio::spawn(service::dispatch::run(state.clone(), rx));
+        let retained = state.clone();
+        core.jobs.register(
+            "messaging.retention",
+            std::time::Duration::from_secs(core.settings.retention.interval_secs),
+            move || {
+                let st = retained.clone();
+                async move { Ok(service::retention::purge(&st).await?) }
+            },
+        );
+        let data = web::Data::new(state);
+        serve::<MessagingEnvelope, _>(
+            Self::NAME,
+            &cfg.bind,
+            core,
+            openapi::document(),
+            move |cfg| routes(cfg, data.clone()),
+        )
+    }
 }
 
-fn routes(cfg: &mut web::ServiceConfig, data: web::Data<MessagingState>) {
+fn routes(cfg: &mut ServiceConfig, data: web::Data<MessagingState>) {
     cfg.app_data(web::Data::new(auth::policy(&data.core)))
         .app_data(web::Data::new(limits::limits(&data)))
         .app_data(data)
-        .configure(openapi::docs)
-        .service(resource("/health").get(health::health))
-        .service(resource("/api/v1/messages/send").post(messages::send))
-        .service(resource("/api/v1/messages/bulk").post(messages::bulk))
-        .service(resource("/api/v1/messages").get(messages::list))
-        .service(resource("/api/v1/messages/{id}").get(messages::get))
-        .service(resource("/api/v1/auth/token").post(account::token))
-        .service(resource("/api/v1/account").get(account::account))
-        .service(
-            resource("/api/v1/webhooks")
-                .post(webhooks::create)
-                .get(webhooks::list),
-        )
-        .service(
-            resource("/api/v1/webhooks/{id}")
-                .get(webhooks::get)
-                .patch(webhooks::update)
-                .delete(webhooks::delete),
-        )
-        .service(resource("/api/v1/webhooks/{id}/deliveries").get(webhooks::deliveries))
-        .service(resource("/carrier/status").post(carrier::status))
-        .service(resource("/carrier/inbound").post(carrier::inbound));
+        .map(|c| {
+            api_docs(c);
+            c
+        })
+        .service(health::health)
+        .service(messages::send)
+        .service(messages::bulk)
+        .service(messages::list)
+        .service(messages::get)
+        .service(account::token)
+        .service(account::account)
+        .service(webhooks::create)
+        .service(webhooks::list)
+        .service(webhooks::get)
+        .service(webhooks::update)
+        .service(webhooks::delete)
+        .service(webhooks::deliveries)
+        .service(carrier::status)
+        .service(carrier::inbound);
 }

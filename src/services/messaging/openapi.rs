@@ -1,11 +1,11 @@
-//! The messaging service's OpenAPI document at /api-docs/openapi.json and Swagger UI at
-//! /api-docs/ (served offline).
+//! The messaging service's OpenAPI document besides its paths: info, tags, components, security
+//! and the error responses. The paths are collected from the routes (`routes()` in mod.rs);
+//! `core::http::api_docs` serves the whole at /api-docs/openapi.json, with Swagger UI at
+//! /api-docs/.
 
 use super::dto::*;
 use super::error::MessagingEnvelope;
-use super::{account, carrier, health, messages, webhooks};
 use crate::core::error::{ErrorDocs, ErrorResponses, Kind};
-use actix_web::web;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -98,24 +98,13 @@ impl Modify for Security {
 #[openapi(
     info(title = "Switchboard messaging service", version = "1.0",
          description = "SMS, email, WhatsApp and voice messages, bulk sends, credits, signed webhooks and carrier callbacks."),
-    paths(
-        messages::send, messages::bulk, messages::list, messages::get,
-        account::token, account::account,
-        webhooks::create, webhooks::list, webhooks::get, webhooks::update, webhooks::delete,
-        webhooks::deliveries,
-        carrier::status, carrier::inbound,
-        health::health,
-    ),
     components(schemas(ErrorEnvelope, Content)),
     modifiers(&Security),
     tags((name = "messages"), (name = "account"), (name = "webhooks", description = WEBHOOK_DELIVERY), (name = "carrier"), (name = "health"))
 )]
 struct ApiDoc;
 
+/// What the document says besides the routes, whose paths `routes()` adds.
 pub fn document() -> utoipa::openapi::OpenApi {
     ApiDoc::openapi()
-}
-
-pub fn docs(cfg: &mut web::ServiceConfig) {
-    crate::core::http::api_docs(cfg, document());
 }

@@ -9,14 +9,14 @@ use super::service::webhooks as svc;
 use super::MessagingState;
 use crate::core::json_body::Json;
 use crate::core::page::Bounds;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 use uuid::Uuid;
 
 async fn limit(req: &HttpRequest, st: &MessagingState, ws: Uuid) -> Result<()> {
     limits::per_workspace(req, "default", st.cfg.rate_limits.default, ws).await
 }
 
-#[utoipa::path(post, path = "/api/v1/webhooks", operation_id = "create_webhook", tag = "webhooks", request_body = WebhookCreate,
+#[utoipa::path(operation_id = "create_webhook", tag = "webhooks", request_body = WebhookCreate,
     security(("api_key" = [])),
     responses((status = 201, description = "Created; the secret is shown only now",
         body = Success<WebhookCreated>,
@@ -26,6 +26,7 @@ async fn limit(req: &HttpRequest, st: &MessagingState, ws: Uuid) -> Result<()> {
             ("Deliveries" = (operation_id = "list_webhook_deliveries", parameters(("id" = "$response.body#/data/webhook/id")))),
             ("Delete" = (operation_id = "delete_webhook", parameters(("id" = "$response.body#/data/webhook/id")))))),
         Errors))]
+#[post("/api/v1/webhooks")]
 pub async fn create(
     req: HttpRequest,
     st: web::Data<MessagingState>,
@@ -43,9 +44,10 @@ pub async fn create(
     })))
 }
 
-#[utoipa::path(get, path = "/api/v1/webhooks", operation_id = "list_webhooks", tag = "webhooks",
+#[utoipa::path(operation_id = "list_webhooks", tag = "webhooks",
     security(("api_key" = [])),
     responses((status = 200, body = Success<WebhookList>), Errors))]
+#[get("/api/v1/webhooks")]
 pub async fn list(
     req: HttpRequest,
     st: web::Data<MessagingState>,
@@ -58,9 +60,10 @@ pub async fn list(
     })))
 }
 
-#[utoipa::path(get, path = "/api/v1/webhooks/{id}", operation_id = "get_webhook", tag = "webhooks",
+#[utoipa::path(operation_id = "get_webhook", tag = "webhooks",
     params(("id" = Uuid, Path)), security(("api_key" = [])),
     responses((status = 200, body = Success<WebhookData>), Errors))]
+#[get("/api/v1/webhooks/{id}")]
 pub async fn get(
     req: HttpRequest,
     st: web::Data<MessagingState>,
@@ -74,9 +77,10 @@ pub async fn get(
     })))
 }
 
-#[utoipa::path(patch, path = "/api/v1/webhooks/{id}", operation_id = "update_webhook", tag = "webhooks",
+#[utoipa::path(operation_id = "update_webhook", tag = "webhooks",
     params(("id" = Uuid, Path)), request_body = WebhookUpdate, security(("api_key" = [])),
     responses((status = 200, body = Success<WebhookData>), Errors))]
+#[patch("/api/v1/webhooks/{id}")]
 pub async fn update(
     req: HttpRequest,
     st: web::Data<MessagingState>,
@@ -91,9 +95,10 @@ pub async fn update(
     })))
 }
 
-#[utoipa::path(delete, path = "/api/v1/webhooks/{id}", operation_id = "delete_webhook", tag = "webhooks",
+#[utoipa::path(operation_id = "delete_webhook", tag = "webhooks",
     params(("id" = Uuid, Path)), security(("api_key" = [])),
     responses((status = 200, body = Success<Deleted>), Errors))]
+#[delete("/api/v1/webhooks/{id}")]
 pub async fn delete(
     req: HttpRequest,
     st: web::Data<MessagingState>,
@@ -106,10 +111,11 @@ pub async fn delete(
     Ok(HttpResponse::Ok().json(ok(Deleted { id, deleted: true })))
 }
 
-#[utoipa::path(get, path = "/api/v1/webhooks/{id}/deliveries", operation_id = "list_webhook_deliveries", tag = "webhooks",
+#[utoipa::path(operation_id = "list_webhook_deliveries", tag = "webhooks",
     params(("id" = Uuid, Path), DeliveriesQuery), security(("api_key" = [])),
     responses((status = 200, description = "Delivery attempts, newest first",
         body = Success<Deliveries>), Errors))]
+#[get("/api/v1/webhooks/{id}/deliveries")]
 pub async fn deliveries(
     req: HttpRequest,
     st: web::Data<MessagingState>,

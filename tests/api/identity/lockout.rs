@@ -3,9 +3,9 @@
 
 use crate::helpers::*;
 use chrono::Duration;
-use core::config::{LimitSettings, Settings};
 use serde_json::json;
-use switchboard::core;
+use switchboard::core::config::LimitSettings;
+use switchboard::settings::Settings;
 
 fn lockout_only(s: &mut Settings) {
     let r = &mut s.services.identity.rate_limits;

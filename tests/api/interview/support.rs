@@ -3,7 +3,7 @@ use futures_util::{SinkExt, StreamExt};
 use reqwest::Response;
 use serde_json::{json, Value};
 use std::time::Duration;
-use switchboard::core::config::Settings;
+use switchboard::settings::Settings;
 use tokio_tungstenite::tungstenite::Message;
 
 pub const API_KEY: &str = "test-api-key";

@@ -12,8 +12,8 @@ use reqwest::Response;
 use serde_json::{json, Value};
 use std::future::Future;
 use std::time::Duration;
-use switchboard::core::config::Settings;
 use switchboard::services::messaging::{create_workspace, NewWorkspace};
+use switchboard::settings::Settings;
 use uuid::Uuid;
 
 /// Settings every messaging test wants: receivers on loopback allowed, fast actor polling.

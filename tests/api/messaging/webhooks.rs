@@ -1339,7 +1339,7 @@ async fn a_workspace_has_at_most_the_configured_number_of_webhooks() {
 /// of them, so the receiver gets every delivery id exactly once.
 #[actix_web::test]
 async fn two_nodes_deliver_each_event_once() {
-    let fast_sweep = |s: &mut switchboard::core::config::Settings| {
+    let fast_sweep = |s: &mut switchboard::settings::Settings| {
         s.services.messaging.webhooks.sweep_interval_secs = 1;
     };
     let a = app_with(fast_sweep).await;

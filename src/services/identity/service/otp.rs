@@ -70,7 +70,7 @@ pub async fn send(st: &IdentityState, phone: &PhoneNumber, purpose: OtpPurpose) 
         "Your Switchboard code is {code}. It expires in {} minutes. Never share it.",
         ttl / 60
     );
-    st.core
+    st.providers
         .sms
         .send(&SmsMessage {
             to: phone.as_str(),

@@ -90,7 +90,7 @@ async fn send(st: &MessagingState, m: &message::Model) -> Result<Accepted, Provi
     match m.channel.as_str() {
         "sms" => {
             let r = st
-                .core
+                .providers
                 .sms
                 .send(&SmsMessage {
                     to: &m.recipient,

@@ -17,21 +17,13 @@ use uuid::Uuid;
 
 async fn valid_url(st: &MessagingState, raw: &str) -> Result<String> {
     let url = parse_http_url(raw.trim()).map_err(|e| MessagingError::validation(e.to_string()))?;
-    check_public(
-        &url,
-        st.core
-            .settings
-            .services
-            .messaging
-            .webhooks
-            .allow_private_urls,
-    )
-    .await
-    .map_err(|e| match e {
-        UrlRefused::Private | UrlRefused::Invalid | UrlRefused::Unresolvable => {
-            MessagingError::validation(e.to_string())
-        }
-    })?;
+    check_public(&url, st.cfg.webhooks.allow_private_urls)
+        .await
+        .map_err(|e| match e {
+            UrlRefused::Private | UrlRefused::Invalid | UrlRefused::Unresolvable => {
+                MessagingError::validation(e.to_string())
+            }
+        })?;
     Ok(url.to_string())
 }
 

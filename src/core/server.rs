@@ -1,0 +1,95 @@
+//! One service's listener: its routes, the OpenAPI document collected from them, and what
+//! every service shares — request id and span, rate-limit headers, security headers, and
+//! framework errors (404, 405 with `Allow`) in the service's own envelope.
+
+use super::client::TrustedProxies;
+use super::error::{self, Envelope};
+use super::http::{error_handlers, extractor_config, security_headers, ApiDocument};
+use super::rate_limit;
+use super::routes::{claim_declared_paths, fallback, RouteMethods};
+use super::{telemetry, CoreContext};
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{web, App, HttpServer};
+use std::net::{SocketAddr, TcpListener};
+use utoipa::openapi::OpenApi;
+use utoipa_actix_web::service_config::ServiceConfig;
+use utoipa_actix_web::AppExt;
+
+/// A service's running listener.
+pub struct Listening {
+    pub name: &'static str,
+    pub addr: SocketAddr,
+    pub server: Server,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MountError {
+    #[error("listener: {0}")]
+    Io(#[from] std::io::Error),
+    /// A client or sender the service needs could not be built.
+    #[error("http client: {0}")]
+    Client(String),
+}
+
+impl MountError {
+    pub fn client(e: impl std::fmt::Display) -> Self {
+        Self::Client(e.to_string())
+    }
+}
+
+/// Starts service `name` on `bind`. `routes` declares its endpoints (handlers with a route
+/// macro and `#[utoipa::path]`, registered with `.service(handler)`), and the document they
+/// are collected into — `doc` (info, tags, components) plus their paths — is what
+/// `core::http::api_docs` serves and what the 405's `Allow` is read from.
+pub fn serve<E, F>(
+    name: &'static str,
+    bind: &str,
+    ctx: &CoreContext,
+    doc: OpenApi,
+    routes: F,
+) -> Result<Listening, MountError>
+where
+    E: Envelope,
+    F: Fn(&mut ServiceConfig) + Clone + Send + 'static,
+{
+    let listener = TcpListener::bind(bind)?;
+    let addr = listener.local_addr()?;
+    let clock = web::Data::new(ctx.clock.clone());
+    // Checked by CoreSettings::validate; an invalid list here trusts no proxy.
+    let proxies = web::Data::new(
+        TrustedProxies::parse(&ctx.settings.server.trusted_proxies).unwrap_or_default(),
+    );
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(4);
+    let server = HttpServer::new(move || {
+        let (app, doc) = App::new()
+            .app_data(clock.clone())
+            .app_data(proxies.clone())
+            .configure(extractor_config)
+            .into_utoipa_app()
+            .openapi(doc.clone())
+            .configure(routes.clone())
+            .split_for_parts();
+        app.app_data(web::Data::new(RouteMethods::from(&doc)))
+            .app_data(web::Data::new(ApiDocument(doc)))
+            .default_service(web::to(fallback))
+            .wrap(from_fn(claim_declared_paths))
+            .wrap(error_handlers())
+            .wrap(from_fn(rate_limit::middleware))
+            // Every ApiError below (handlers, extractors, limits, 404/405) is answered in E.
+            .wrap(from_fn(error::render::<E>))
+            .wrap(from_fn(security_headers))
+            .wrap(from_fn(telemetry::rate_limit_headers))
+            .wrap(from_fn(move |req, next| {
+                telemetry::request_span(name, req, next)
+            }))
+    })
+    .listen(listener)?
+    .workers(workers)
+    .shutdown_timeout(ctx.settings.server.shutdown_timeout_secs)
+    .disable_signals()
+    .run();
+    Ok(Listening { name, addr, server })
+}

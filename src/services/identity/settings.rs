@@ -1,0 +1,95 @@
+//! `[services.identity]`: the identity service's own settings and their defaults.
+
+use crate::core::config::LimitSettings;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct IdentitySettings {
+    pub enabled: bool,
+    pub bind: String,
+    /// Public address of this service, used for the built-in KYC page URL.
+    pub public_url: String,
+    pub otp_ttl_secs: i64,
+    pub otp_max_attempts: i32,
+    /// Wrong OTP codes one phone may enter over a rolling 24 hours (across codes and
+    /// purposes); then verification for that phone answers OTP_LOCKED until the oldest
+    /// counted failure is 24 hours old.
+    pub otp_failed_per_day: i64,
+    pub temp_token_ttl_secs: i64,
+    pub kyc_url_ttl_secs: i64,
+    pub handle_cooldown_days: i64,
+    pub hard_delete_after_days: i64,
+    /// How often the background job purges accounts past their deletion grace period.
+    pub purge_interval_secs: u64,
+    /// The built-in KYC verifier lets users verify themselves: a sandbox. A non-loopback
+    /// bind refuses it unless this says so (or environment = "development").
+    pub kyc_sandbox: bool,
+    pub lockout: LockoutSettings,
+    pub rate_limits: IdentityRateLimits,
+}
+
+impl Default for IdentitySettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            bind: "127.0.0.1:8082".into(),
+            public_url: "http://127.0.0.1:8082".into(),
+            otp_ttl_secs: 300,
+            otp_max_attempts: 5,
+            otp_failed_per_day: 10,
+            temp_token_ttl_secs: 600,
+            kyc_url_ttl_secs: 1800,
+            handle_cooldown_days: 30,
+            hard_delete_after_days: 30,
+            purge_interval_secs: 3600,
+            kyc_sandbox: false,
+            lockout: LockoutSettings::default(),
+            rate_limits: IdentityRateLimits::default(),
+        }
+    }
+}
+
+/// Sign-in lockout: after `max_failures` consecutive wrong PINs the account locks for
+/// `base_lock_secs`, doubling with each further lock up to `max_lock_secs`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct LockoutSettings {
+    pub max_failures: i32,
+    pub base_lock_secs: i64,
+    pub max_lock_secs: i64,
+}
+
+impl Default for LockoutSettings {
+    fn default() -> Self {
+        Self {
+            max_failures: 5,
+            base_lock_secs: 15 * 60,
+            max_lock_secs: 24 * 3600,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct IdentityRateLimits {
+    pub otp_send_per_phone: LimitSettings,
+    pub otp_send_per_ip: LimitSettings,
+    pub signin_per_phone: LimitSettings,
+    pub signin_per_ip: LimitSettings,
+    pub handle_check: LimitSettings,
+    pub default: LimitSettings,
+}
+
+impl Default for IdentityRateLimits {
+    fn default() -> Self {
+        Self {
+            otp_send_per_phone: LimitSettings::new(3, 3600),
+            otp_send_per_ip: LimitSettings::new(20, 3600),
+            signin_per_phone: LimitSettings::new(5, 900),
+            signin_per_ip: LimitSettings::new(30, 900),
+            handle_check: LimitSettings::new(30, 60),
+            default: LimitSettings::new(100, 60),
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! `[services.messaging]`: the messaging service's own settings and their defaults.
+
+use crate::core::config::LimitSettings;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct MessagingSettings {
+    pub enabled: bool,
+    pub bind: String,
+    /// The address carriers call; the carrier signature is computed over it.
+    pub public_url: String,
+    pub mail_domain: String,
+    /// Lifetime of the bearer JWT from POST /api/v1/auth/token.
+    pub token_ttl_secs: i64,
+    /// Longest SMS text, in characters (Unicode scalar values).
+    pub max_sms_chars: usize,
+    pub max_whatsapp_chars: usize,
+    pub max_voice_chars: usize,
+    pub max_email_chars: usize,
+    pub max_bulk_recipients: usize,
+    /// Most `{{placeholders}}` one bulk template field may hold (checked before rendering).
+    pub max_template_placeholders: usize,
+    /// Most text one bulk request may render over all its recipients, in bytes.
+    pub max_bulk_rendered_bytes: usize,
+    /// Webhooks one workspace may have (active or not).
+    pub max_webhooks_per_workspace: u64,
+    /// credit.low threshold given to new workspaces, in credits.
+    pub default_low_credit_threshold: f64,
+    /// The outbox sandboxes report delivery themselves, so the whole cycle runs locally.
+    pub sandbox_delivery_reports: bool,
+    /// Messages handed to providers at the same time.
+    pub dispatch_concurrency: usize,
+    /// How long an Idempotency-Key is remembered.
+    pub idempotency_ttl_hours: i64,
+    pub default_deliveries_limit: u64,
+    pub max_deliveries_limit: u64,
+    pub costs: MessagingCosts,
+    pub rate_limits: MessagingRateLimits,
+    pub webhooks: WebhookDeliverySettings,
+}
+
+impl Default for MessagingSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            bind: "127.0.0.1:8084".into(),
+            public_url: "http://127.0.0.1:8084".into(),
+            mail_domain: "mail.switchboard.local".into(),
+            token_ttl_secs: 3600,
+            max_sms_chars: 1600,
+            max_whatsapp_chars: 4096,
+            max_voice_chars: 3000,
+            max_email_chars: 512 * 1024,
+            max_bulk_recipients: 1000,
+            max_template_placeholders: 256,
+            max_bulk_rendered_bytes: 64 * 1024 * 1024,
+            max_webhooks_per_workspace: 20,
+            default_low_credit_threshold: 10.0,
+            sandbox_delivery_reports: true,
+            dispatch_concurrency: 8,
+            idempotency_ttl_hours: 24,
+            default_deliveries_limit: 50,
+            max_deliveries_limit: 1000,
+            costs: MessagingCosts::default(),
+            rate_limits: MessagingRateLimits::default(),
+            webhooks: WebhookDeliverySettings::default(),
+        }
+    }
+}
+
+/// Prices in hundredths of a credit.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct MessagingCosts {
+    pub sms_segment: i64,
+    pub email: i64,
+    pub whatsapp: i64,
+    pub voice: i64,
+}
+
+impl Default for MessagingCosts {
+    fn default() -> Self {
+        Self {
+            sms_segment: 100,
+            email: 10,
+            whatsapp: 50,
+            voice: 200,
+        }
+    }
+}
+
+/// Per-workspace limits (per client address for unauthenticated routes).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct MessagingRateLimits {
+    pub send: LimitSettings,
+    pub bulk: LimitSettings,
+    pub token: LimitSettings,
+    pub default: LimitSettings,
+}
+
+impl Default for MessagingRateLimits {
+    fn default() -> Self {
+        Self {
+            send: LimitSettings::new(100, 1),
+            bulk: LimitSettings::new(10, 300),
+            token: LimitSettings::new(30, 60),
+            default: LimitSettings::new(300, 60),
+        }
+    }
+}
+
+/// Delivery of customer webhooks: timeout, retry schedule, deactivation.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct WebhookDeliverySettings {
+    /// Customers' webhooks may reach loopback and private addresses (local trials only).
+    pub allow_private_urls: bool,
+    pub timeout_secs: u64,
+    pub deactivate_after: i32,
+    pub max_attempts: i32,
+    pub base_delay_secs: i64,
+    pub factor: i64,
+    pub max_delay_secs: i64,
+    pub jitter: f64,
+    pub max_retry_after_secs: i64,
+    pub poll_interval_ms: u64,
+    pub idle_stop_secs: u64,
+    pub sweep_interval_secs: u64,
+}
+
+impl Default for WebhookDeliverySettings {
+    fn default() -> Self {
+        Self {
+            allow_private_urls: false,
+            timeout_secs: 30,
+            deactivate_after: 10,
+            max_attempts: 10,
+            base_delay_secs: 30,
+            factor: 4,
+            max_delay_secs: 6 * 3600,
+            jitter: 0.1,
+            max_retry_after_secs: 24 * 3600,
+            poll_interval_ms: 1000,
+            idle_stop_secs: 300,
+            sweep_interval_secs: 60,
+        }
+    }
+}
