@@ -1,7 +1,7 @@
 //! One actix actor per id (an interview session, a webhook endpoint…), found or started on
-//! demand. Actors stop when they have nothing to do and the next message starts a fresh one,
-//! which reads its state back from the database; so an id has at most one running actor in
-//! this process, and a message never gets lost on an actor that is just stopping.
+//! demand. An actor stops when it has nothing to do and gives its place back; the next
+//! message starts a fresh one, which reads its state back from the database. A request that
+//! reaches an actor just stopping is not lost: it goes to the fresh one.
 
 use actix::prelude::*;
 use dashmap::DashMap;
@@ -19,6 +19,7 @@ struct Slot<A: Actor> {
     addr: Addr<A>,
 }
 
+/// The running actors of one kind, by id.
 pub struct ActorRegistry<A: Actor<Context = Context<A>>> {
     slots: DashMap<Uuid, Slot<A>>,
     generation: AtomicU64,
@@ -107,13 +108,12 @@ impl<A: Actor<Context = Context<A>> + Send> ActorRegistry<A> {
     /// Hands a message over without waiting (a full mailbox takes it all the same). It is
     /// lost if the actor stops before handling it, so the state it is about must be in the
     /// database, where the next actor reads it.
-    pub fn do_send<M>(self: &Arc<Self>, id: Uuid, msg: M)
+    pub fn do_send<M>(self: &Arc<Self>, id: Uuid, mut msg: M)
     where
         M: Message + Send + 'static,
         M::Result: Send,
         A: Handler<M>,
     {
-        let mut msg = msg;
         for _ in 0..TRIES {
             match self.get_or_start(id).try_send(msg) {
                 Ok(()) => return,
