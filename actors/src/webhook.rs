@@ -7,9 +7,9 @@
 //! is written before the next delivery starts, so a restart resumes exactly where the process
 //! stopped.
 
+use crate::registry::{ActorRegistry, Lease};
 use actix::prelude::*;
 use chrono::{DateTime, Duration, Utc};
-use dashmap::DashMap;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
@@ -186,6 +186,7 @@ struct Waiting {
 
 pub struct WebhookEndpoint {
     id: Uuid,
+    lease: Lease<Self>,
     deps: Arc<EndpointDeps>,
     /// Pending deliveries by (seq, id).
     pending: BTreeMap<(i64, Uuid), Waiting>,
@@ -199,9 +200,10 @@ pub struct WebhookEndpoint {
 }
 
 impl WebhookEndpoint {
-    pub fn new(id: Uuid, deps: Arc<EndpointDeps>) -> Self {
+    pub fn new(lease: Lease<Self>, deps: Arc<EndpointDeps>) -> Self {
         Self {
-            id,
+            id: lease.id(),
+            lease,
             deps,
             pending: BTreeMap::new(),
             seq_of: HashMap::new(),
@@ -320,6 +322,10 @@ impl WebhookEndpoint {
 
 impl Actor for WebhookEndpoint {
     type Context = Context<Self>;
+
+    fn stopped(&mut self, _: &mut Self::Context) {
+        self.lease.release();
+    }
 
     fn started(&mut self, ctx: &mut Self::Context) {
         // Deliveries written before this actor existed (or before a restart) are in the rows.
@@ -635,25 +641,19 @@ async fn try_attempt(
 /// database on the next delivery; a periodic sweep revives any endpoint with pending work.
 pub struct WebhookRegistry {
     deps: Arc<EndpointDeps>,
-    actors: DashMap<Uuid, Addr<WebhookEndpoint>>,
-    /// Where endpoint actors run, whichever thread or task asks for one.
-    arbiter: ArbiterHandle,
+    actors: Arc<ActorRegistry<WebhookEndpoint>>,
 }
 
 impl WebhookRegistry {
     /// Must be called inside an actix System: the actors run on the current arbiter.
     pub fn new(deps: EndpointDeps) -> Arc<Self> {
+        let deps = Arc::new(deps);
+        let shared = deps.clone();
         Arc::new(Self {
-            deps: Arc::new(deps),
-            actors: DashMap::new(),
-            arbiter: Arbiter::current(),
-        })
-    }
-
-    fn spawn_actor(&self, webhook_id: Uuid) -> Addr<WebhookEndpoint> {
-        let deps = self.deps.clone();
-        WebhookEndpoint::start_in_arbiter(&self.arbiter, move |_| {
-            WebhookEndpoint::new(webhook_id, deps)
+            actors: ActorRegistry::new(Arbiter::current(), move |lease| {
+                WebhookEndpoint::new(lease, shared.clone())
+            }),
+            deps,
         })
     }
 
@@ -661,34 +661,9 @@ impl WebhookRegistry {
         &self.deps.policy
     }
 
-    fn get_or_start(&self, webhook_id: Uuid) -> Addr<WebhookEndpoint> {
-        let mut entry = self
-            .actors
-            .entry(webhook_id)
-            .or_insert_with(|| self.spawn_actor(webhook_id));
-        if !entry.connected() {
-            *entry = self.spawn_actor(webhook_id);
-        }
-        entry.clone()
-    }
-
     /// Hands a delivery (already a row) to its endpoint's actor.
     pub fn enqueue(&self, webhook_id: Uuid, delivery: Enqueue) {
-        let mut msg = delivery;
-        for _ in 0..3 {
-            match self.get_or_start(webhook_id).try_send(msg) {
-                Ok(()) => return,
-                Err(SendError::Full(m)) => {
-                    self.get_or_start(webhook_id).do_send(m);
-                    return;
-                }
-                // The actor stopped between lookup and send: start a fresh one.
-                Err(SendError::Closed(m)) => {
-                    self.actors.remove(&webhook_id);
-                    msg = m;
-                }
-            }
-        }
+        self.actors.do_send(webhook_id, delivery);
     }
 
     /// Makes sure an actor runs for every webhook with pending deliveries (start-up and sweep).
@@ -702,7 +677,7 @@ impl WebhookRegistry {
             .all(&self.deps.db)
             .await?;
         for id in &ids {
-            self.get_or_start(*id);
+            self.actors.get_or_start(*id);
         }
         Ok(ids.len())
     }
@@ -725,14 +700,13 @@ impl WebhookRegistry {
 
     /// Number of endpoint actors currently running.
     pub fn running(&self) -> usize {
-        self.actors.iter().filter(|a| a.connected()).count()
+        self.actors.running()
     }
 
     pub fn stop_all(&self) {
-        for a in self.actors.iter() {
+        for a in self.actors.drain() {
             a.do_send(Shutdown);
         }
-        self.actors.clear();
     }
 }
 

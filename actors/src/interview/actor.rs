@@ -1,736 +1,237 @@
-//! The `InterviewSession` actor itself.
+//! The `InterviewSession` actix actor: one per session, found or started by [`Registry`].
+//! It owns the session's state and its timers (the time-limit tick, the idle stop); HTTP
+//! handlers and sockets send it one message per command and await the typed answer.
+//!
+//! [`Registry`]: super::Registry
 
-use super::model::{JobProfile, MessageView, Question, Report, ReportSummary, ScoreView, Turn};
-use super::registry::Inner;
-use super::report::{self, Answered};
-use super::status;
-use chrono::{DateTime, Duration as ChronoDuration, Utc};
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, IntoActiveModel,
-    QueryFilter, QueryOrder, Set, TransactionTrait,
+use super::registry::Deps;
+use super::session::{
+    ActorError, AnswerOutcome, CompleteOutcome, Session, StartOutcome, REASON_TIME,
 };
-use serde_json::json;
+use crate::registry::Lease;
+use actix::prelude::*;
+use sea_orm::DbErr;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
-use switchboard_entities::interview::{message, report as report_entity, session};
-use tokio::sync::{mpsc, oneshot};
-use uuid::Uuid;
+use switchboard_entities::interview::session;
 
-pub(crate) type Reply<T> = oneshot::Sender<Result<T, ActorError>>;
+/// pending → in_progress: greeting and first question.
+#[derive(Message, Clone)]
+#[rtype(result = "Result<StartOutcome, ActorError>")]
+pub(crate) struct Start;
 
-pub(crate) enum Command {
-    Start(Reply<StartOutcome>),
-    Pause(Reply<session::Model>),
-    Resume(Reply<session::Model>),
-    Complete(Reply<CompleteOutcome>),
-    Answer(String, Reply<AnswerOutcome>),
-    Stop(oneshot::Sender<()>),
+/// in_progress → paused: the time limit stops.
+#[derive(Message, Clone)]
+#[rtype(result = "Result<session::Model, ActorError>")]
+pub(crate) struct Pause;
+
+/// paused → in_progress.
+#[derive(Message, Clone)]
+#[rtype(result = "Result<session::Model, ActorError>")]
+pub(crate) struct Resume;
+
+/// in_progress or paused → completed: closing message and report.
+#[derive(Message, Clone)]
+#[rtype(result = "Result<CompleteOutcome, ActorError>")]
+pub(crate) struct Complete;
+
+/// The candidate's answer to the open question.
+#[derive(Message, Clone)]
+#[rtype(result = "Result<AnswerOutcome, ActorError>")]
+pub(crate) struct Answer(pub String);
+
+/// Stops the actor (its session is being deleted).
+#[derive(Message, Clone)]
+#[rtype(result = "()")]
+pub(crate) struct Stop;
+
+/// A command's work on the session, borrowing it while it runs.
+type Op<'a, T> = Pin<Box<dyn Future<Output = Result<T, ActorError>> + 'a>>;
+
+enum State {
+    /// Lent to the command or start-up load that runs now. Both block the mailbox and the
+    /// timers (`ctx.wait`), so no handler ever finds the state away.
+    Away,
+    Ready(Box<Session>),
+    /// No such session (`None`), or it could not be read: every command gets this answer.
+    Gone(Option<String>),
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum ActorError {
-    #[error("interview session not found")]
-    NotFound,
-    #[error("cannot {action} a session that is {status}")]
-    InvalidState {
-        action: &'static str,
-        status: String,
-        allowed: &'static [&'static str],
-    },
-    #[error("the interview session expired at {expires_at}")]
-    Expired { expires_at: DateTime<Utc> },
-    #[error("database: {0}")]
-    Db(#[from] DbErr),
-    #[error("the session is busy; try again")]
-    Unavailable,
-}
-
-#[derive(Debug, Clone)]
-pub struct StartOutcome {
-    pub session: session::Model,
-    pub greeting: MessageView,
-    pub question: MessageView,
-}
-
-#[derive(Debug, Clone)]
-pub struct AnswerOutcome {
-    pub session: session::Model,
-    pub answer: MessageView,
-    pub score: ScoreView,
-    /// The next question, or the closing message when this answer ended the interview.
-    pub next_message: MessageView,
-    pub report: Option<ReportSummary>,
-}
-
-#[derive(Debug, Clone)]
-pub struct CompleteOutcome {
-    pub session: session::Model,
-    pub closing_message: MessageView,
-    pub report: ReportSummary,
-}
-
-const REASON_TIME: &str = "time_limit";
-const REASON_ALL: &str = "all_questions_answered";
-const REASON_REQUEST: &str = "requested";
-
-struct Actor {
-    inner: Arc<Inner>,
-    session: session::Model,
-    job: JobProfile,
-    next_seq: i32,
-    /// The question asked and not yet answered, with its number.
-    open_question: Option<(i32, Question)>,
-}
-
-pub(crate) async fn run(
-    inner: Arc<Inner>,
-    id: Uuid,
-    generation: u64,
-    mut rx: mpsc::Receiver<Command>,
-) {
-    let mut actor = match Actor::load(inner.clone(), id).await {
-        Ok(Some(a)) => a,
-        outcome => {
-            // Unknown session (or unreadable): answer every waiting command, then go.
-            inner
-                .actors
-                .remove_if(&id, |_, s| s.generation == generation);
-            rx.close();
-            let err = || match &outcome {
-                Err(e) => ActorError::Db(DbErr::Custom(e.to_string())),
-                Ok(_) => ActorError::NotFound,
-            };
-            while let Some(cmd) = rx.recv().await {
-                reject(cmd, err());
-            }
-            return;
+impl State {
+    fn refusal(&self) -> ActorError {
+        match self {
+            State::Gone(Some(e)) => ActorError::Db(DbErr::Custom(e.clone())),
+            State::Gone(None) => ActorError::NotFound,
+            State::Away | State::Ready(_) => ActorError::Unavailable,
         }
-    };
-    if let Err(e) = actor.repair().await {
-        tracing::error!(session = %id, error = %e, "restoring interview session failed");
     }
-    let timing = inner.deps.timing;
-    loop {
-        let now = actor.now();
-        if let Some(deadline) = actor.deadline() {
-            if now >= deadline {
-                if let Err(e) = actor.complete(REASON_TIME).await {
-                    tracing::error!(session = %id, error = %e, "auto-complete failed");
-                    tokio::time::sleep(timing.tick).await;
-                }
-                continue;
-            }
+}
+
+pub(crate) struct InterviewSession {
+    lease: Lease<Self>,
+    deps: Arc<Deps>,
+    state: State,
+    /// The next wake-up: a tick while the session runs, else the idle stop.
+    timer: Option<SpawnHandle>,
+}
+
+impl InterviewSession {
+    pub(crate) fn new(lease: Lease<Self>, deps: Arc<Deps>) -> Self {
+        Self {
+            lease,
+            deps,
+            state: State::Away,
+            timer: None,
         }
-        // A running session wakes at least once per tick to read the (injectable) clock.
-        let wait = match actor.deadline() {
-            Some(d) => (d - now)
-                .to_std()
-                .unwrap_or(Duration::ZERO)
-                .min(timing.tick),
-            None => timing.idle,
+    }
+
+    /// Lends the session to `op` for as long as it runs. Callers block the actor meanwhile
+    /// (`ctx.wait`, `AtomicResponse`), so commands and timers take their turns as in a loop.
+    fn lend<T: 'static>(
+        &mut self,
+        op: impl for<'a> FnOnce(&'a mut Session) -> Op<'a, T> + 'static,
+    ) -> ResponseActFuture<Self, Result<T, ActorError>> {
+        let mut session = match std::mem::replace(&mut self.state, State::Away) {
+            State::Ready(s) => s,
+            other => {
+                let refused = other.refusal();
+                self.state = other;
+                return Box::pin(fut::ready(Err(refused)));
+            }
         };
-        tokio::select! {
-            cmd = rx.recv() => match cmd {
-                Some(Command::Stop(done)) => { let _ = done.send(()); return; }
-                Some(cmd) => actor.handle(cmd).await,
-                None => return,
-            },
-            _ = tokio::time::sleep(wait) => {
-                if actor.deadline().is_none() {
-                    break; // idle and no timer to keep: stop; the next command revives it
-                }
-            }
-        }
-    }
-    inner
-        .actors
-        .remove_if(&id, |_, s| s.generation == generation);
-    rx.close();
-    while let Some(cmd) = rx.recv().await {
-        match cmd {
-            Command::Stop(done) => {
-                let _ = done.send(());
-            }
-            cmd => actor.handle(cmd).await,
-        }
-    }
-}
-
-fn reject(cmd: Command, err: ActorError) {
-    match cmd {
-        Command::Start(r) => drop(r.send(Err(err))),
-        Command::Pause(r) | Command::Resume(r) => drop(r.send(Err(err))),
-        Command::Complete(r) => drop(r.send(Err(err))),
-        Command::Answer(_, r) => drop(r.send(Err(err))),
-        Command::Stop(done) => drop(done.send(())),
-    }
-}
-
-fn invalid(action: &'static str, s: &str, allowed: &'static [&'static str]) -> ActorError {
-    ActorError::InvalidState {
-        action,
-        status: s.to_owned(),
-        allowed,
-    }
-}
-
-/// The fields of a new message row.
-struct NewMessage<'a> {
-    role: &'a str,
-    kind: &'a str,
-    content: &'a str,
-    question_number: Option<i32>,
-    question: Option<&'a Question>,
-}
-
-impl Actor {
-    async fn load(inner: Arc<Inner>, id: Uuid) -> Result<Option<Self>, DbErr> {
-        let db = &inner.deps.db;
-        let Some(session) = session::Entity::find_by_id(id).one(db).await? else {
-            return Ok(None);
+        let work = async move {
+            let out = op(&mut session).await;
+            (session, out)
         };
-        let messages = message::Entity::find()
-            .filter(message::Column::SessionId.eq(id))
-            .order_by_asc(message::Column::SequenceNumber)
-            .all(db)
-            .await?;
-        let next_seq = messages.last().map_or(1, |m| m.sequence_number + 1);
-        let open_question = match messages.iter().rev().find(|m| m.role == "interviewer") {
-            Some(m) if m.message_type == "question" && messages.last() == Some(m) => {
-                Some((m.question_number.unwrap_or(1), question_of(m)))
-            }
-            _ => None,
-        };
-        Ok(Some(Self {
-            job: JobProfile::from_session(&session),
-            inner,
-            session,
-            next_seq,
-            open_question,
+        Box::pin(work.into_actor(self).map(|(session, out), act, _| {
+            act.state = State::Ready(session);
+            out
         }))
     }
 
-    /// After a crash between two steps, a running session may lack its open question.
-    async fn repair(&mut self) -> Result<(), ActorError> {
-        if self.session.status == status::IN_PROGRESS && self.open_question.is_none() {
-            if self.session.questions_asked >= self.session.max_questions {
-                self.complete(REASON_ALL).await?;
-            } else {
-                self.ask_next().await?;
-            }
-        }
-        Ok(())
-    }
-
-    fn now(&self) -> DateTime<Utc> {
-        self.inner.deps.clock.now()
-    }
-
-    fn limit_secs(&self) -> i64 {
-        i64::from(self.session.time_limit_minutes) * 60
-    }
-
-    /// When the time limit runs out; `None` unless the session is running.
-    fn deadline(&self) -> Option<DateTime<Utc>> {
-        if self.session.status != status::IN_PROGRESS {
-            return None;
-        }
-        let since = self.session.running_since?;
-        Some(since + ChronoDuration::seconds(self.limit_secs() - self.session.elapsed_secs))
-    }
-
-    fn elapsed_at(&self, now: DateTime<Utc>) -> i64 {
-        let running = self
-            .session
-            .running_since
-            .map_or(0, |s| (now - s).num_seconds().max(0));
-        self.session.elapsed_secs + running
-    }
-
-    fn emit(&self, event: &str, data: &serde_json::Value) {
-        self.inner.deps.broadcast.emit(self.session.id, event, data);
-    }
-
-    // Socket payloads carry the spec's field names: `message`, `score`, `report`.
-    fn emit_message(&self, m: &MessageView) {
-        self.emit("message", &json!({ "message": m }));
-    }
-
-    fn emit_status(&self) {
-        self.emit(
-            "status_update",
-            &json!({"session_id": self.session.id, "status": self.session.status}),
-        );
-    }
-
-    fn emit_typing(&self, on: bool) {
-        self.emit("typing", &json!({"is_typing": on, "role": "interviewer"}));
-    }
-
-    fn view(&self, m: &message::Model) -> MessageView {
-        MessageView::from_model(m, self.session.max_questions)
-    }
-
-    async fn handle(&mut self, cmd: Command) {
-        match cmd {
-            Command::Start(r) => drop(r.send(self.start().await)),
-            Command::Pause(r) => drop(r.send(self.pause().await)),
-            Command::Resume(r) => drop(r.send(self.resume().await)),
-            Command::Complete(r) => {
-                let out = match self.session.status.as_str() {
-                    status::IN_PROGRESS | status::PAUSED => self.complete(REASON_REQUEST).await,
-                    s => Err(invalid(
-                        "complete",
-                        s,
-                        &[status::IN_PROGRESS, status::PAUSED],
-                    )),
-                };
-                drop(r.send(out));
-            }
-            Command::Answer(content, r) => drop(r.send(self.answer(content).await)),
-            Command::Stop(done) => drop(done.send(())),
-        }
-    }
-
-    fn check_not_expired(&self, now: DateTime<Utc>) -> Result<(), ActorError> {
-        if now >= self.session.expires_at {
-            return Err(ActorError::Expired {
-                expires_at: self.session.expires_at,
-            });
-        }
-        Ok(())
-    }
-
-    async fn insert_message(
+    /// Runs a command; between two commands the actor reads the clock (see [`Self::settle`]).
+    fn command<T: 'static>(
         &mut self,
-        db: &impl ConnectionTrait,
-        new: NewMessage<'_>,
-        now: DateTime<Utc>,
-    ) -> Result<message::Model, DbErr> {
-        let seq = self.next_seq;
-        let m = message::ActiveModel {
-            id: Set(Uuid::new_v4()),
-            session_id: Set(self.session.id),
-            role: Set(new.role.to_owned()),
-            message_type: Set(new.kind.to_owned()),
-            content: Set(new.content.to_owned()),
-            sequence_number: Set(seq),
-            question_number: Set(new.question_number),
-            question_category: Set(new.question.map(|q| q.category.clone())),
-            suggestions: Set(new
-                .question
-                .filter(|_| new.kind == "question")
-                .map(|q| json!(q.suggestions))),
-            score: Set(None),
-            created_at: Set(now),
-        }
-        .insert(db)
-        .await?;
-        self.next_seq = seq + 1;
-        Ok(m)
+        op: impl for<'a> FnOnce(&'a mut Session) -> Op<'a, T> + 'static,
+    ) -> AtomicResponse<Self, Result<T, ActorError>> {
+        AtomicResponse::new(Box::pin(self.lend(op).map(|out, act, ctx| {
+            act.settle(ctx);
+            out
+        })))
     }
 
-    /// Writes the changed session row; the actor's copy changes only once it is stored.
-    async fn save(
-        &mut self,
-        db: &impl ConnectionTrait,
-        change: impl FnOnce(&mut session::Model),
-    ) -> Result<(), DbErr> {
-        let mut next = self.session.clone();
-        change(&mut next);
-        next.updated_at = self.now();
-        let am: session::ActiveModel = next.clone().into_active_model().reset_all();
-        am.update(db).await?;
-        self.session = next;
-        Ok(())
-    }
-
-    async fn start(&mut self) -> Result<StartOutcome, ActorError> {
-        if self.session.status != status::PENDING {
-            return Err(invalid("start", &self.session.status, &[status::PENDING]));
+    /// Completes a session whose time limit ran out, then arms the next wake-up: while the
+    /// session runs, at least once per tick (the limit is measured on the injected clock,
+    /// so a test that moves the clock sees the session complete within one tick); otherwise
+    /// the idle stop, after which the next command revives the actor from the database.
+    fn settle(&mut self, ctx: &mut Context<Self>) {
+        if let Some(timer) = self.timer.take() {
+            ctx.cancel_future(timer);
         }
-        let now = self.now();
-        self.check_not_expired(now)?;
-        let ai = self.inner.deps.ai.clone();
-        let greeting_text = ai.greeting(&self.job).await;
-        let total = u32::try_from(self.session.max_questions).unwrap_or(1);
-        let q = ai.question(&self.job, 1, total, &[]).await;
-
-        let db = self.inner.deps.db.clone();
-        let txn = db.begin().await?;
-        let seq_before = self.next_seq;
-        let result = async {
-            let greeting = self
-                .insert_message(
-                    &txn,
-                    NewMessage {
-                        role: "interviewer",
-                        kind: "greeting",
-                        content: &greeting_text,
-                        question_number: None,
-                        question: None,
-                    },
-                    now,
-                )
-                .await?;
-            let question = self
-                .insert_message(
-                    &txn,
-                    NewMessage {
-                        role: "interviewer",
-                        kind: "question",
-                        content: &q.content,
-                        question_number: Some(1),
-                        question: Some(&q),
-                    },
-                    now,
-                )
-                .await?;
-            self.save(&txn, |s| {
-                s.status = status::IN_PROGRESS.into();
-                s.started_at = Some(now);
-                s.running_since = Some(now);
-                s.questions_asked = 1;
-            })
-            .await?;
-            Ok::<_, DbErr>((greeting, question))
-        }
-        .await;
-        let (greeting, question) = match result {
-            Ok(v) => {
-                txn.commit().await?;
-                v
-            }
-            Err(e) => {
-                self.next_seq = seq_before;
-                return Err(e.into());
-            }
+        let State::Ready(session) = &self.state else {
+            return;
         };
-        self.open_question = Some((1, q));
-        let (greeting, question) = (self.view(&greeting), self.view(&question));
-        self.emit_status();
-        self.emit_message(&greeting);
-        self.emit_message(&question);
-        Ok(StartOutcome {
-            session: self.session.clone(),
-            greeting,
-            question,
-        })
-    }
-
-    async fn pause(&mut self) -> Result<session::Model, ActorError> {
-        if self.session.status != status::IN_PROGRESS {
-            return Err(invalid(
-                "pause",
-                &self.session.status,
-                &[status::IN_PROGRESS],
-            ));
-        }
-        let now = self.now();
-        let elapsed = self.elapsed_at(now).min(self.limit_secs());
-        let db = self.inner.deps.db.clone();
-        self.save(&db, |s| {
-            s.status = status::PAUSED.into();
-            s.elapsed_secs = elapsed;
-            s.running_since = None;
-        })
-        .await?;
-        self.emit_status();
-        Ok(self.session.clone())
-    }
-
-    async fn resume(&mut self) -> Result<session::Model, ActorError> {
-        if self.session.status != status::PAUSED {
-            return Err(invalid("resume", &self.session.status, &[status::PAUSED]));
-        }
-        let now = self.now();
-        self.check_not_expired(now)?;
-        let db = self.inner.deps.db.clone();
-        self.save(&db, |s| {
-            s.status = status::IN_PROGRESS.into();
-            s.running_since = Some(now);
-        })
-        .await?;
-        self.emit_status();
-        Ok(self.session.clone())
-    }
-
-    async fn history(&self) -> Result<Vec<Answered>, DbErr> {
-        let rows = message::Entity::find()
-            .filter(message::Column::SessionId.eq(self.session.id))
-            .order_by_asc(message::Column::SequenceNumber)
-            .all(&self.inner.deps.db)
-            .await?;
-        let mut out = Vec::new();
-        for m in rows.iter().filter(|m| m.role == "candidate") {
-            let Some(score) = m
-                .score
-                .as_ref()
-                .and_then(|s| serde_json::from_value(s.clone()).ok())
-            else {
-                continue;
-            };
-            let question = rows
-                .iter()
-                .find(|q| q.message_type == "question" && q.question_number == m.question_number)
-                .map(|q| q.content.clone())
-                .unwrap_or_default();
-            out.push(Answered {
-                question,
-                category: m.question_category.clone().unwrap_or_default(),
-                answer: m.content.clone(),
-                score,
-            });
-        }
-        Ok(out)
-    }
-
-    async fn ask_next(&mut self) -> Result<MessageView, ActorError> {
-        let number = self.session.questions_asked + 1;
-        let turns: Vec<Turn> = self
-            .history()
-            .await?
-            .into_iter()
-            .map(|a| Turn {
-                question: a.question,
-                category: a.category,
-                answer: a.answer,
-            })
-            .collect();
-        let total = u32::try_from(self.session.max_questions).unwrap_or(1);
-        let q = self
-            .inner
-            .deps
-            .ai
-            .question(&self.job, number as u32, total, &turns)
-            .await;
-        let now = self.now();
-        let db = self.inner.deps.db.clone();
-        let txn = db.begin().await?;
-        let seq_before = self.next_seq;
-        let result = async {
-            let m = self
-                .insert_message(
-                    &txn,
-                    NewMessage {
-                        role: "interviewer",
-                        kind: "question",
-                        content: &q.content,
-                        question_number: Some(number),
-                        question: Some(&q),
-                    },
-                    now,
-                )
-                .await?;
-            self.save(&txn, |s| s.questions_asked = number).await?;
-            Ok::<_, DbErr>(m)
-        }
-        .await;
-        let m = match result {
-            Ok(m) => {
-                txn.commit().await?;
-                m
-            }
-            Err(e) => {
-                self.next_seq = seq_before;
-                return Err(e.into());
-            }
-        };
-        self.open_question = Some((number, q));
-        let view = self.view(&m);
-        self.emit_message(&view);
-        Ok(view)
-    }
-
-    async fn answer(&mut self, content: String) -> Result<AnswerOutcome, ActorError> {
-        let now = self.now();
-        if self.session.status == status::IN_PROGRESS && self.deadline().is_some_and(|d| now >= d) {
-            self.complete(REASON_TIME).await?;
-        }
-        if self.session.status != status::IN_PROGRESS {
-            return Err(invalid(
-                "answer in",
-                &self.session.status,
-                &[status::IN_PROGRESS],
-            ));
-        }
-        self.check_not_expired(now)?;
-        let (number, question) = match self.open_question.clone() {
-            Some(q) => q,
+        let timing = self.deps.timing;
+        let now = session.now();
+        let wait = match session.deadline() {
+            Some(deadline) if now >= deadline => return self.time_out(ctx),
+            Some(deadline) => (deadline - now)
+                .to_std()
+                .unwrap_or(Duration::ZERO)
+                .min(timing.tick),
             None => {
-                self.repair().await?;
-                self.open_question.clone().ok_or(ActorError::Unavailable)?
+                self.timer = Some(ctx.run_later(timing.idle, |_, ctx| ctx.stop()));
+                return;
             }
         };
-        let db = self.inner.deps.db.clone();
-        let answer = self
-            .insert_message(
-                &db,
-                NewMessage {
-                    role: "candidate",
-                    kind: "answer",
-                    content: &content,
-                    question_number: Some(number),
-                    question: Some(&question),
-                },
-                now,
-            )
-            .await?;
-        self.open_question = None;
-        self.emit_message(&self.view(&answer));
-        self.emit_typing(true);
-
-        let scored = self
-            .inner
-            .deps
-            .ai
-            .score(&self.job, &question, &content)
-            .await;
-        let mut am = answer.clone().into_active_model();
-        am.score = Set(Some(json!(scored)));
-        let answer = match am.update(&db).await {
-            Ok(a) => a,
-            Err(e) => {
-                self.emit_typing(false);
-                return Err(e.into());
-            }
-        };
-        let score = ScoreView::new(answer.id, &scored);
-        self.emit("score", &json!({ "score": score }));
-
-        let outcome = if self.session.questions_asked >= self.session.max_questions {
-            self.complete(REASON_ALL)
-                .await
-                .map(|c| (c.closing_message, Some(c.report)))
-        } else {
-            self.ask_next().await.map(|q| (q, None))
-        };
-        self.emit_typing(false);
-        let (next_message, report) = outcome?;
-        Ok(AnswerOutcome {
-            session: self.session.clone(),
-            answer: self.view(&answer),
-            score,
-            next_message,
-            report,
-        })
+        self.timer = Some(ctx.run_later(wait, |act, ctx| act.settle(ctx)));
     }
 
-    /// Ends the session: closing message, report, then the completion hook and events.
-    async fn complete(&mut self, reason: &str) -> Result<CompleteOutcome, ActorError> {
-        let now = self.now();
-        let mut elapsed = self.elapsed_at(now);
-        if reason == REASON_TIME {
-            elapsed = elapsed.min(self.limit_secs());
-        }
-        let answered = self.history().await?;
-        let duration_minutes = (elapsed + 30) / 60;
-        let required = self.inner.deps.ai.required_skills(&self.job);
-        let built: Report = report::build(report::Input {
-            session: &self.session,
-            answered: &answered,
-            required_skills: &required,
-            duration_minutes,
-            reason,
-            now,
-        });
-        let closing = match reason {
-            REASON_TIME => format!(
-                "Thank you, {}. We have reached the time limit, so the interview ends here. Your answers have been recorded.",
-                self.session.candidate_name
-            ),
-            REASON_ALL => format!(
-                "Thank you, {}. That was the last question. Your answers have been recorded and the hiring team will be in touch.",
-                self.session.candidate_name
-            ),
-            _ => format!(
-                "Thank you for your time, {}. The interview is now complete.",
-                self.session.candidate_name
-            ),
-        };
-
-        let db = self.inner.deps.db.clone();
-        let txn = db.begin().await?;
-        let seq_before = self.next_seq;
-        let session_before = self.session.clone();
-        let result = async {
-            let m = self
-                .insert_message(
-                    &txn,
-                    NewMessage {
-                        role: "interviewer",
-                        kind: "closing",
-                        content: &closing,
-                        question_number: None,
-                        question: None,
-                    },
-                    now,
-                )
-                .await?;
-            report_entity::ActiveModel {
-                session_id: Set(self.session.id),
-                overall_score: Set(built.overall_score),
-                data: Set(json!(built)),
-                created_at: Set(now),
-            }
-            .insert(&txn)
-            .await?;
-            let reason = reason.to_owned();
-            self.save(&txn, |s| {
-                s.status = status::COMPLETED.into();
-                s.completed_at = Some(now);
-                s.completion_reason = Some(reason);
-                s.elapsed_secs = elapsed;
-                s.running_since = None;
-            })
-            .await?;
-            // The completion webhook's row commits with the completion, or neither does.
-            let recorded = self
-                .inner
-                .deps
-                .hook
-                .record(&txn, &self.session, &built)
-                .await?;
-            txn.commit().await?;
-            Ok::<_, DbErr>((m, recorded))
-        }
-        .await;
-        let (closing_msg, recorded) = match result {
-            Ok(v) => v,
+    /// Ends the session at its time limit. Nothing else happens to an overdue session
+    /// meanwhile; a failure is retried a tick later.
+    fn time_out(&mut self, ctx: &mut Context<Self>) {
+        let tick = self.deps.timing.tick;
+        let ending = self.lend(|s| Box::pin(s.complete(REASON_TIME)));
+        ctx.wait(ending.map(move |out, act, ctx| match out {
+            Ok(_) => act.settle(ctx),
             Err(e) => {
-                // Nothing was stored: the actor keeps the session as it was.
-                self.next_seq = seq_before;
-                self.session = session_before;
-                return Err(e.into());
+                tracing::error!(session = %act.lease.id(), error = %e, "auto-complete failed");
+                ctx.wait(
+                    actix::clock::sleep(tick)
+                        .into_actor(act)
+                        .map(|_, act, ctx| act.settle(ctx)),
+                );
             }
-        };
-        self.open_question = None;
-        self.inner.deps.hook.completed(recorded);
-        let summary = ReportSummary::from(&built);
-        let closing_view = self.view(&closing_msg);
-        self.emit_message(&closing_view);
-        self.emit_status();
-        // Only session-token holders join a session's room: they get the candidate's summary.
-        self.emit(
-            "interview_complete",
-            &json!({ "report": summary.clone().for_candidate() }),
-        );
-        Ok(CompleteOutcome {
-            session: self.session.clone(),
-            closing_message: closing_view,
-            report: summary,
-        })
+        }));
     }
 }
 
-fn question_of(m: &message::Model) -> Question {
-    Question {
-        content: m.content.clone(),
-        category: m.question_category.clone().unwrap_or_default(),
-        suggestions: m
-            .suggestions
-            .as_ref()
-            .and_then(|v| serde_json::from_value(v.clone()).ok())
-            .unwrap_or_default(),
+impl Actor for InterviewSession {
+    type Context = Context<Self>;
+
+    /// Loads the session before the first command is handled.
+    fn started(&mut self, ctx: &mut Self::Context) {
+        let loading = Session::restore(self.deps.clone(), self.lease.id());
+        ctx.wait(loading.into_actor(self).map(|loaded, act, ctx| {
+            act.state = match loaded {
+                Ok(Some(session)) => State::Ready(Box::new(session)),
+                Ok(None) => State::Gone(None),
+                Err(e) => State::Gone(Some(e.to_string())),
+            };
+            if let State::Gone(_) = act.state {
+                // Answer what is queued, but let the next caller read the database again;
+                // this actor stops once nobody holds its address.
+                act.lease.release();
+            }
+            act.settle(ctx);
+        }));
+    }
+
+    fn stopped(&mut self, _: &mut Self::Context) {
+        self.lease.release();
+    }
+}
+
+impl Handler<Start> for InterviewSession {
+    type Result = AtomicResponse<Self, Result<StartOutcome, ActorError>>;
+    fn handle(&mut self, _: Start, _: &mut Self::Context) -> Self::Result {
+        self.command(|s| Box::pin(s.start()))
+    }
+}
+
+impl Handler<Pause> for InterviewSession {
+    type Result = AtomicResponse<Self, Result<session::Model, ActorError>>;
+    fn handle(&mut self, _: Pause, _: &mut Self::Context) -> Self::Result {
+        self.command(|s| Box::pin(s.pause()))
+    }
+}
+
+impl Handler<Resume> for InterviewSession {
+    type Result = AtomicResponse<Self, Result<session::Model, ActorError>>;
+    fn handle(&mut self, _: Resume, _: &mut Self::Context) -> Self::Result {
+        self.command(|s| Box::pin(s.resume()))
+    }
+}
+
+impl Handler<Complete> for InterviewSession {
+    type Result = AtomicResponse<Self, Result<CompleteOutcome, ActorError>>;
+    fn handle(&mut self, _: Complete, _: &mut Self::Context) -> Self::Result {
+        self.command(|s| Box::pin(s.complete_requested()))
+    }
+}
+
+impl Handler<Answer> for InterviewSession {
+    type Result = AtomicResponse<Self, Result<AnswerOutcome, ActorError>>;
+    fn handle(&mut self, Answer(content): Answer, _: &mut Self::Context) -> Self::Result {
+        self.command(|s| Box::pin(s.answer(content)))
+    }
+}
+
+impl Handler<Stop> for InterviewSession {
+    type Result = ();
+    fn handle(&mut self, _: Stop, ctx: &mut Self::Context) {
+        ctx.stop();
     }
 }

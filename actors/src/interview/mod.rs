@@ -1,7 +1,7 @@
 //! The `InterviewSession` actor: one per interview, found or started by [`Registry`].
 //!
-//! The actor is a tokio task with a mailbox; HTTP handlers and sockets send it commands and
-//! await the answer. It owns the status machine (pending → in_progress ⇄ paused →
+//! The actor is an actix actor; HTTP handlers and sockets send it one message per command
+//! and await the answer. It owns the status machine (pending → in_progress ⇄ paused →
 //! completed), the question sequence and the time limit, which only runs while
 //! `in_progress`. It writes every message, score and report to the database before it
 //! emits the matching event, so a crash loses nothing that a client has seen.
@@ -11,11 +11,12 @@ mod model;
 mod ports;
 mod registry;
 pub mod report;
+mod session;
 
-pub use actor::{ActorError, AnswerOutcome, CompleteOutcome, StartOutcome};
 pub use model::*;
 pub use ports::{Broadcast, CompletionHook, Interviewer, TimeSource};
 pub use registry::{Deps, Registry, Timing};
+pub use session::{ActorError, AnswerOutcome, CompleteOutcome, StartOutcome};
 
 /// Session states as stored and sent on the wire.
 pub mod status {

@@ -1,16 +1,15 @@
 //! Finds the actor of a session or starts it; restores running sessions at start-up.
 
-use super::actor::{self, ActorError, Command, Reply};
+use super::actor::{Answer, Complete, InterviewSession, Pause, Resume, Start, Stop};
 use super::ports::{Broadcast, CompletionHook, Interviewer, TimeSource};
+use super::session::{ActorError, AnswerOutcome, CompleteOutcome, StartOutcome};
 use super::status;
-use dashmap::mapref::entry::Entry;
-use dashmap::DashMap;
+use crate::registry::ActorRegistry;
+use actix::{Arbiter, Handler, Message};
 use sea_orm::{ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, QuerySelect};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use switchboard_entities::interview::session;
-use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 /// How the actor's timers behave. The time limit is measured on the injected clock; `tick`
@@ -41,110 +40,75 @@ pub struct Deps {
     pub timing: Timing,
 }
 
-pub(crate) struct Slot {
-    pub generation: u64,
-    pub tx: mpsc::Sender<Command>,
-}
-
-pub(crate) struct Inner {
-    pub deps: Arc<Deps>,
-    pub actors: DashMap<Uuid, Slot>,
-    generation: AtomicU64,
-}
-
 /// Cheap to clone; every clone is the same registry.
 #[derive(Clone)]
-pub struct Registry(Arc<Inner>);
+pub struct Registry {
+    deps: Arc<Deps>,
+    actors: Arc<ActorRegistry<InterviewSession>>,
+}
 
 impl Registry {
+    /// Must be called inside an actix System: the session actors run on the current
+    /// arbiter, whichever worker or socket sends them a command.
     pub fn new(deps: Deps) -> Self {
-        Self(Arc::new(Inner {
-            deps: Arc::new(deps),
-            actors: DashMap::new(),
-            generation: AtomicU64::new(0),
-        }))
+        let deps = Arc::new(deps);
+        let shared = deps.clone();
+        Self {
+            actors: ActorRegistry::new(Arbiter::current(), move |lease| {
+                InterviewSession::new(lease, shared.clone())
+            }),
+            deps,
+        }
     }
 
     pub fn deps(&self) -> &Deps {
-        &self.0.deps
+        &self.deps
     }
 
     /// How many session actors are alive.
     pub fn live(&self) -> usize {
-        self.0.actors.len()
+        self.actors.running()
     }
 
-    /// The mailbox of the session's actor, starting the actor when none is alive. The
-    /// actor loads the session itself, so two callers never start two actors for one id.
-    fn mailbox(&self, id: Uuid) -> mpsc::Sender<Command> {
-        let spawn = |inner: &Arc<Inner>| {
-            let (tx, rx) = mpsc::channel(64);
-            let generation = inner.generation.fetch_add(1, Ordering::Relaxed);
-            tokio::spawn(actor::run(inner.clone(), id, generation, rx));
-            Slot { generation, tx }
-        };
-        match self.0.actors.entry(id) {
-            Entry::Occupied(mut e) => {
-                if e.get().tx.is_closed() {
-                    e.insert(spawn(&self.0));
-                }
-                e.get().tx.clone()
-            }
-            Entry::Vacant(v) => v.insert(spawn(&self.0)).tx.clone(),
-        }
+    /// Sends a command to the session's actor (started when none runs) and waits for its
+    /// answer.
+    async fn call<M, T>(&self, id: Uuid, command: M) -> Result<T, ActorError>
+    where
+        M: Message<Result = Result<T, ActorError>> + Clone + Send + 'static,
+        T: Send + 'static,
+        InterviewSession: Handler<M>,
+    {
+        self.actors
+            .send(id, command)
+            .await
+            .unwrap_or(Err(ActorError::Unavailable))
     }
 
-    /// Sends a command and waits for its answer. An actor that is just stopping closes
-    /// its mailbox; the command then goes to a fresh actor.
-    pub(crate) async fn call<R>(
-        &self,
-        id: Uuid,
-        make: impl Fn(Reply<R>) -> Command,
-    ) -> Result<R, ActorError> {
-        for _ in 0..3 {
-            let (tx, rx) = oneshot::channel();
-            if self.mailbox(id).send(make(tx)).await.is_err() {
-                continue;
-            }
-            match rx.await {
-                Ok(r) => return r,
-                Err(_) => continue,
-            }
-        }
-        Err(ActorError::Unavailable)
-    }
-
-    pub async fn start(&self, id: Uuid) -> Result<actor::StartOutcome, ActorError> {
-        self.call(id, Command::Start).await
+    pub async fn start(&self, id: Uuid) -> Result<StartOutcome, ActorError> {
+        self.call(id, Start).await
     }
 
     pub async fn pause(&self, id: Uuid) -> Result<session::Model, ActorError> {
-        self.call(id, Command::Pause).await
+        self.call(id, Pause).await
     }
 
     pub async fn resume(&self, id: Uuid) -> Result<session::Model, ActorError> {
-        self.call(id, Command::Resume).await
+        self.call(id, Resume).await
     }
 
-    pub async fn complete(&self, id: Uuid) -> Result<actor::CompleteOutcome, ActorError> {
-        self.call(id, Command::Complete).await
+    pub async fn complete(&self, id: Uuid) -> Result<CompleteOutcome, ActorError> {
+        self.call(id, Complete).await
     }
 
-    pub async fn answer(
-        &self,
-        id: Uuid,
-        content: String,
-    ) -> Result<actor::AnswerOutcome, ActorError> {
-        self.call(id, |r| Command::Answer(content.clone(), r)).await
+    pub async fn answer(&self, id: Uuid, content: String) -> Result<AnswerOutcome, ActorError> {
+        self.call(id, Answer(content)).await
     }
 
-    /// Stops the session's actor (before its rows are deleted).
+    /// Stops the session's actor (before its rows are deleted), once the command it is
+    /// handling is done.
     pub async fn stop(&self, id: Uuid) {
-        if let Some((_, slot)) = self.0.actors.remove(&id) {
-            let (tx, rx) = oneshot::channel();
-            if slot.tx.send(Command::Stop(tx)).await.is_ok() {
-                let _ = rx.await;
-            }
+        if let Some(actor) = self.actors.remove(id) {
+            let _ = actor.send(Stop).await;
         }
     }
 
@@ -156,10 +120,10 @@ impl Registry {
             .column(session::Column::Id)
             .filter(session::Column::Status.eq(status::IN_PROGRESS))
             .into_tuple()
-            .all(&self.0.deps.db)
+            .all(&self.deps.db)
             .await?;
         for id in &ids {
-            self.mailbox(*id);
+            self.actors.get_or_start(*id);
         }
         Ok(ids.len())
     }

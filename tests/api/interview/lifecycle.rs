@@ -416,3 +416,37 @@ async fn an_answer_after_a_restart_continues_the_sequence() {
     assert_eq!(v["next_message"]["question_number"], 3);
     assert_eq!(v["answer"]["sequence_number"], 5);
 }
+
+/// Session actors alive in the interview process, as the readiness endpoint counts them.
+async fn live_actors(app: &crate::helpers::TestApp) -> i64 {
+    let res = app.client.get(url(app, "/api/v1/health")).send().await;
+    body(res.expect("health")).await["active_sessions"]
+        .as_i64()
+        .expect("active_sessions")
+}
+
+#[actix_web::test]
+async fn an_idle_actor_stops_and_the_next_command_revives_it_from_the_database() {
+    let app = app_with(|s| s.services.interview.actor_idle_secs = 1).await;
+    let s = create(&app, json!({"max_questions": 5})).await;
+    start(&app, &s).await;
+    let paused = act(&app, &s, "pause").await;
+    assert_eq!(paused.status(), 200);
+    assert_eq!(live_actors(&app).await, 1);
+    // Paused, no timer runs: the actor stops after a second without a command.
+    let mut live = 1;
+    for _ in 0..100 {
+        live = live_actors(&app).await;
+        if live == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(live, 0, "the idle actor stopped");
+    let resumed = body(act(&app, &s, "resume").await).await;
+    assert_eq!(resumed["status"], "in_progress", "{resumed}");
+    assert_eq!(live_actors(&app).await, 1);
+    let v = body(answer(&app, &s, GOOD_ANSWER).await).await;
+    assert_eq!(v["answer"]["sequence_number"], 3, "{v}");
+    assert_eq!(v["next_message"]["question_number"], 2, "{v}");
+}
