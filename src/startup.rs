@@ -6,7 +6,7 @@ use crate::core::clock::{SharedClock, SystemClock};
 use crate::core::config::{ConfigError, Settings};
 use crate::core::http::{error_handlers, extractor_config, not_found, security_headers, Envelope};
 use crate::core::rate_limit::MemoryStore;
-use crate::core::{db, jwt::JwtKeys, telemetry, CoreContext};
+use crate::core::{db, jobs::Jobs, jwt::JwtKeys, telemetry, CoreContext};
 use crate::providers::{outbox::Outbox, sms};
 use crate::services;
 use actix_web::dev::{Server, ServerHandle};
@@ -73,6 +73,7 @@ impl Application {
         );
         let ctx = CoreContext {
             jwt: JwtKeys::new(&settings.auth.jwt_secret),
+            jobs: Jobs::new(conn.clone(), clock.clone(), &settings.jobs),
             settings: Arc::new(settings),
             db: conn,
             clock,
@@ -80,7 +81,6 @@ impl Application {
             outbox,
             sms,
             http,
-            jobs: Default::default(),
         };
 
         let mut servers = Vec::new();
@@ -105,7 +105,7 @@ impl Application {
                 );
             }
         }
-        ctx.jobs.start();
+        ctx.jobs.start().await?;
         Ok(Self { ctx, servers })
     }
 
@@ -133,6 +133,7 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let handles = self.handles();
         let jobs = self.ctx.jobs.clone();
+        let grace = Duration::from_secs(self.ctx.settings.server.shutdown_timeout_secs);
         for (name, addr, _) in &self.servers {
             tracing::info!(service = name, %addr, "listening");
         }
@@ -145,8 +146,8 @@ impl Application {
         });
         let runs = self.servers.into_iter().map(|(_, _, s)| s);
         let results = futures_util::future::join_all(runs).await;
-        // Background jobs end with the listeners.
-        jobs.stop();
+        // Background jobs end with the listeners; running ones get the shutdown timeout.
+        jobs.stop(grace).await;
         for r in results {
             r?;
         }

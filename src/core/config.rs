@@ -18,6 +18,7 @@ pub struct Settings {
     pub ai: AiSettings,
     pub realtime: RealtimeSettings,
     pub retention: RetentionSettings,
+    pub jobs: JobsSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -263,8 +264,6 @@ pub struct InterviewWebhookSettings {
     pub jitter: f64,
     pub max_retry_after_secs: i64,
     pub timeout_secs: u64,
-    /// How often (real time) each node looks for due deliveries.
-    pub poll_interval_ms: u64,
 }
 
 impl Default for InterviewWebhookSettings {
@@ -278,7 +277,6 @@ impl Default for InterviewWebhookSettings {
             jitter: 0.1,
             max_retry_after_secs: 24 * 3600,
             timeout_secs: 30,
-            poll_interval_ms: 1000,
         }
     }
 }
@@ -405,8 +403,8 @@ pub struct WebhookDeliverySettings {
     pub max_delay_secs: i64,
     pub jitter: f64,
     pub max_retry_after_secs: i64,
-    pub poll_interval_ms: u64,
     pub idle_stop_secs: u64,
+    /// How often (across all nodes) endpoints with pending deliveries are revived.
     pub sweep_interval_secs: u64,
 }
 
@@ -422,7 +420,6 @@ impl Default for WebhookDeliverySettings {
             max_delay_secs: 6 * 3600,
             jitter: 0.1,
             max_retry_after_secs: 24 * 3600,
-            poll_interval_ms: 1000,
             idle_stop_secs: 300,
             sweep_interval_secs: 60,
         }
@@ -639,11 +636,11 @@ impl Default for RealtimeSettings {
     }
 }
 
-/// The periodic retention job (src/core/periodic.rs) and how long spent rows are kept.
+/// The retention jobs (recurring jobs of the job queue) and how long spent rows are kept.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct RetentionSettings {
-    /// How often each service's retention job runs (also once at start-up).
+    /// How often each service's retention job runs (once per interval across all nodes).
     pub interval_secs: u64,
     /// Rotated refresh tokens, and every token of a revoked or expired session, are deleted
     /// this many days after rotation, revocation or expiry; until then reusing a rotated token
@@ -659,6 +656,67 @@ impl Default for RetentionSettings {
             interval_secs: 3600,
             refresh_tokens_days: 7,
             delivery_attempts_days: 30,
+        }
+    }
+}
+
+/// The durable job queue (`src/core/jobs`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct JobsSettings {
+    /// How often (real time) a node looks for due jobs besides being woken by its own
+    /// enqueues and timers: the delay before it sees another node's work.
+    pub poll_interval_ms: u64,
+    /// How long a claim lasts; renewed while the job runs, so it lapses only when its node
+    /// is gone, and then another node retakes the job.
+    pub lease_secs: u64,
+    /// Attempts of a job that does not set its own, before it is `dead`.
+    pub max_attempts: i32,
+    /// Retry delay after the n-th failure: base × 2ⁿ⁻¹ seconds, capped, minus up to half
+    /// of it at random.
+    pub backoff_base_secs: u64,
+    pub backoff_max_secs: u64,
+    /// Jobs one node runs at once.
+    pub concurrency: usize,
+    /// Finished (`done`) jobs are deleted this many days after they finished; `dead` ones
+    /// stay for an operator.
+    pub keep_done_days: i64,
+}
+
+impl JobsSettings {
+    fn validate(&self) -> Result<(), ConfigError> {
+        let too_small = [
+            ("poll_interval_ms", self.poll_interval_ms < 10, "10"),
+            ("lease_secs", self.lease_secs < 1, "1"),
+            ("max_attempts", self.max_attempts < 1, "1"),
+            ("backoff_base_secs", self.backoff_base_secs < 1, "1"),
+            (
+                "backoff_max_secs",
+                self.backoff_max_secs < self.backoff_base_secs,
+                "backoff_base_secs",
+            ),
+            ("concurrency", self.concurrency < 1, "1"),
+            ("keep_done_days", self.keep_done_days < 1, "1"),
+        ];
+        match too_small.into_iter().find(|(_, bad, _)| *bad) {
+            Some((name, _, min)) => Err(ConfigError::Invalid(format!(
+                "jobs.{name} must be at least {min}"
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Default for JobsSettings {
+    fn default() -> Self {
+        Self {
+            poll_interval_ms: 1000,
+            lease_secs: 60,
+            max_attempts: 10,
+            backoff_base_secs: 10,
+            backoff_max_secs: 3600,
+            concurrency: 16,
+            keep_done_days: 7,
         }
     }
 }
@@ -726,6 +784,7 @@ impl Settings {
                 return Err(ConfigError::Invalid(format!("{name} must be at least 1")));
             }
         }
+        self.jobs.validate()?;
         if self.realtime.coalesce_window_us > MAX_COALESCE_WINDOW_US {
             return Err(ConfigError::Invalid(format!(
                 "realtime.coalesce_window_us is at most {MAX_COALESCE_WINDOW_US}"
@@ -925,6 +984,19 @@ mod tests {
         assert!(matches!(s.check(), Err(ConfigError::Invalid(_))));
         let mut s = Settings::default();
         s.services.identity.purge_interval_secs = 0;
+        assert!(matches!(s.check(), Err(ConfigError::Invalid(_))));
+    }
+
+    #[test]
+    fn job_queue_settings_are_checked() {
+        let mut s = Settings::default();
+        s.jobs.backoff_max_secs = s.jobs.backoff_base_secs - 1;
+        let Err(ConfigError::Invalid(msg)) = s.check() else {
+            panic!("refused")
+        };
+        assert!(msg.contains("jobs.backoff_max_secs"), "{msg}");
+        let mut s = Settings::default();
+        s.jobs.lease_secs = 0;
         assert!(matches!(s.check(), Err(ConfigError::Invalid(_))));
     }
 

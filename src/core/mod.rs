@@ -5,11 +5,11 @@ pub mod clock;
 pub mod config;
 pub mod db;
 pub mod http;
+pub mod jobs;
 pub mod json_body;
 pub mod jwt;
 pub mod outbound_url;
 pub mod password;
-pub mod periodic;
 pub mod phone;
 pub mod rate_limit;
 pub mod secrets;
@@ -32,8 +32,8 @@ pub struct CoreContext {
     pub outbox: Arc<Outbox>,
     pub sms: Arc<dyn SmsSender>,
     pub http: reqwest::Client,
-    /// Periodic background jobs (retention); services register theirs when mounted.
-    pub jobs: periodic::Periodic,
+    /// The durable job queue; services register their handlers when mounted.
+    pub jobs: jobs::Jobs,
 }
 
 impl CoreContext {

@@ -16,6 +16,7 @@ mod users;
 
 use crate::core::config::IdentitySettings;
 use crate::core::http::{not_found, resource};
+use crate::core::jobs::{Done, JobFailure};
 use crate::core::CoreContext;
 use crate::startup::{serve, StartupError};
 use actix_web::dev::Server;
@@ -33,7 +34,7 @@ pub struct IdentityState {
     pub cfg: Arc<IdentitySettings>,
 }
 
-/// Starts the identity listener and registers its periodic jobs: the purge of deleted
+/// Starts the identity listener and registers its recurring jobs: the purge of deleted
 /// accounts and spent codes, and the retention of refresh tokens and wrong-OTP records.
 pub fn mount(
     core: &CoreContext,
@@ -86,26 +87,37 @@ fn routes(cfg: &mut web::ServiceConfig, data: web::Data<IdentityState>) {
     );
 }
 
+/// Recurring jobs (once per interval across all nodes).
 fn register_jobs(state: &IdentityState) {
     let jobs = &state.core.jobs;
     let st = state.clone();
-    jobs.register(
-        "identity.accounts",
+    jobs.every(
+        "identity.purge",
         Duration::from_secs(state.cfg.purge_interval_secs),
-        move || {
+        move |_| {
             let st = st.clone();
-            async move { Ok(service::accounts::purge(&st).await?) }
+            async move {
+                service::accounts::purge(&st)
+                    .await
+                    .map(Done::from)
+                    .map_err(JobFailure::retry)
+            }
         },
     );
     let st = state.clone();
-    jobs.register(
+    jobs.every(
         "identity.retention",
         Duration::from_secs(state.core.settings.retention.interval_secs),
-        move || {
+        move |_| {
             let st = st.clone();
             async move {
-                Ok(service::tokens::purge_spent(&st).await?
-                    + service::otp::purge_failures(&st).await?)
+                let removed = async {
+                    Ok::<_, error::IdentityError>(
+                        service::tokens::purge_spent(&st).await?
+                            + service::otp::purge_failures(&st).await?,
+                    )
+                };
+                removed.await.map(Done::from).map_err(JobFailure::retry)
             }
         },
     );

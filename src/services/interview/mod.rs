@@ -68,7 +68,7 @@ impl Broadcast for RoomBroadcast {
     }
 }
 
-/// Starts the interview listener, restores running sessions and pending webhooks.
+/// Starts the interview listener, restores running sessions and registers the webhook jobs.
 pub fn mount(
     core: &CoreContext,
     bind: &str,
@@ -116,7 +116,7 @@ pub fn mount(
             Err(e) => tracing::error!(error = %e, "restoring interview sessions failed"),
         }
     });
-    hook.register_poller(core);
+    hook.register(core);
 
     let data = web::Data::new(state);
     serve::<InterviewEnvelope, _>("interview", bind, core, move |cfg| {

@@ -17,6 +17,7 @@ mod webhooks;
 
 use crate::core::config::MessagingSettings;
 use crate::core::http::resource;
+use crate::core::jobs::{Done, JobFailure, JobResult};
 use crate::core::webhook_transport::HttpTransport;
 use crate::core::CoreContext;
 use crate::providers::email::EmailSender;
@@ -72,14 +73,12 @@ fn retry_policy(s: &MessagingSettings) -> RetryPolicy {
         max_delay_secs: w.max_delay_secs.max(1),
         jitter: w.jitter.clamp(0.0, 0.9),
         max_retry_after_secs: w.max_retry_after_secs.max(0),
-        poll_interval: Duration::from_millis(w.poll_interval_ms.max(10)),
         idle_stop: Duration::from_secs(w.idle_stop_secs.max(1)),
-        sweep_interval: Duration::from_secs(w.sweep_interval_secs.max(1)),
     }
 }
 
 /// Builds the service's state and background workers (dispatcher, webhook actors, which
-/// resume work left by an earlier run) and starts its listener.
+/// resume work left by an earlier run), registers its recurring jobs and starts its listener.
 pub fn mount(
     core: &CoreContext,
     bind: &str,
@@ -119,21 +118,53 @@ pub fn mount(
         in_flight: Arc::new(DashSet::new()),
         cfg,
     };
-    registry.spawn_sweeper();
     tokio::spawn(service::dispatch::run(state.clone(), rx));
-    let retained = state.clone();
-    core.jobs.register(
-        "messaging.retention",
-        std::time::Duration::from_secs(core.settings.retention.interval_secs),
-        move || {
-            let st = retained.clone();
-            async move { Ok(service::retention::purge(&st).await?) }
-        },
-    );
+    register_jobs(&state);
     let data = web::Data::new(state);
     serve::<MessagingEnvelope, _>("messaging", bind, core, move |cfg| {
         routes(cfg, data.clone())
     })
+}
+
+/// Webhook actors for pending deliveries now (work left by an earlier run) and then on a
+/// recurring job (work another node left behind); the retention purge.
+fn register_jobs(state: &MessagingState) {
+    let registry = state.webhooks.clone();
+    tokio::spawn(async move { resume_webhooks(&registry).await });
+    let registry = state.webhooks.clone();
+    state.core.jobs.every(
+        "messaging.webhooks.resume",
+        Duration::from_secs(state.cfg.webhooks.sweep_interval_secs.max(1)),
+        move |_| {
+            let registry = registry.clone();
+            async move { resume_webhooks(&registry).await }
+        },
+    );
+    let st = state.clone();
+    state.core.jobs.every(
+        "messaging.retention",
+        Duration::from_secs(state.core.settings.retention.interval_secs),
+        move |_| {
+            let st = st.clone();
+            async move {
+                service::retention::purge(&st)
+                    .await
+                    .map(Done::from)
+                    .map_err(JobFailure::retry)
+            }
+        },
+    );
+}
+
+async fn resume_webhooks(registry: &WebhookRegistry) -> JobResult {
+    let endpoints = registry.resume_pending().await?;
+    if endpoints > 0 {
+        tracing::debug!(
+            endpoints,
+            "webhook endpoints with pending deliveries resumed"
+        );
+    }
+    Ok(Done::default())
 }
 
 fn routes(cfg: &mut web::ServiceConfig, data: web::Data<MessagingState>) {
