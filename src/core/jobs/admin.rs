@@ -3,7 +3,7 @@
 
 use super::job::{JobId, Status};
 use chrono::{DateTime, SecondsFormat, Utc};
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
 };
@@ -20,7 +20,7 @@ pub struct ListFilter {
 pub async fn list<C: ConnectionTrait>(db: &C, filter: &ListFilter) -> Result<Vec<Model>, DbErr> {
     let mut q = Entity::find()
         .order_by_desc(Column::UpdatedAt)
-        .limit(filter.limit.max(1));
+        .limit(Ord::max(filter.limit, 1));
     if let Some(topic) = &filter.topic {
         q = q.filter(Column::Topic.eq(topic.as_str()));
     }
@@ -47,30 +47,37 @@ pub async fn retry<C: ConnectionTrait>(
     id: JobId,
     now: DateTime<Utc>,
 ) -> Result<Retried, DbErr> {
-    for (from, fresh) in [(Status::Dead, true), (Status::Queued, false)] {
-        let mut q = Entity::update_many()
+    let status = Expr::col(Column::Status);
+    let attempts = Expr::case(status.clone().eq(Status::Dead.as_str()), 0)
+        .finally(Expr::col(Column::Attempts));
+    // A run that ends between the update and the read leaves the job queued: try again.
+    for _ in 0..3 {
+        let changed = Entity::update_many()
             .col_expr(Column::Status, Expr::value(Status::Queued.as_str()))
+            .col_expr(Column::Attempts, attempts.clone().into())
             .col_expr(Column::RunAt, Expr::value(now))
-            .col_expr(Column::UpdatedAt, Expr::value(now));
-        if fresh {
-            q = q.col_expr(Column::Attempts, Expr::value(0));
-        }
-        let changed = q
+            .col_expr(Column::UpdatedAt, Expr::value(now))
             .filter(Column::Id.eq(id.0))
-            .filter(Column::Status.eq(from.as_str()))
+            .filter(
+                status
+                    .clone()
+                    .is_in([Status::Dead.as_str(), Status::Queued.as_str()]),
+            )
             .exec(db)
             .await?;
         if changed.rows_affected == 1 {
             return Ok(Retried::Queued);
         }
+        let Some(row) = Entity::find_by_id(id.0).one(db).await? else {
+            return Ok(Retried::NotFound);
+        };
+        match row.status.parse() {
+            Ok(st @ (Status::Running | Status::Done)) => return Ok(Retried::Refused(st)),
+            Ok(_) => continue,
+            Err(_) => return Ok(Retried::NotFound),
+        }
     }
-    Ok(match Entity::find_by_id(id.0).one(db).await? {
-        Some(row) => row
-            .status
-            .parse()
-            .map_or(Retried::NotFound, Retried::Refused),
-        None => Retried::NotFound,
-    })
+    Ok(Retried::Refused(Status::Running))
 }
 
 /// Longest error shown in a table cell.
