@@ -149,6 +149,12 @@ impl From<u64> for Done {
     }
 }
 
+/// A run's outcome from a count of things handled, or an error worth another try (the
+/// usual shape of a purge).
+pub fn counted<E: fmt::Display>(result: Result<u64, E>) -> Result<Done, JobFailure> {
+    result.map(Done::from).map_err(JobFailure::retry)
+}
+
 /// A run that failed: to be tried again (at a time the handler names, or after the queue's
 /// backoff), or never again.
 #[derive(Debug, Clone, PartialEq, Eq)]

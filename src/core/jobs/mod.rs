@@ -22,7 +22,7 @@ mod schedule;
 mod worker;
 
 pub use admin::{list, retry, table, ListFilter, Retried};
-pub use job::{Done, Job, JobFailure, JobId, NewJob, Status};
+pub use job::{counted, Done, Job, JobFailure, JobId, NewJob, Status};
 pub use schedule::key as recurring_key;
 
 use crate::core::clock::SharedClock;

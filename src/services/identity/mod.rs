@@ -16,7 +16,7 @@ mod users;
 
 use crate::core::config::IdentitySettings;
 use crate::core::http::{not_found, resource};
-use crate::core::jobs::{Done, JobFailure};
+use crate::core::jobs::counted;
 use crate::core::CoreContext;
 use crate::startup::{serve, StartupError};
 use actix_web::dev::Server;
@@ -96,12 +96,7 @@ fn register_jobs(state: &IdentityState) {
         Duration::from_secs(state.cfg.purge_interval_secs),
         move |_| {
             let st = st.clone();
-            async move {
-                service::accounts::purge(&st)
-                    .await
-                    .map(Done::from)
-                    .map_err(JobFailure::retry)
-            }
+            async move { counted(service::accounts::purge(&st).await) }
         },
     );
     let st = state.clone();
@@ -111,13 +106,9 @@ fn register_jobs(state: &IdentityState) {
         move |_| {
             let st = st.clone();
             async move {
-                let removed = async {
-                    Ok::<_, error::IdentityError>(
-                        service::tokens::purge_spent(&st).await?
-                            + service::otp::purge_failures(&st).await?,
-                    )
-                };
-                removed.await.map(Done::from).map_err(JobFailure::retry)
+                let tokens = service::tokens::purge_spent(&st).await;
+                let codes = service::otp::purge_failures(&st).await;
+                counted(tokens.and_then(|t| codes.map(|c| t + c)))
             }
         },
     );

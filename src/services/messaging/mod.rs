@@ -17,7 +17,7 @@ mod webhooks;
 
 use crate::core::config::MessagingSettings;
 use crate::core::http::resource;
-use crate::core::jobs::{Done, JobFailure, JobResult};
+use crate::core::jobs::{counted, Done, JobResult};
 use crate::core::webhook_transport::HttpTransport;
 use crate::core::CoreContext;
 use crate::providers::email::EmailSender;
@@ -146,12 +146,7 @@ fn register_jobs(state: &MessagingState) {
         Duration::from_secs(state.core.settings.retention.interval_secs),
         move |_| {
             let st = st.clone();
-            async move {
-                service::retention::purge(&st)
-                    .await
-                    .map(Done::from)
-                    .map_err(JobFailure::retry)
-            }
+            async move { counted(service::retention::purge(&st).await) }
         },
     );
 }
