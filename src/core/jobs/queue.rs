@@ -241,22 +241,6 @@ pub(super) async fn next_run_at(
         .await
 }
 
-/// Makes the queued job with `key` due no later than `latest`.
-pub(super) async fn due_by(
-    db: &DatabaseConnection,
-    key: &str,
-    latest: DateTime<Utc>,
-) -> Result<(), DbErr> {
-    Entity::update_many()
-        .col_expr(Column::RunAt, Expr::value(latest))
-        .filter(Column::Key.eq(key))
-        .filter(Column::Status.eq(Status::Queued.as_str()))
-        .filter(Column::RunAt.gt(latest))
-        .exec(db)
-        .await?;
-    Ok(())
-}
-
 /// Deletes jobs that finished before `before`.
 pub(super) async fn purge_done(
     db: &DatabaseConnection,

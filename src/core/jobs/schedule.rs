@@ -13,8 +13,9 @@ pub fn key(topic: &str) -> String {
     format!("every:{topic}")
 }
 
-/// Makes sure the topic's row exists, due one interval from now, and is due no later than
-/// that (an earlier, longer interval may have scheduled it further).
+/// Makes sure the topic's row exists, first due one interval from now. An existing row keeps
+/// its schedule: a changed interval applies from its next run (pulling a run in from here
+/// could only use this node's idea of now, and would run the job twice in an interval).
 pub(super) async fn ensure(
     db: &DatabaseConnection,
     topic: &'static str,
@@ -22,14 +23,10 @@ pub(super) async fn ensure(
     now: DateTime<Utc>,
     max_attempts: i32,
 ) -> Result<(), DbErr> {
-    let key = key(topic);
-    let first = now + every;
     let new = NewJob::new(topic, serde_json::json!({}))
-        .key(key.clone())
-        .at(first);
-    if queue::insert(db, new, now, max_attempts).await?.is_none() {
-        queue::due_by(db, &key, first).await?;
-    }
+        .key(key(topic))
+        .at(now + every);
+    queue::insert(db, new, now, max_attempts).await?;
     Ok(())
 }
 
