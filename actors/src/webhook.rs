@@ -347,8 +347,8 @@ impl WebhookEndpoint {
         }));
     }
 
-    /// Work arrived: the idle countdown starts again when the actor is next idle.
-    fn busy_again(&mut self, ctx: &mut Context<Self>) {
+    /// Work arrived: no idle stop; the countdown starts again when the actor is next idle.
+    fn cancel_idle(&mut self, ctx: &mut Context<Self>) {
         if let Some(t) = self.idle_timer.take() {
             ctx.cancel_future(t);
         }
@@ -367,7 +367,7 @@ impl Actor for WebhookEndpoint {
 impl Handler<Loaded> for WebhookEndpoint {
     type Result = ();
     fn handle(&mut self, msg: Loaded, ctx: &mut Self::Context) {
-        self.busy_again(ctx);
+        self.cancel_idle(ctx);
         // Rows are the truth; deliveries enqueued while loading stay (a finished one is
         // recognised as such when its turn comes).
         for d in msg.pending {
@@ -385,7 +385,7 @@ impl Handler<Loaded> for WebhookEndpoint {
 impl Handler<Enqueue> for WebhookEndpoint {
     type Result = ();
     fn handle(&mut self, msg: Enqueue, ctx: &mut Self::Context) {
-        self.busy_again(ctx);
+        self.cancel_idle(ctx);
         self.insert(msg);
         self.pump(ctx);
     }
