@@ -1,5 +1,6 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
+use switchboard::core::jobs::{self, JobId, Status};
 use switchboard::core::telemetry;
 use switchboard::settings::Settings;
 use switchboard::startup::{self, Application};
@@ -29,6 +30,27 @@ enum Command {
         #[command(subcommand)]
         command: AdminCommand,
     },
+    /// The background job queue.
+    Jobs {
+        #[command(subcommand)]
+        command: JobsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum JobsCommand {
+    /// Jobs as a table, most recently changed first.
+    List {
+        #[arg(long)]
+        topic: Option<String>,
+        /// queued, running, done or dead.
+        #[arg(long)]
+        status: Option<Status>,
+        #[arg(long, default_value_t = 50)]
+        limit: u64,
+    },
+    /// Send a dead job back to the queue with fresh attempts, or make a queued one due now.
+    Retry { id: JobId },
 }
 
 #[derive(Subcommand)]
@@ -83,6 +105,35 @@ async fn main() -> anyhow_free::Result {
             tracing::info!("migrations applied");
         }
         Command::Admin { command } => admin(&settings, command).await?,
+        Command::Jobs { command } => jobs_command(&settings, command).await?,
+    }
+    Ok(())
+}
+
+async fn jobs_command(settings: &Settings, command: JobsCommand) -> anyhow_free::Result {
+    let db = startup::migrate(settings).await?;
+    match command {
+        JobsCommand::List {
+            topic,
+            status,
+            limit,
+        } => {
+            let filter = jobs::ListFilter {
+                topic,
+                status,
+                limit,
+            };
+            println!("{}", jobs::table(&jobs::list(&db, &filter).await?));
+        }
+        JobsCommand::Retry { id } => match jobs::retry(&db, id, chrono::Utc::now()).await? {
+            jobs::Retried::Queued => println!("job {id}: queued, due now"),
+            jobs::Retried::Refused(status) => {
+                return Err(
+                    format!("job {id} is {status}; only dead or queued jobs are retried").into(),
+                )
+            }
+            jobs::Retried::NotFound => return Err(format!("no job {id}").into()),
+        },
     }
     Ok(())
 }

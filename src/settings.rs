@@ -3,8 +3,8 @@
 //! service, each typed by its owner.
 
 use crate::core::config::{
-    self, AuthSettings, ConfigError, CoreSettings, DatabaseSettings, RealtimeSettings,
-    RetentionSettings, ServerSettings,
+    self, AuthSettings, ConfigError, CoreSettings, DatabaseSettings, JobsSettings,
+    RealtimeSettings, RetentionSettings, ServerSettings,
 };
 use crate::providers::settings::{AiSettings, OutboxSettings, ProvidersSettings};
 use crate::providers::Providers;
@@ -25,6 +25,7 @@ pub struct Settings {
     pub ai: AiSettings,
     pub realtime: RealtimeSettings,
     pub retention: RetentionSettings,
+    pub jobs: JobsSettings,
 }
 
 impl Settings {
@@ -64,6 +65,7 @@ impl Settings {
             auth: self.auth.clone(),
             realtime: self.realtime.clone(),
             retention: self.retention.clone(),
+            jobs: self.jobs.clone(),
         }
     }
 

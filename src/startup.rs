@@ -6,13 +6,14 @@ use crate::core::clock::{SharedClock, SystemClock};
 use crate::core::config::ConfigError;
 use crate::core::rate_limit::MemoryStore;
 use crate::core::server::{Listening, MountError};
-use crate::core::{db, jwt::JwtKeys, CoreContext};
+use crate::core::{db, jobs::Jobs, jwt::JwtKeys, CoreContext};
 use crate::providers::Providers;
 use crate::settings::Settings;
 use actix_web::dev::ServerHandle;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 use switchboard_migration::{Migrator, MigratorTrait};
 
 /// Replacements for process-wide dependencies, used by tests.
@@ -64,12 +65,12 @@ impl Application {
         settings.check(&providers)?;
         let conn = migrate(&settings).await?;
         let ctx = CoreContext {
+            jobs: Jobs::new(conn.clone(), clock.clone(), &settings.jobs),
             jwt: JwtKeys::new(&settings.auth.jwt_secret),
             settings: Arc::new(settings.core()),
             db: conn,
             clock,
             limiter: Arc::new(MemoryStore::default()),
-            jobs: Default::default(),
         };
         let mut servers = Vec::new();
         for service in settings.services.registered() {
@@ -77,7 +78,7 @@ impl Application {
                 servers.push(service.mount(&ctx, &providers)?);
             }
         }
-        ctx.jobs.start();
+        ctx.jobs.start().await?;
         Ok(Self { ctx, servers })
     }
 
@@ -105,6 +106,7 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let handles = self.handles();
         let jobs = self.ctx.jobs.clone();
+        let grace = Duration::from_secs(self.ctx.settings.server.shutdown_timeout_secs);
         for s in &self.servers {
             tracing::info!(service = s.name, addr = %s.addr, "listening");
         }
@@ -117,8 +119,8 @@ impl Application {
         });
         let runs = self.servers.into_iter().map(|s| s.server);
         let results = futures_util::future::join_all(runs).await;
-        // Background jobs end with the listeners.
-        jobs.stop();
+        // Background jobs end with the listeners; running ones get the shutdown timeout.
+        jobs.stop(grace).await;
         for r in results {
             r?;
         }

@@ -5,7 +5,8 @@
 //! holds back only the later events of its own message. One delivery is in flight per endpoint
 //! at a time. Every delivery is a database row before the actor hears of it, and every outcome
 //! is written before the next delivery starts, so a restart resumes exactly where the process
-//! stopped.
+//! stopped. The actor sleeps until its next delivery is due (a timer on the injected clock,
+//! re-armed whenever its pending set changes) and stops by a timer when it has been idle.
 
 use crate::registry::{ActorRegistry, Lease};
 use actix::prelude::*;
@@ -26,6 +27,13 @@ use uuid::Uuid;
 /// Time as the server sees it (tests move it by hand).
 pub trait WebhookClock: Send + Sync + 'static {
     fn now(&self) -> DateTime<Utc>;
+
+    /// Resolves once `now()` has reached `at` (a clock that tests move wakes its sleepers
+    /// when moved).
+    fn sleep_until(&self, at: DateTime<Utc>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        let wait = (at - self.now()).to_std().unwrap_or_default();
+        Box::pin(tokio::time::sleep(wait))
+    }
 }
 
 /// What the transport needs to sign and post one delivery.
@@ -70,12 +78,8 @@ pub struct RetryPolicy {
     pub jitter: f64,
     /// Longest Retry-After honoured.
     pub max_retry_after_secs: i64,
-    /// How often (real time) an actor checks whether a waiting delivery has become due.
-    pub poll_interval: std::time::Duration,
     /// An actor with nothing queued stops after this long; it is revived on demand.
     pub idle_stop: std::time::Duration,
-    /// How often the registry looks for pending deliveries whose actor is not running.
-    pub sweep_interval: std::time::Duration,
 }
 
 impl Default for RetryPolicy {
@@ -89,9 +93,7 @@ impl Default for RetryPolicy {
             max_delay_secs: 6 * 3600,
             jitter: 0.1,
             max_retry_after_secs: 24 * 3600,
-            poll_interval: std::time::Duration::from_secs(1),
             idle_stop: std::time::Duration::from_secs(300),
-            sweep_interval: std::time::Duration::from_secs(60),
         }
     }
 }
@@ -166,7 +168,7 @@ enum Outcome {
     /// An earlier pending delivery with the same key exists that the actor did not know of:
     /// reload the pending set from the database.
     Blocked,
-    /// The database failed; try again on a later tick.
+    /// The database failed; try again a second later.
     Error,
 }
 
@@ -194,9 +196,10 @@ pub struct WebhookEndpoint {
     loaded: bool,
     busy: bool,
     paused_until: Option<DateTime<Utc>>,
-    /// Nothing is due before this (the last scan's finding); cleared whenever the set changes.
-    idle_until: Option<DateTime<Utc>>,
-    last_activity: Instant,
+    /// The timer that pumps again when the next delivery falls due.
+    due_timer: Option<SpawnHandle>,
+    /// The timer that stops the actor once it has had nothing to do for `idle_stop`.
+    idle_timer: Option<SpawnHandle>,
 }
 
 impl WebhookEndpoint {
@@ -210,8 +213,8 @@ impl WebhookEndpoint {
             loaded: false,
             busy: false,
             paused_until: None,
-            idle_until: None,
-            last_activity: Instant::now(),
+            due_timer: None,
+            idle_timer: None,
         }
     }
 
@@ -226,7 +229,6 @@ impl WebhookEndpoint {
                 not_before: d.not_before,
             },
         );
-        self.idle_until = None;
     }
 
     fn remove(&mut self, id: Uuid) {
@@ -270,29 +272,35 @@ impl WebhookEndpoint {
         });
     }
 
-    /// Starts the next deliverable delivery when nothing is in flight.
+    /// Starts the next deliverable delivery when nothing is in flight; otherwise arms the
+    /// timer for when one falls due, or the idle timer when nothing is pending.
     fn pump(&mut self, ctx: &mut Context<Self>) {
         if !self.loaded || self.busy {
             return;
         }
+        if let Some(t) = self.due_timer.take() {
+            ctx.cancel_future(t);
+        }
         let now = self.deps.clock.now();
-        if self.paused_until.is_some_and(|t| now < t) || self.idle_until.is_some_and(|t| now < t) {
+        if let Some(until) = self.paused_until.filter(|t| now < *t) {
+            self.wake_at(ctx, until);
             return;
         }
         let (seq, delivery_id) = match self.next_due(now) {
             Ok(next) => next,
-            Err(earliest) => {
-                self.idle_until = earliest;
+            Err(Some(earliest)) => {
+                self.wake_at(ctx, earliest);
+                return;
+            }
+            Err(None) => {
+                self.idle(ctx);
                 return;
             }
         };
         self.busy = true;
-        self.last_activity = Instant::now();
         let fut = attempt(self.deps.clone(), self.id, delivery_id);
         ctx.spawn(fut.into_actor(self).map(move |(outcome, pause), act, ctx| {
             act.busy = false;
-            act.last_activity = Instant::now();
-            act.idle_until = None;
             match pause {
                 Pause::Keep => {}
                 Pause::Clear => act.paused_until = None,
@@ -318,6 +326,35 @@ impl WebhookEndpoint {
             act.pump(ctx);
         }));
     }
+
+    /// Pumps again at `at` on the injected clock.
+    fn wake_at(&mut self, ctx: &mut Context<Self>, at: DateTime<Utc>) {
+        let sleep = self.deps.clock.sleep_until(at);
+        self.due_timer = Some(ctx.spawn(sleep.into_actor(self).map(|(), act, ctx| {
+            act.due_timer = None;
+            act.pump(ctx);
+        })));
+    }
+
+    /// Nothing pending: stop after `idle_stop` unless work arrives first (which cancels it).
+    fn idle(&mut self, ctx: &mut Context<Self>) {
+        if self.idle_timer.is_some() {
+            return;
+        }
+        self.idle_timer = Some(ctx.run_later(self.deps.policy.idle_stop, |act, ctx| {
+            act.idle_timer = None;
+            if act.pending.is_empty() && !act.busy {
+                ctx.stop();
+            }
+        }));
+    }
+
+    /// Work arrived: no idle stop; the countdown starts again when the actor is next idle.
+    fn cancel_idle(&mut self, ctx: &mut Context<Self>) {
+        if let Some(t) = self.idle_timer.take() {
+            ctx.cancel_future(t);
+        }
+    }
 }
 
 impl Actor for WebhookEndpoint {
@@ -330,23 +367,13 @@ impl Actor for WebhookEndpoint {
     fn started(&mut self, ctx: &mut Self::Context) {
         // Deliveries written before this actor existed (or before a restart) are in the rows.
         self.load(ctx, std::time::Duration::ZERO);
-        ctx.run_interval(self.deps.policy.poll_interval, |act, ctx| {
-            if act.pending.is_empty()
-                && !act.busy
-                && act.loaded
-                && act.last_activity.elapsed() >= act.deps.policy.idle_stop
-            {
-                ctx.stop();
-                return;
-            }
-            act.pump(ctx);
-        });
     }
 }
 
 impl Handler<Loaded> for WebhookEndpoint {
     type Result = ();
     fn handle(&mut self, msg: Loaded, ctx: &mut Self::Context) {
+        self.cancel_idle(ctx);
         // Rows are the truth; deliveries enqueued while loading stay (a finished one is
         // recognised as such when its turn comes).
         for d in msg.pending {
@@ -356,7 +383,6 @@ impl Handler<Loaded> for WebhookEndpoint {
             (Some(a), Some(b)) => Some(Ord::max(a, b)),
             (_, b) => b,
         };
-        self.idle_until = None;
         self.loaded = true;
         self.pump(ctx);
     }
@@ -365,7 +391,7 @@ impl Handler<Loaded> for WebhookEndpoint {
 impl Handler<Enqueue> for WebhookEndpoint {
     type Result = ();
     fn handle(&mut self, msg: Enqueue, ctx: &mut Self::Context) {
-        self.last_activity = Instant::now();
+        self.cancel_idle(ctx);
         self.insert(msg);
         self.pump(ctx);
     }
@@ -638,7 +664,8 @@ async fn try_attempt(
 }
 
 /// Finds or starts the actor of a webhook. Actors stop when idle and are revived from the
-/// database on the next delivery; a periodic sweep revives any endpoint with pending work.
+/// database on the next delivery; the service's recurring job `messaging.webhooks.resume`
+/// calls [`WebhookRegistry::resume_pending`] to revive any endpoint with pending work.
 pub struct WebhookRegistry {
     deps: Arc<EndpointDeps>,
     actors: Arc<ActorRegistry<WebhookEndpoint>>,
@@ -666,7 +693,8 @@ impl WebhookRegistry {
         self.actors.do_send(webhook_id, delivery);
     }
 
-    /// Makes sure an actor runs for every webhook with pending deliveries (start-up and sweep).
+    /// Makes sure an actor runs for every webhook with pending deliveries (start-up and the
+    /// recurring resume); returns how many webhooks have some.
     pub async fn resume_pending(&self) -> Result<usize, DbErr> {
         let ids: Vec<Uuid> = webhook_delivery::Entity::find()
             .select_only()
@@ -680,22 +708,6 @@ impl WebhookRegistry {
             self.actors.get_or_start(*id);
         }
         Ok(ids.len())
-    }
-
-    /// Resumes pending work now and then every sweep interval.
-    pub fn spawn_sweeper(self: &Arc<Self>) {
-        let me = self.clone();
-        actix::spawn(async move {
-            let mut tick = tokio::time::interval(me.deps.policy.sweep_interval);
-            loop {
-                tick.tick().await;
-                match me.resume_pending().await {
-                    Ok(n) if n > 0 => tracing::debug!(endpoints = n, "webhook endpoints resumed"),
-                    Ok(_) => {}
-                    Err(e) => tracing::error!(error = %e, "resuming webhook deliveries failed"),
-                }
-            }
-        });
     }
 
     /// Number of endpoint actors currently running.

@@ -2,11 +2,24 @@
 //! instead of sleeping.
 
 use chrono::{DateTime, Duration, Utc};
+use futures_util::future::BoxFuture;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
+use tokio::sync::Notify;
 
 pub trait Clock: Send + Sync + 'static {
     fn now(&self) -> DateTime<Utc>;
+
+    /// Resolves once `now()` has reached `at`: a timer on this clock, so a test that moves
+    /// the clock past `at` wakes the sleeper at once.
+    fn sleep_until(&self, at: DateTime<Utc>) -> BoxFuture<'static, ()> {
+        Box::pin(tokio::time::sleep(real_time_until(self.now(), at)))
+    }
+}
+
+/// The real time from `now` to `at` (zero when it has passed).
+pub fn real_time_until(now: DateTime<Utc>, at: DateTime<Utc>) -> std::time::Duration {
+    (at - now).to_std().unwrap_or_default()
 }
 
 pub type SharedClock = Arc<dyn Clock>;
@@ -24,9 +37,16 @@ impl Clock for SystemClock {
 /// exactly the same time, and a test can tell by the stamp in which interval it happened).
 #[derive(Default)]
 pub struct ManualClock {
+    state: Arc<ManualState>,
+}
+
+#[derive(Default)]
+struct ManualState {
     offset_ms: AtomicI64,
     /// Milliseconds since the epoch while frozen; `NOT_FROZEN` otherwise.
     frozen_ms: AtomicI64,
+    /// Wakes sleepers when the clock is moved.
+    moved: Notify,
 }
 
 const NOT_FROZEN: i64 = 0;
@@ -39,7 +59,7 @@ impl ManualClock {
     /// Stops the clock at its current time (to the millisecond); `advance` still moves it.
     pub fn freeze(&self) {
         let now = self.now().timestamp_millis();
-        let _ = self.frozen_ms.compare_exchange(
+        let _ = self.state.frozen_ms.compare_exchange(
             NOT_FROZEN,
             now.max(NOT_FROZEN + 1),
             Ordering::SeqCst,
@@ -49,15 +69,17 @@ impl ManualClock {
 
     pub fn advance(&self, by: Duration) {
         let ms = by.num_milliseconds();
-        if self.frozen_ms.load(Ordering::SeqCst) != NOT_FROZEN {
-            self.frozen_ms.fetch_add(ms, Ordering::SeqCst);
+        let s = &self.state;
+        if s.frozen_ms.load(Ordering::SeqCst) != NOT_FROZEN {
+            s.frozen_ms.fetch_add(ms, Ordering::SeqCst);
         } else {
-            self.offset_ms.fetch_add(ms, Ordering::SeqCst);
+            s.offset_ms.fetch_add(ms, Ordering::SeqCst);
         }
+        s.moved.notify_waiters();
     }
 }
 
-impl Clock for ManualClock {
+impl ManualState {
     fn now(&self) -> DateTime<Utc> {
         match self.frozen_ms.load(Ordering::SeqCst) {
             NOT_FROZEN => {
@@ -65,6 +87,32 @@ impl Clock for ManualClock {
             }
             ms => DateTime::from_timestamp_millis(ms).unwrap_or_default(),
         }
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> DateTime<Utc> {
+        self.state.now()
+    }
+
+    fn sleep_until(&self, at: DateTime<Utc>) -> BoxFuture<'static, ()> {
+        let state = self.state.clone();
+        Box::pin(async move {
+            loop {
+                // Registered before reading the time, so a move in between is not missed.
+                let moved = state.moved.notified();
+                tokio::pin!(moved);
+                moved.as_mut().enable();
+                let now = state.now();
+                if now >= at {
+                    return;
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(real_time_until(now, at)) => {}
+                    _ = moved => {}
+                }
+            }
+        })
     }
 }
 
@@ -86,5 +134,22 @@ mod tests {
         assert_eq!(c.now(), t);
         c.advance(Duration::seconds(30));
         assert_eq!(c.now(), t + Duration::seconds(30));
+    }
+
+    #[tokio::test]
+    async fn a_sleeper_wakes_when_the_clock_is_moved_past_its_time() {
+        let c = ManualClock::new();
+        c.freeze();
+        let sleeper = tokio::spawn(c.sleep_until(c.now() + Duration::hours(1)));
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        assert!(!sleeper.is_finished());
+        c.advance(Duration::minutes(59));
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        assert!(!sleeper.is_finished(), "not before its time");
+        c.advance(Duration::minutes(1));
+        tokio::time::timeout(std::time::Duration::from_secs(1), sleeper)
+            .await
+            .unwrap()
+            .unwrap();
     }
 }

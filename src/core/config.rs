@@ -16,6 +16,7 @@ pub struct CoreSettings {
     pub auth: AuthSettings,
     pub realtime: RealtimeSettings,
     pub retention: RetentionSettings,
+    pub jobs: JobsSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -146,11 +147,11 @@ impl Default for RealtimeSettings {
     }
 }
 
-/// The periodic retention job (src/core/periodic.rs) and how long spent rows are kept.
+/// The retention jobs (recurring jobs of the job queue) and how long spent rows are kept.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct RetentionSettings {
-    /// How often each service's retention job runs (also once at start-up).
+    /// How often each service's retention job runs (once per interval across all nodes).
     pub interval_secs: u64,
     /// Rotated refresh tokens, and every token of a revoked or expired session, are deleted
     /// this many days after rotation, revocation or expiry; until then reusing a rotated token
@@ -227,6 +228,67 @@ pub fn refuse_unsafe(bad: Vec<String>) -> Result<(), ConfigError> {
     }
 }
 
+/// The durable job queue (`src/core/jobs`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct JobsSettings {
+    /// How often (real time) a node looks for due jobs besides being woken by its own
+    /// enqueues and timers: the delay before it sees another node's work.
+    pub poll_interval_ms: u64,
+    /// How long a claim lasts; renewed while the job runs, so it lapses only when its node
+    /// is gone, and then another node retakes the job.
+    pub lease_secs: u64,
+    /// Attempts of a job that does not set its own, before it is `dead`.
+    pub max_attempts: i32,
+    /// Retry delay after the n-th failure: base × 2ⁿ⁻¹ seconds, capped, minus up to half
+    /// of it at random.
+    pub backoff_base_secs: u64,
+    pub backoff_max_secs: u64,
+    /// Jobs one node runs at once.
+    pub concurrency: usize,
+    /// Finished (`done`) jobs are deleted this many days after they finished; `dead` ones
+    /// stay for an operator.
+    pub keep_done_days: i64,
+}
+
+impl JobsSettings {
+    fn validate(&self) -> Result<(), ConfigError> {
+        let too_small = [
+            ("poll_interval_ms", self.poll_interval_ms < 10, "10"),
+            ("lease_secs", self.lease_secs < 1, "1"),
+            ("max_attempts", self.max_attempts < 1, "1"),
+            ("backoff_base_secs", self.backoff_base_secs < 1, "1"),
+            (
+                "backoff_max_secs",
+                self.backoff_max_secs < self.backoff_base_secs,
+                "backoff_base_secs",
+            ),
+            ("concurrency", self.concurrency < 1, "1"),
+            ("keep_done_days", self.keep_done_days < 1, "1"),
+        ];
+        match too_small.into_iter().find(|(_, bad, _)| *bad) {
+            Some((name, _, min)) => Err(ConfigError::Invalid(format!(
+                "jobs.{name} must be at least {min}"
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Default for JobsSettings {
+    fn default() -> Self {
+        Self {
+            poll_interval_ms: 1000,
+            lease_secs: 60,
+            max_attempts: 10,
+            backoff_base_secs: 10,
+            backoff_max_secs: 3600,
+            concurrency: 16,
+            keep_done_days: 7,
+        }
+    }
+}
+
 impl CoreSettings {
     /// Values no deployment can use.
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -235,6 +297,7 @@ impl CoreSettings {
                 "retention.interval_secs must be at least 1".into(),
             ));
         }
+        self.jobs.validate()?;
         if self.realtime.coalesce_window_us > MAX_COALESCE_WINDOW_US {
             return Err(ConfigError::Invalid(format!(
                 "realtime.coalesce_window_us is at most {MAX_COALESCE_WINDOW_US}"
@@ -279,6 +342,19 @@ impl CoreSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn job_queue_settings_are_checked() {
+        let mut s = CoreSettings::default();
+        s.jobs.backoff_max_secs = s.jobs.backoff_base_secs - 1;
+        let Err(ConfigError::Invalid(msg)) = s.validate() else {
+            panic!("refused")
+        };
+        assert!(msg.contains("jobs.backoff_max_secs"), "{msg}");
+        let mut s = CoreSettings::default();
+        s.jobs.lease_secs = 0;
+        assert!(matches!(s.validate(), Err(ConfigError::Invalid(_))));
+    }
 
     #[test]
     fn exposure_decides_whether_the_guard_applies() {

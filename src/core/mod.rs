@@ -7,12 +7,12 @@ pub mod config;
 pub mod db;
 pub mod error;
 pub mod http;
+pub mod jobs;
 pub mod json_body;
 pub mod jwt;
 pub mod outbound_url;
 pub mod page;
 pub mod password;
-pub mod periodic;
 pub mod phone;
 pub mod rate_limit;
 pub mod routes;
@@ -33,8 +33,8 @@ pub struct CoreContext {
     pub clock: clock::SharedClock,
     pub jwt: jwt::JwtKeys,
     pub limiter: Arc<dyn rate_limit::RateLimitStore>,
-    /// Periodic background jobs (retention); services register theirs when mounted.
-    pub jobs: periodic::Periodic,
+    /// The durable job queue; services register their handlers when mounted.
+    pub jobs: jobs::Jobs,
 }
 
 impl CoreContext {

@@ -18,8 +18,8 @@ pub struct TestApp {
     pub outbox: PathBuf,
     pub settings: Settings,
     handles: Vec<actix_web::dev::ServerHandle>,
-    /// The application's periodic-job runner, to trigger a run instead of waiting.
-    pub jobs: switchboard::core::periodic::Periodic,
+    /// The application's job queue, to run due jobs now instead of waiting for its worker.
+    pub jobs: switchboard::core::jobs::Jobs,
     _dir: tempfile::TempDir,
 }
 
@@ -48,6 +48,11 @@ pub async fn spawn_app() -> TestApp {
 }
 
 pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
+    spawn_app_on(ManualClock::new(), tweak).await
+}
+
+/// An app reading `clock` (several apps may share one, as nodes share time).
+pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Settings)) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut settings = Settings::default();
     settings.database.url = fresh_database_url(dir.path()).await;
@@ -57,7 +62,6 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
     settings.services.interview.bind = "127.0.0.1:0".into();
     settings.services.messaging.bind = "127.0.0.1:0".into();
     tweak(&mut settings);
-    let clock = ManualClock::new();
     let app = Application::build_with(
         settings.clone(),
         Overrides {

@@ -9,6 +9,7 @@ mod helpers;
 mod identity;
 mod internal_errors;
 mod interview;
+mod jobs;
 mod messaging;
 mod providers;
 mod retention;

@@ -17,6 +17,7 @@ mod users;
 
 use crate::core::config::ConfigError;
 use crate::core::http::api_docs;
+use crate::core::jobs::counted;
 use crate::core::routes::fallback;
 use crate::core::server::{serve, Listening, MountError};
 use crate::core::service::Service;
@@ -63,7 +64,7 @@ impl Service for Identity {
             .collect()
     }
 
-    /// Starts the identity listener and registers its periodic jobs: the purge of deleted
+    /// Starts the identity listener and registers its recurring jobs: the purge of deleted
     /// accounts and spent codes, and the retention of refresh tokens and wrong-OTP records.
     fn mount(
         core: &CoreContext,
@@ -119,26 +120,28 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<IdentityState>) {
         );
 }
 
+/// Recurring jobs (once per interval across all nodes).
 fn register_jobs(state: &IdentityState) {
     let jobs = &state.core.jobs;
     let st = state.clone();
-    jobs.register(
-        "identity.accounts",
+    jobs.every(
+        "identity.purge",
         Duration::from_secs(state.cfg.purge_interval_secs),
-        move || {
+        move |_| {
             let st = st.clone();
-            async move { Ok(service::accounts::purge(&st).await?) }
+            async move { counted(service::accounts::purge(&st).await) }
         },
     );
     let st = state.clone();
-    jobs.register(
+    jobs.every(
         "identity.retention",
         Duration::from_secs(state.core.settings.retention.interval_secs),
-        move || {
+        move |_| {
             let st = st.clone();
             async move {
-                Ok(service::tokens::purge_spent(&st).await?
-                    + service::otp::purge_failures(&st).await?)
+                let tokens = service::tokens::purge_spent(&st).await;
+                let codes = service::otp::purge_failures(&st).await;
+                counted(tokens.and_then(|t| codes.map(|c| t + c)))
             }
         },
     );

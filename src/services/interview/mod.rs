@@ -94,7 +94,7 @@ impl Service for Interview {
         .collect()
     }
 
-    /// Starts the interview listener, restores running sessions and pending webhooks.
+    /// Starts the interview listener, restores running sessions and registers the webhook jobs.
     fn mount(
         core: &CoreContext,
         providers: &Providers,
@@ -145,7 +145,7 @@ impl Service for Interview {
                 Err(e) => tracing::error!(error = %e, "restoring interview sessions failed"),
             }
         });
-        hook.register_poller(core);
+        hook.register(core);
 
         let data = web::Data::new(state);
         serve::<InterviewEnvelope, _>(Self::NAME, &bind, core, openapi::document(), move |cfg| {

@@ -89,8 +89,6 @@ pub struct InterviewWebhookSettings {
     pub jitter: f64,
     pub max_retry_after_secs: i64,
     pub timeout_secs: u64,
-    /// How often (real time) each node looks for due deliveries.
-    pub poll_interval_ms: u64,
 }
 
 impl Default for InterviewWebhookSettings {
@@ -104,7 +102,6 @@ impl Default for InterviewWebhookSettings {
             jitter: 0.1,
             max_retry_after_secs: 24 * 3600,
             timeout_secs: 30,
-            poll_interval_ms: 1000,
         }
     }
 }

@@ -1,11 +1,11 @@
-//! Completion webhooks. The delivery row is written in the transaction that completes the
-//! session, due at once; each node's poller (a periodic job every `poll_interval_ms`) takes
-//! the rows whose `next_attempt_at` has come on the injected clock, claims each with a
-//! conditional update, and posts it through the shared public-only, no-redirect transport
-//! (`core::webhook_transport`). Retries follow messaging's rules (`switchboard_actors::
-//! backoff`): every non-2xx answer and transport error is retried after 30 s × 4ⁿ⁻¹ capped at
-//! 6 h, ± 10 % jitter, never sooner than a (capped) Retry-After; after `max_attempts` the row
-//! is `failed`. Delivery is at least once: each attempt carries `X-Webhook-Delivery-ID` (the
+//! Completion webhooks. The delivery row, and a job (`interview.webhook`, payload the
+//! delivery id) on the core job queue, are written in the transaction that completes the
+//! session, due at once; whichever node claims the job makes one attempt through the shared
+//! public-only, no-redirect transport (`core::webhook_transport`), records it on the row and
+//! asks the queue for the next attempt at the time of the schedule. Retries follow
+//! messaging's rules (`switchboard_actors::backoff`): every non-2xx answer and transport error
+//! is retried after 30 s × 4ⁿ⁻¹ capped at 6 h, ± 10 % jitter, never sooner than a (capped)
+//! Retry-After; after `max_attempts` the row is `failed`. Delivery is at least once: each attempt carries `X-Webhook-Delivery-ID` (the
 //! row id, the same on every retry) for receivers to deduplicate. With an `X-Webhook-Secret`
 //! at creation, each attempt carries
 //!
@@ -18,7 +18,7 @@
 
 use super::settings::{InterviewSettings, InterviewWebhookSettings};
 use crate::core::clock::SharedClock;
-use crate::core::periodic::JobResult;
+use crate::core::jobs::{Done, Job, JobFailure, JobResult, Jobs, NewJob};
 use crate::core::secrets::hmac_sha256_hex;
 use crate::core::webhook_transport::{HttpTransport, PostError};
 use crate::core::CoreContext;
@@ -27,8 +27,9 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, DatabaseTransaction, DbErr, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, Set,
+    QueryFilter, Set,
 };
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,18 +47,28 @@ pub const EVENT: &str = "interview.completed";
 const PENDING: &str = "pending";
 const DELIVERED: &str = "delivered";
 const FAILED: &str = "failed";
-/// Due rows one poll takes at most (the rest wait for the next poll).
-const BATCH: u64 = 50;
+/// The job queue's topic of delivery attempts.
+pub const JOB_TOPIC: &str = "interview.webhook";
+/// Claims of the job that never reached the receiver (a node gone mid-attempt, a store
+/// error) count on the job but not on the delivery, whose own count decides when it is
+/// given up; the job allows this many besides.
+const LOST_CLAIMS: i32 = 3;
+
+/// A delivery job's payload.
+#[derive(Debug, Serialize, Deserialize)]
+struct DeliveryJob {
+    delivery_id: Uuid,
+}
 
 #[derive(Clone)]
 pub struct Webhooks(Arc<Inner>);
 
 struct Inner {
     db: DatabaseConnection,
+    jobs: Jobs,
     transport: HttpTransport,
     clock: SharedClock,
     policy: RetryPolicy,
-    poll_interval: Duration,
 }
 
 /// `v2` of a delivery: hex HMAC-SHA256 of `"{timestamp}.{body}"` keyed with the secret.
@@ -94,87 +105,44 @@ impl Webhooks {
         let w = &cfg.webhook;
         Ok(Self(Arc::new(Inner {
             db: core.db.clone(),
+            jobs: core.jobs.clone(),
             transport: HttpTransport::new(w.allow_private_urls)?,
             clock: core.clock.clone(),
             policy: retry_policy(w),
-            poll_interval: Duration::from_millis(w.poll_interval_ms.max(10)),
         })))
     }
 
-    /// Registers the poller with the process's periodic jobs: it runs at start-up (so rows
-    /// left pending by a stopped process are taken up with no special path) and then every
-    /// `poll_interval_ms`, and stops with the process.
-    pub fn register_poller(&self, core: &CoreContext) {
+    /// Registers the delivery attempts with the job queue.
+    pub fn register(&self, core: &CoreContext) {
         let this = self.clone();
-        core.jobs
-            .register("interview.webhooks", self.0.poll_interval, move || {
-                let this = this.clone();
-                async move { this.poll().await }
-            });
+        core.jobs.handle(JOB_TOPIC, move |job| {
+            let this = this.clone();
+            async move { this.attempt(job).await }
+        });
     }
 
-    /// Attempts every due row this node manages to claim; returns how many it attempted.
-    async fn poll(&self) -> JobResult {
-        let now = self.0.clock.now();
-        let due = delivery::Entity::find()
-            .filter(delivery::Column::Status.eq(PENDING))
-            .filter(delivery::Column::NextAttemptAt.lte(now))
-            .order_by_asc(delivery::Column::NextAttemptAt)
-            .limit(BATCH)
-            .all(&self.0.db)
-            .await?;
-        let runs = due.into_iter().map(|row| self.clone().attempt(row));
-        let done = futures_util::future::join_all(runs).await;
-        Ok(done.into_iter().filter(|claimed| *claimed).count() as u64)
-    }
-
-    /// Claims `row` (as read) and makes one attempt; false when another node claimed it first
-    /// or the store failed (the row stays due and a later poll retries).
-    async fn attempt(self, row: delivery::Model) -> bool {
-        match self.try_attempt(&row).await {
-            Ok(claimed) => claimed,
-            Err(e) => {
-                tracing::error!(delivery = %row.id, error = %e, "webhook attempt not recorded");
-                false
-            }
-        }
-    }
-
-    async fn try_attempt(&self, row: &delivery::Model) -> Result<bool, DbErr> {
+    /// One attempt of the job's delivery, recorded on its row; a failure before the last
+    /// attempt asks for the next one at the schedule's time. A delivery given up is `failed`
+    /// on its row and its job is done.
+    async fn attempt(&self, job: Job) -> JobResult {
+        let DeliveryJob { delivery_id } = job.payload()?;
         let db = &self.0.db;
         let policy = &self.0.policy;
-        // The claim lasts the attempt's timeout and a margin; if this node dies meanwhile,
-        // the row becomes due again when it lapses.
-        let lease = chrono::Duration::from_std(policy.timeout).unwrap_or_default()
-            + chrono::Duration::seconds(60);
-        let now = self.0.clock.now();
-        let claimed_until = millis(now + lease);
-        // Only a due row can be claimed: the immediate first attempt may read the row after
-        // a poller (this node's or another's) has claimed it, and must not take it again.
-        let claim = delivery::Entity::update_many()
-            .col_expr(delivery::Column::NextAttemptAt, Expr::value(claimed_until))
-            .filter(delivery::Column::Id.eq(row.id))
-            .filter(delivery::Column::Status.eq(PENDING))
-            .filter(delivery::Column::NextAttemptAt.lte(now))
-            .filter(delivery::Column::Attempts.eq(row.attempts))
-            .filter(match row.next_attempt_at {
-                Some(t) => delivery::Column::NextAttemptAt.eq(t),
-                None => delivery::Column::NextAttemptAt.is_null(),
-            })
-            .exec(db)
-            .await?;
-        if claim.rows_affected != 1 {
-            return Ok(false);
+        let Some(row) = delivery::Entity::find_by_id(delivery_id).one(db).await? else {
+            return Ok(Done::default());
+        };
+        if row.status != PENDING {
+            return Ok(Done::default());
         }
-
         let attempt = row.attempts + 1;
-        let outcome = self.post(row).await;
+        let outcome = self.post(&row).await;
         let now = millis(self.0.clock.now());
         let mut update = delivery::Entity::update_many()
             .col_expr(delivery::Column::Attempts, Expr::value(attempt))
             .filter(delivery::Column::Id.eq(row.id))
             .filter(delivery::Column::Status.eq(PENDING))
             .filter(delivery::Column::Attempts.eq(row.attempts));
+        let mut retry = None;
         update = match outcome {
             Ok(status) => update
                 .col_expr(delivery::Column::Status, Expr::value(DELIVERED))
@@ -200,12 +168,19 @@ impl Webhooks {
                 } else {
                     let sample = rand::random::<f64>() * 2.0 - 1.0;
                     let next = millis(now + backoff(policy, attempt, retry_after, sample));
+                    retry = Some(JobFailure::retry_at(error, next));
                     update.col_expr(delivery::Column::NextAttemptAt, Expr::value(next))
                 }
             }
         };
-        update.exec(db).await?;
-        Ok(true)
+        // Unchanged only when another claim recorded this attempt first: it goes on from there.
+        if update.exec(db).await?.rows_affected != 1 {
+            return Ok(Done::default());
+        }
+        match retry {
+            Some(failure) => Err(failure),
+            None => Ok(Done::from(1)),
+        }
     }
 
     /// One POST.
@@ -305,25 +280,18 @@ impl CompletionHook for Webhooks {
         }
         .insert(txn)
         .await?;
+        let job = NewJob::new(JOB_TOPIC, json!(DeliveryJob { delivery_id: id }))
+            .key(format!("{JOB_TOPIC}:{id}"))
+            .max_attempts(self.0.policy.max_attempts + LOST_CLAIMS);
+        self.0.jobs.enqueue(txn, job).await?;
         Ok(Some(id))
     }
 
-    /// The first attempt is made at once rather than at the next poll; it claims the row
-    /// like any poll, so it cannot overlap another node's.
+    /// The first attempt is made at once: the committed job is due now, so this node's
+    /// worker, woken, takes it (or another node's, whichever claims it first).
     fn completed(&self, recorded: Option<Uuid>) {
-        let Some(id) = recorded else {
-            return;
-        };
-        let this = self.clone();
-        tokio::spawn(async move {
-            match delivery::Entity::find_by_id(id).one(&this.0.db).await {
-                Ok(Some(row)) => {
-                    this.attempt(row).await;
-                }
-                Ok(None) => {}
-                // The row is stored and due: a poll takes it.
-                Err(e) => tracing::error!(delivery = %id, error = %e, "loading webhook failed"),
-            }
-        });
+        if recorded.is_some() {
+            self.0.jobs.wake();
+        }
     }
 }

@@ -18,6 +18,7 @@ mod webhooks;
 
 use crate::core::config::{unsafe_switch, weak_secret};
 use crate::core::http::api_docs;
+use crate::core::jobs::{counted, Done, JobResult};
 use crate::core::server::{serve, Listening, MountError};
 use crate::core::service::Service;
 use crate::core::webhook_transport::HttpTransport;
@@ -75,9 +76,7 @@ fn retry_policy(s: &MessagingSettings) -> RetryPolicy {
         max_delay_secs: w.max_delay_secs.max(1),
         jitter: w.jitter.clamp(0.0, 0.9),
         max_retry_after_secs: w.max_retry_after_secs.max(0),
-        poll_interval: Duration::from_millis(w.poll_interval_ms.max(10)),
         idle_stop: Duration::from_secs(w.idle_stop_secs.max(1)),
-        sweep_interval: Duration::from_secs(w.sweep_interval_secs.max(1)),
     }
 }
 
@@ -104,7 +103,7 @@ impl Service for Messaging {
     }
 
     /// Builds the service's state and background workers (dispatcher, webhook actors, which
-    /// resume work left by an earlier run) and starts its listener.
+    /// resume work left by an earlier run), registers its recurring jobs and starts its listener.
     fn mount(
         core: &CoreContext,
         providers: &Providers,
@@ -146,17 +145,8 @@ impl Service for Messaging {
             in_flight: Arc::new(DashSet::new()),
             cfg: cfg.clone(),
         };
-        registry.spawn_sweeper();
         tokio::spawn(service::dispatch::run(state.clone(), rx));
-        let retained = state.clone();
-        core.jobs.register(
-            "messaging.retention",
-            std::time::Duration::from_secs(core.settings.retention.interval_secs),
-            move || {
-                let st = retained.clone();
-                async move { Ok(service::retention::purge(&st).await?) }
-            },
-        );
+        register_jobs(&state);
         let data = web::Data::new(state);
         serve::<MessagingEnvelope, _>(
             Self::NAME,
@@ -166,6 +156,42 @@ impl Service for Messaging {
             move |cfg| routes(cfg, data.clone()),
         )
     }
+}
+
+/// Webhook actors for pending deliveries now (work left by an earlier run) and then on a
+/// recurring job (work another node left behind); the retention purge.
+fn register_jobs(state: &MessagingState) {
+    let registry = state.webhooks.clone();
+    tokio::spawn(async move { resume_webhooks(&registry).await });
+    let registry = state.webhooks.clone();
+    state.core.jobs.every(
+        "messaging.webhooks.resume",
+        Duration::from_secs(state.cfg.webhooks.sweep_interval_secs.max(1)),
+        move |_| {
+            let registry = registry.clone();
+            async move { resume_webhooks(&registry).await }
+        },
+    );
+    let st = state.clone();
+    state.core.jobs.every(
+        "messaging.retention",
+        Duration::from_secs(state.core.settings.retention.interval_secs),
+        move |_| {
+            let st = st.clone();
+            async move { counted(service::retention::purge(&st).await) }
+        },
+    );
+}
+
+async fn resume_webhooks(registry: &WebhookRegistry) -> JobResult {
+    let endpoints = registry.resume_pending().await?;
+    if endpoints > 0 {
+        tracing::debug!(
+            endpoints,
+            "webhook endpoints with pending deliveries resumed"
+        );
+    }
+    Ok(Done::default())
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<MessagingState>) {

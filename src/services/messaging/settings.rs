@@ -125,8 +125,8 @@ pub struct WebhookDeliverySettings {
     pub max_delay_secs: i64,
     pub jitter: f64,
     pub max_retry_after_secs: i64,
-    pub poll_interval_ms: u64,
     pub idle_stop_secs: u64,
+    /// How often (across all nodes) endpoints with pending deliveries are revived.
     pub sweep_interval_secs: u64,
 }
 
@@ -142,7 +142,6 @@ impl Default for WebhookDeliverySettings {
             max_delay_secs: 6 * 3600,
             jitter: 0.1,
             max_retry_after_secs: 24 * 3600,
-            poll_interval_ms: 1000,
             idle_stop_secs: 300,
             sweep_interval_secs: 60,
         }

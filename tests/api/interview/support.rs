@@ -14,7 +14,7 @@ pub fn fast(s: &mut Settings) {
     s.services.interview.api_key = API_KEY.into();
     s.services.interview.admin_key = ADMIN_KEY.into();
     s.services.interview.timer_tick_ms = 20;
-    s.services.interview.webhook.poll_interval_ms = 20;
+    s.jobs.poll_interval_ms = 20;
     s.services.interview.webhook.timeout_secs = 5;
 }
 

@@ -86,9 +86,9 @@ async fn completion_is_posted_signed_and_retried() {
             (lo..=hi).contains(&wait.num_seconds()),
             "retry {failed} after {wait}"
         );
-        // Not before it is due: a poll that sees the row leaves it alone.
+        // Not before it is due: a run of the due jobs leaves it alone.
         app.advance(wait - chrono::Duration::seconds(1));
-        polls(&app, 2).await;
+        run_due_jobs(&app).await;
         assert_eq!(deliveries(&app, &s).await[0].attempts, failed);
         app.advance(chrono::Duration::seconds(1));
     }
@@ -131,12 +131,12 @@ async fn completion_is_posted_signed_and_retried() {
     assert_eq!(v["metadata"], json!({"source": "test"}));
     assert!(v["report"]["overall_score"].is_number());
     assert!(v["report"]["recommendation"].is_string());
-    // Delivered is final: whatever the pollers do from now on, there is no fourth call.
+    // Delivered is final: whatever the job queue does from now on, there is no fourth call.
     assert_eq!(row.status, "delivered");
     assert_eq!(row.attempts, 3);
     assert!(calls.iter().all(|c| delivery_id(c) == row.id.to_string()));
     app.advance(chrono::Duration::days(7));
-    polls(&app, 2).await;
+    run_due_jobs(&app).await;
     assert_eq!(hook.received_requests().await.unwrap().len(), 3);
 }
 
@@ -229,17 +229,10 @@ async fn wait_attempts(
     panic!("the delivery never had {attempts} attempts");
 }
 
-/// Returns once the process's periodic jobs (here only the webhook poller) have run `n` more
-/// times: a poll that started after the caller's last step has looked at every row.
-async fn polls(app: &crate::helpers::TestApp, n: u64) {
-    let target = app.jobs.runs() + n;
-    for _ in 0..400 {
-        if app.jobs.runs() >= target {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    panic!("the webhook poller did not run");
+/// Returns once every job due now on the app's clock has run (here the delivery attempts),
+/// whether this call or the app's worker took it.
+async fn run_due_jobs(app: &crate::helpers::TestApp) {
+    app.jobs.run_due().await.expect("jobs run");
 }
 
 /// Private URLs NOT allowed (the default): an address that turns inward after creation
@@ -424,7 +417,7 @@ async fn retry_after_is_honoured() {
     );
 }
 
-/// After max_attempts failures the row is `failed`, which is final: no poll calls again.
+/// After max_attempts failures the row is `failed`, which is final: no job calls again.
 #[actix_web::test]
 async fn after_max_attempts_the_row_is_failed_and_no_more_calls_are_made() {
     let app = app_with(|s| {
@@ -448,7 +441,7 @@ async fn after_max_attempts_the_row_is_failed_and_no_more_calls_are_made() {
     assert_eq!(row.attempts, 3);
     assert_eq!(row.last_status, Some(500));
     app.advance(chrono::Duration::days(30));
-    polls(&app, 2).await;
+    run_due_jobs(&app).await;
     assert_eq!(hook.received_requests().await.unwrap().len(), 3);
     let after = deliveries(&app, &s).await.remove(0);
     assert_eq!((after.status.as_str(), after.attempts), ("failed", 3));
@@ -480,7 +473,7 @@ async fn a_pending_delivery_is_resumed_after_a_restart() {
     assert_eq!(mine, 2, "one failed attempt, one delivered: {ids:?}");
 }
 
-/// Two nodes polling the same database: a due row is claimed by one of them, so the
+/// Two nodes on the same database: a due delivery job is claimed by one of them, so the
 /// receiver gets one call, not one per node.
 #[actix_web::test]
 async fn two_nodes_never_post_the_same_attempt() {
@@ -500,8 +493,8 @@ async fn two_nodes_never_post_the_same_attempt() {
     let s = create_hooked(&first, &hook).await;
     let row = wait_delivery_status(&first, &s, "delivered").await;
     assert_eq!(row.attempts, 1);
-    polls(&first, 2).await;
-    polls(&second, 2).await;
+    run_due_jobs(&first).await;
+    run_due_jobs(&second).await;
     // Only this delivery's calls: a pooled mock server may have served another test before.
     let ids: Vec<String> = hook
         .received_requests()

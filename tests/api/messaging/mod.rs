@@ -16,10 +16,9 @@ use switchboard::services::messaging::{create_workspace, NewWorkspace};
 use switchboard::settings::Settings;
 use uuid::Uuid;
 
-/// Settings every messaging test wants: receivers on loopback allowed, fast actor polling.
+/// Settings every messaging test wants: receivers on loopback allowed.
 pub fn test_settings(s: &mut Settings) {
     s.services.messaging.webhooks.allow_private_urls = true;
-    s.services.messaging.webhooks.poll_interval_ms = 20;
     s.services.messaging.public_url = "https://sb.example.com".into();
     s.providers.sms.auth_token = "carrier-token".into();
 }

@@ -14,6 +14,13 @@ impl WebhookClock for Clock {
     fn now(&self) -> DateTime<Utc> {
         self.0.now()
     }
+
+    fn sleep_until(
+        &self,
+        at: DateTime<Utc>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+        self.0.sleep_until(at)
+    }
 }
 
 /// Messaging's deliveries over the shared transport.

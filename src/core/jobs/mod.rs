@@ -1,0 +1,191 @@
+//! The durable job queue: all background work of every service. A job is a row
+//! (`core_jobs`) with a topic, a JSON payload and a time to run; services register one
+//! handler per topic when they are mounted (`handle`) and enqueue jobs with any connection,
+//! so a job can commit with the transaction that made it necessary (`enqueue`). Recurring work
+//! (`every`) is one row per topic for the whole cluster.
+//!
+//! Each node's worker (`worker.rs`) claims due jobs by taking a lease on them — `SELECT … FOR
+//! UPDATE SKIP LOCKED` on PostgreSQL, a conditional UPDATE on SQLite — renews the lease while
+//! the handler runs, and records the outcome under that lease: done, queued again for a retry
+//! (at the handler's time, or after exponential backoff with jitter), or dead after
+//! `max_attempts`. A node that dies leaves its leases to lapse; another node retakes those
+//! jobs, so a handler may run more than once (at least once) and must tolerate it. Nothing is
+//! process-local: the rows are the truth. The worker polls every `poll_interval_ms`, is woken
+//! at once by an enqueue on this node, and sleeps on the injected clock until the next
+//! queued job is due, so a test that moves its clock sees jobs run.
+
+mod admin;
+mod backoff;
+mod job;
+mod queue;
+mod schedule;
+mod worker;
+
+pub use admin::{list, retry, table, ListFilter, Retried};
+pub use job::{counted, Done, Job, JobFailure, JobId, NewJob, Status};
+pub use schedule::key as recurring_key;
+
+use crate::core::clock::SharedClock;
+use crate::core::config::JobsSettings;
+use futures_util::future::BoxFuture;
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr};
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::Duration;
+use tokio::sync::{watch, Notify};
+use tokio::task::{AbortHandle, JoinHandle};
+
+/// What a handler returns.
+pub type JobResult = Result<Done, JobFailure>;
+type HandlerFn = Arc<dyn Fn(Job) -> BoxFuture<'static, JobResult> + Send + Sync>;
+
+#[derive(Clone)]
+struct Handler {
+    run: HandlerFn,
+    /// Set for a recurring topic: its interval.
+    every: Option<Duration>,
+}
+
+/// How often finished jobs older than `keep_done_days` are deleted.
+const PURGE_EVERY: Duration = Duration::from_secs(3600);
+
+/// The queue as this node sees it: its handlers and its worker. Cheap to clone; every clone
+/// is the same queue.
+#[derive(Clone)]
+pub struct Jobs(Arc<Inner>);
+
+struct Inner {
+    db: DatabaseConnection,
+    clock: SharedClock,
+    cfg: JobsSettings,
+    /// This node's name in `lease_owner`.
+    owner: String,
+    handlers: RwLock<HashMap<&'static str, Handler>>,
+    /// Recurring topics whose row this node has not made sure of yet.
+    unsynced: Mutex<Vec<(&'static str, Duration)>>,
+    wake: Notify,
+    stop: watch::Sender<bool>,
+    worker: Mutex<Option<JoinHandle<()>>>,
+    /// Jobs the worker is running now.
+    running: Mutex<HashMap<JobId, AbortHandle>>,
+    /// Counts runs ended, for waiters on `running`.
+    ended: watch::Sender<u64>,
+    /// Held while claiming and noting what was claimed, so `run_due` sees either the row or
+    /// the running job.
+    claiming: tokio::sync::Mutex<()>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Jobs {
+    pub fn new(db: DatabaseConnection, clock: SharedClock, cfg: &JobsSettings) -> Self {
+        let owner = format!(
+            "{}:{}",
+            std::process::id(),
+            &uuid::Uuid::new_v4().simple().to_string()[..8]
+        );
+        let jobs = Self(Arc::new(Inner {
+            db,
+            clock,
+            cfg: cfg.clone(),
+            owner,
+            handlers: RwLock::new(HashMap::new()),
+            unsynced: Mutex::new(Vec::new()),
+            wake: Notify::new(),
+            stop: watch::channel(false).0,
+            worker: Mutex::new(None),
+            running: Mutex::new(HashMap::new()),
+            ended: watch::channel(0).0,
+            claiming: tokio::sync::Mutex::new(()),
+        }));
+        jobs.register_purge();
+        jobs
+    }
+
+    /// Runs `handler` for every job of `topic` (one handler per topic; a later one replaces
+    /// it).
+    pub fn handle<F, Fut>(&self, topic: &'static str, handler: F)
+    where
+        F: Fn(Job) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = JobResult> + Send + 'static,
+    {
+        self.add(topic, handler, None);
+    }
+
+    /// Runs `handler` once per `every` across all nodes, the first time one interval after
+    /// the topic's row is created.
+    pub fn every<F, Fut>(&self, topic: &'static str, every: Duration, handler: F)
+    where
+        F: Fn(Job) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = JobResult> + Send + 'static,
+    {
+        let every = every.max(Duration::from_secs(1));
+        self.add(topic, handler, Some(every));
+        lock(&self.0.unsynced).push((topic, every));
+        self.wake();
+    }
+
+    fn add<F, Fut>(&self, topic: &'static str, handler: F, every: Option<Duration>)
+    where
+        F: Fn(Job) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = JobResult> + Send + 'static,
+    {
+        let run: HandlerFn = Arc::new(move |job| Box::pin(handler(job)));
+        self.0
+            .handlers
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(topic, Handler { run, every });
+    }
+
+    fn handler(&self, topic: &str) -> Option<Handler> {
+        self.0
+            .handlers
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(topic)
+            .cloned()
+    }
+
+    fn topics(&self) -> Vec<&'static str> {
+        self.0
+            .handlers
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .keys()
+            .copied()
+            .collect()
+    }
+
+    /// Writes `job` with `conn` — a transaction's, so that the job commits with the work that
+    /// made it necessary — and wakes this node's worker. `None` when its key is taken. Inside
+    /// a transaction, call [`Jobs::wake`] again after the commit: until then the worker cannot
+    /// see the row.
+    pub async fn enqueue<C: ConnectionTrait>(
+        &self,
+        conn: &C,
+        job: NewJob,
+    ) -> Result<Option<JobId>, DbErr> {
+        let id = queue::insert(conn, job, self.0.clock.now(), self.0.cfg.max_attempts).await?;
+        self.wake();
+        Ok(id)
+    }
+
+    /// Makes this node's worker look for due jobs now.
+    pub fn wake(&self) {
+        self.0.wake.notify_one();
+    }
+
+    /// Deletes finished jobs after `keep_done_days`; dead ones stay for an operator.
+    fn register_purge(&self) {
+        let (db, clock) = (self.0.db.clone(), self.0.clock.clone());
+        let keep = chrono::Duration::days(self.0.cfg.keep_done_days);
+        self.every("jobs.purge", PURGE_EVERY, move |_| {
+            let (db, before) = (db.clone(), clock.now() - keep);
+            async move { Ok(queue::purge_done(&db, before).await?.into()) }
+        });
+    }
+}

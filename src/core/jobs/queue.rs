@@ -1,0 +1,255 @@
+//! The queue's statements. Every change of a claimed job is conditional on the claim
+//! (status `running`, this node's lease, the attempt it took), so a node whose lease lapsed
+//! and was retaken elsewhere changes nothing.
+
+use super::job::{Job, JobId, NewJob, Status};
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{Expr, ExprTrait, LockBehavior, LockType};
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set, SqliteTransactionMode, TransactionOptions,
+    TransactionTrait, TryInsertResult,
+};
+use switchboard_entities::core::job::{self, Column, Entity};
+use uuid::Uuid;
+
+/// Longest `last_error` kept.
+const ERROR_CHARS: usize = 1000;
+
+/// Inserts `new`; `None` when its key is taken.
+pub(super) async fn insert<C: ConnectionTrait>(
+    conn: &C,
+    new: NewJob,
+    now: DateTime<Utc>,
+    default_max_attempts: i32,
+) -> Result<Option<JobId>, DbErr> {
+    let id = Uuid::new_v4();
+    let row = job::ActiveModel {
+        id: Set(id),
+        topic: Set(new.topic),
+        payload: Set(new.payload),
+        run_at: Set(new.run_at.unwrap_or(now)),
+        attempts: Set(0),
+        max_attempts: Set(Ord::max(
+            new.max_attempts.unwrap_or(default_max_attempts),
+            1,
+        )),
+        status: Set(Status::Queued.as_str().into()),
+        lease_owner: Set(None),
+        lease_until: Set(None),
+        last_error: Set(None),
+        key: Set(new.key),
+        created_at: Set(now),
+        updated_at: Set(now),
+    };
+    let inserted = Entity::insert(row)
+        .on_conflict_do_nothing_on([Column::Key])
+        .exec_without_returning(conn)
+        .await?;
+    Ok(match inserted {
+        TryInsertResult::Inserted(n) if n > 0 => Some(JobId(id)),
+        _ => None,
+    })
+}
+
+/// What a node asks for when it claims.
+pub(super) struct Claim<'a> {
+    pub owner: &'a str,
+    pub topics: &'a [&'static str],
+    pub now: DateTime<Utc>,
+    pub lease_until: DateTime<Utc>,
+    pub limit: u64,
+}
+
+/// Queued and due, or running under another node's lapsed lease (that node is gone; this
+/// node's own runs are still going, even when a moved clock says their lease lapsed).
+fn claimable(c: &Claim<'_>) -> Condition {
+    Condition::any()
+        .add(
+            Condition::all()
+                .add(Column::Status.eq(Status::Queued.as_str()))
+                .add(Column::RunAt.lte(c.now)),
+        )
+        .add(
+            Condition::all()
+                .add(Column::Status.eq(Status::Running.as_str()))
+                .add(Column::LeaseUntil.lte(c.now))
+                .add(Column::LeaseOwner.ne(c.owner)),
+        )
+}
+
+fn taken_by(c: &Claim<'_>) -> sea_orm::UpdateMany<Entity> {
+    Entity::update_many()
+        .col_expr(Column::Status, Expr::value(Status::Running.as_str()))
+        .col_expr(Column::LeaseOwner, Expr::value(c.owner))
+        .col_expr(Column::LeaseUntil, Expr::value(c.lease_until))
+        .col_expr(Column::Attempts, Expr::col(Column::Attempts).add(1))
+        .col_expr(Column::UpdatedAt, Expr::value(c.now))
+}
+
+/// Takes up to `limit` due jobs of these topics, oldest first.
+pub(super) async fn claim(db: &DatabaseConnection, c: &Claim<'_>) -> Result<Vec<Job>, DbErr> {
+    if c.topics.is_empty() || c.limit == 0 {
+        return Ok(Vec::new());
+    }
+    let due = Entity::find()
+        .filter(claimable(c))
+        .filter(Column::Topic.is_in(c.topics.iter().copied()))
+        .order_by_asc(Column::RunAt)
+        .limit(c.limit);
+    let rows = match db.get_database_backend() {
+        // Rows another node is claiming are skipped, not waited for.
+        DbBackend::Postgres => {
+            let txn = db.begin().await?;
+            let rows = due
+                .lock_with_behavior(LockType::Update, LockBehavior::SkipLocked)
+                .all(&txn)
+                .await?;
+            take(&txn, c, &rows).await?;
+            txn.commit().await?;
+            rows
+        }
+        // The single writer: the transaction holds the write lock from its start, so the rows
+        // are still as read when the update takes them (and it commits once for the batch).
+        _ => {
+            let txn = db
+                .begin_with_options(TransactionOptions {
+                    sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+                    ..TransactionOptions::default()
+                })
+                .await?;
+            let rows = due.all(&txn).await?;
+            take(&txn, c, &rows).await?;
+            txn.commit().await?;
+            rows
+        }
+    };
+    Ok(rows.into_iter().map(Job::claimed).collect())
+}
+
+async fn take<C: ConnectionTrait>(
+    conn: &C,
+    c: &Claim<'_>,
+    rows: &[job::Model],
+) -> Result<(), DbErr> {
+    if !rows.is_empty() {
+        taken_by(c)
+            .filter(Column::Id.is_in(rows.iter().map(|r| r.id)))
+            .exec(conn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// How a claimed job ends its run.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum End {
+    Done,
+    /// Back to the queue (a retry, or a recurring job's next run).
+    Queued {
+        run_at: DateTime<Utc>,
+        error: Option<String>,
+        /// A recurring job's successful run starts its count afresh.
+        fresh: bool,
+    },
+    Dead {
+        error: String,
+    },
+}
+
+fn truncate(s: &str) -> String {
+    s.chars().take(ERROR_CHARS).collect()
+}
+
+/// `job` as this node claimed it (still running under our lease, at this attempt).
+fn held(q: sea_orm::UpdateMany<Entity>, job: &Job, owner: &str) -> sea_orm::UpdateMany<Entity> {
+    q.filter(Column::Id.eq(job.id.0))
+        .filter(Column::Status.eq(Status::Running.as_str()))
+        .filter(Column::LeaseOwner.eq(owner))
+        .filter(Column::Attempts.eq(job.attempt))
+}
+
+/// Records the end of a run; false when the claim was lost meanwhile.
+pub(super) async fn finish(
+    db: &DatabaseConnection,
+    job: &Job,
+    owner: &str,
+    end: End,
+    now: DateTime<Utc>,
+) -> Result<bool, DbErr> {
+    let mut q = Entity::update_many()
+        .col_expr(Column::LeaseOwner, Expr::value(Option::<String>::None))
+        .col_expr(
+            Column::LeaseUntil,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(Column::UpdatedAt, Expr::value(now));
+    q = match end {
+        End::Done => q.col_expr(Column::Status, Expr::value(Status::Done.as_str())),
+        End::Queued {
+            run_at,
+            error,
+            fresh,
+        } => {
+            let q = q
+                .col_expr(Column::Status, Expr::value(Status::Queued.as_str()))
+                .col_expr(Column::RunAt, Expr::value(run_at))
+                .col_expr(
+                    Column::LastError,
+                    Expr::value(error.as_deref().map(truncate)),
+                );
+            if fresh {
+                q.col_expr(Column::Attempts, Expr::value(0))
+            } else {
+                q
+            }
+        }
+        End::Dead { error } => q
+            .col_expr(Column::Status, Expr::value(Status::Dead.as_str()))
+            .col_expr(Column::LastError, Expr::value(truncate(&error))),
+    };
+    Ok(held(q, job, owner).exec(db).await?.rows_affected == 1)
+}
+
+/// Extends this node's lease of a running job; false when it was lost.
+pub(super) async fn renew(
+    db: &DatabaseConnection,
+    job: &Job,
+    owner: &str,
+    lease_until: DateTime<Utc>,
+) -> Result<bool, DbErr> {
+    let q = Entity::update_many().col_expr(Column::LeaseUntil, Expr::value(lease_until));
+    Ok(held(q, job, owner).exec(db).await?.rows_affected == 1)
+}
+
+/// When the earliest queued job of these topics falls due.
+pub(super) async fn next_run_at(
+    db: &DatabaseConnection,
+    topics: &[&'static str],
+) -> Result<Option<DateTime<Utc>>, DbErr> {
+    if topics.is_empty() {
+        return Ok(None);
+    }
+    Entity::find()
+        .select_only()
+        .column(Column::RunAt)
+        .filter(Column::Status.eq(Status::Queued.as_str()))
+        .filter(Column::Topic.is_in(topics.iter().copied()))
+        .order_by_asc(Column::RunAt)
+        .into_tuple::<DateTime<Utc>>()
+        .one(db)
+        .await
+}
+
+/// Deletes jobs that finished before `before`.
+pub(super) async fn purge_done(
+    db: &DatabaseConnection,
+    before: DateTime<Utc>,
+) -> Result<u64, DbErr> {
+    Ok(Entity::delete_many()
+        .filter(Column::Status.eq(Status::Done.as_str()))
+        .filter(Column::UpdatedAt.lt(before))
+        .exec(db)
+        .await?
+        .rows_affected)
+}

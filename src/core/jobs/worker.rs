@@ -1,0 +1,315 @@
+//! This node's worker: the loop that claims due jobs and runs them, one task per job, at
+//! most `concurrency` at once; `run_due` for tests and `stop` for shutdown.
+
+use super::job::{Job, JobFailure, JobId};
+use super::queue::{self, Claim, End};
+use super::{backoff, lock, schedule, Handler, JobResult, Jobs};
+use chrono::{DateTime, Utc};
+use futures_util::future::BoxFuture;
+use sea_orm::DbErr;
+use std::time::Duration;
+
+/// Most jobs one `run_due` call takes.
+const RUN_DUE_LIMIT: u64 = 1000;
+
+/// Removes a finished (or aborted) run from `running` and tells whoever waits.
+struct Ended(Jobs, JobId);
+
+impl Drop for Ended {
+    fn drop(&mut self) {
+        let inner = &self.0 .0;
+        lock(&inner.running).remove(&self.1);
+        inner.ended.send_modify(|n| *n += 1);
+        inner.wake.notify_one();
+    }
+}
+
+impl Jobs {
+    /// Makes sure the recurring jobs registered so far have their rows, then starts this
+    /// node's worker (once; inside the runtime).
+    pub async fn start(&self) -> Result<(), DbErr> {
+        self.sync_recurring().await?;
+        let mut worker = lock(&self.0.worker);
+        if worker.is_none() && !*self.0.stop.borrow() {
+            let this = self.clone();
+            *worker = Some(tokio::spawn(async move { this.work().await }));
+        }
+        Ok(())
+    }
+
+    /// Stops claiming, lets running jobs finish for up to `grace`, then abandons them: their
+    /// leases lapse and another node (or this one, restarted) retakes them. Queued jobs stay
+    /// queued.
+    pub async fn stop(&self, grace: Duration) {
+        self.0.stop.send_replace(true);
+        let worker = lock(&self.0.worker).take();
+        if let Some(worker) = worker {
+            let _ = worker.await;
+        }
+        let busy: Vec<JobId> = lock(&self.0.running).keys().copied().collect();
+        if tokio::time::timeout(grace, self.ended(&busy))
+            .await
+            .is_err()
+        {
+            let abandoned: Vec<_> = lock(&self.0.running).drain().collect();
+            tracing::warn!(
+                jobs = abandoned.len(),
+                "jobs still running at shutdown were abandoned; their leases will lapse"
+            );
+            for (_, task) in abandoned {
+                task.abort();
+            }
+        }
+        // Handlers hold their services' state, which holds this queue: let both go.
+        self.0
+            .handlers
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clear();
+    }
+
+    /// Runs every job due now on this node's clock and returns how many it ran; returns once
+    /// those, and whatever this node's worker was already running, have finished. Tests use it
+    /// to run jobs deterministically instead of waiting for the worker.
+    pub async fn run_due(&self) -> Result<usize, DbErr> {
+        self.sync_recurring().await?;
+        let (claimed, busy) = {
+            let _claiming = self.0.claiming.lock().await;
+            let claimed = self.claim(RUN_DUE_LIMIT).await?;
+            let busy: Vec<JobId> = lock(&self.0.running).keys().copied().collect();
+            (claimed, busy)
+        };
+        let n = claimed.len();
+        futures_util::future::join_all(claimed.into_iter().map(|job| self.execute(job))).await;
+        self.ended(&busy).await;
+        Ok(n)
+    }
+
+    /// Returns once none of `ids` is running.
+    async fn ended(&self, ids: &[JobId]) {
+        let mut ended = self.0.ended.subscribe();
+        loop {
+            if !ids.iter().any(|id| lock(&self.0.running).contains_key(id)) {
+                return;
+            }
+            if ended.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    async fn work(self) {
+        let mut stop = self.0.stop.subscribe();
+        let poll = Duration::from_millis(self.0.cfg.poll_interval_ms);
+        loop {
+            if *stop.borrow() {
+                return;
+            }
+            let next = match self.cycle().await {
+                Ok(next) => next,
+                Err(e) => {
+                    tracing::error!(error = %e, "job queue: claiming failed");
+                    Next::Poll
+                }
+            };
+            let timer: BoxFuture<'static, ()> = match next {
+                Next::Now => continue,
+                Next::At(at) => self.0.clock.sleep_until(at),
+                Next::Poll => Box::pin(std::future::pending()),
+            };
+            tokio::select! {
+                _ = stop.wait_for(|stopped| *stopped) => return,
+                _ = self.0.wake.notified() => {}
+                _ = tokio::time::sleep(poll) => {}
+                _ = timer => {}
+            }
+        }
+    }
+
+    /// Claims what this node has room for and starts it; says when to look again.
+    async fn cycle(&self) -> Result<Next, DbErr> {
+        self.sync_recurring().await?;
+        let room = self
+            .0
+            .cfg
+            .concurrency
+            .saturating_sub(lock(&self.0.running).len());
+        if room == 0 {
+            // A run that ends wakes the worker.
+            return Ok(Next::Poll);
+        }
+        {
+            let _claiming = self.0.claiming.lock().await;
+            let claimed = self.claim(room as u64).await?;
+            let full = claimed.len() == room;
+            for job in claimed {
+                self.spawn(job);
+            }
+            if full {
+                return Ok(Next::Now);
+            }
+        }
+        let next = queue::next_run_at(&self.0.db, &self.topics()).await?;
+        // A due row that was not claimed is another node's (locked or just taken): poll.
+        Ok(match next {
+            Some(at) if at > self.0.clock.now() => Next::At(at),
+            _ => Next::Poll,
+        })
+    }
+
+    async fn claim(&self, limit: u64) -> Result<Vec<Job>, DbErr> {
+        let now = self.0.clock.now();
+        let topics = self.topics();
+        queue::claim(
+            &self.0.db,
+            &Claim {
+                owner: &self.0.owner,
+                topics: &topics,
+                now,
+                lease_until: now + self.lease(),
+                limit,
+            },
+        )
+        .await
+    }
+
+    fn lease(&self) -> Duration {
+        Duration::from_secs(self.0.cfg.lease_secs)
+    }
+
+    fn spawn(&self, job: Job) {
+        let this = self.clone();
+        let id = job.id;
+        // Held while spawning, so the run cannot end (and remove itself) before it is noted.
+        let mut running = lock(&self.0.running);
+        let task = tokio::spawn(async move {
+            let _ended = Ended(this.clone(), id);
+            this.execute(job).await;
+        });
+        running.insert(id, task.abort_handle());
+    }
+
+    /// Makes sure every recurring topic registered on this node has its row.
+    async fn sync_recurring(&self) -> Result<(), DbErr> {
+        let todo = std::mem::take(&mut *lock(&self.0.unsynced));
+        for (i, (topic, every)) in todo.iter().enumerate() {
+            let now = self.0.clock.now();
+            let made = schedule::ensure(&self.0.db, topic, *every, now, self.0.cfg.max_attempts);
+            if let Err(e) = made.await {
+                lock(&self.0.unsynced).extend_from_slice(&todo[i..]);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one claimed job and records how it ended.
+    async fn execute(&self, job: Job) {
+        let Some(handler) = self.handler(&job.topic) else {
+            // Unregistered since the claim (the queue is stopping): the lease lapses.
+            return;
+        };
+        let end = if handler.every.is_none() && job.attempt > job.max_attempts {
+            // Its node went away during the last attempt; another would exceed the limit.
+            End::Dead {
+                error: "the lease lapsed during the last attempt".into(),
+            }
+        } else {
+            let result = self.run_leased(&job, &handler).await;
+            self.end_of(&job, &handler, result)
+        };
+        let now = self.0.clock.now();
+        match queue::finish(&self.0.db, &job, &self.0.owner, end, now).await {
+            Ok(true) => {}
+            Ok(false) => tracing::warn!(
+                job = %job.id,
+                topic = job.topic,
+                "job lease was lost while it ran; the node that retook it records the outcome"
+            ),
+            Err(e) => tracing::error!(
+                job = %job.id,
+                topic = job.topic,
+                error = %e,
+                "job outcome not recorded; the lease will lapse and the job run again"
+            ),
+        }
+    }
+
+    /// The handler's run, with the lease renewed every third of its length meanwhile.
+    async fn run_leased(&self, job: &Job, handler: &Handler) -> JobResult {
+        let run = (handler.run)(job.clone());
+        tokio::pin!(run);
+        let renew_every = self.lease() / 3;
+        loop {
+            tokio::select! {
+                result = &mut run => return result,
+                _ = tokio::time::sleep(renew_every) => {
+                    let until = self.0.clock.now() + self.lease();
+                    match queue::renew(&self.0.db, job, &self.0.owner, until).await {
+                        Ok(true) => {}
+                        Ok(false) => tracing::warn!(job = %job.id, "job lease lost while running"),
+                        Err(e) => tracing::warn!(job = %job.id, error = %e, "job lease not renewed"),
+                    }
+                }
+            }
+        }
+    }
+
+    fn end_of(&self, job: &Job, handler: &Handler, result: JobResult) -> End {
+        let now = self.0.clock.now();
+        let cfg = &self.0.cfg;
+        let retry_in = backoff::delay(
+            Duration::from_secs(cfg.backoff_base_secs),
+            Duration::from_secs(cfg.backoff_max_secs),
+            job.attempt,
+            rand::random::<f64>(),
+        );
+        match &result {
+            Ok(done) if done.handled > 0 => {
+                tracing::info!(job = %job.id, topic = job.topic, handled = done.handled, "job done")
+            }
+            Ok(_) => {}
+            Err(f) => tracing::warn!(
+                job = %job.id,
+                topic = job.topic,
+                attempt = job.attempt,
+                error = f.error(),
+                "job failed"
+            ),
+        }
+        if let Some(every) = handler.every {
+            let failure = result.err().map(|f| match f {
+                JobFailure::Retry { error, at } => (error, at),
+                JobFailure::Permanent { error } => (error, None),
+            });
+            return schedule::next(every, now, failure, retry_in);
+        }
+        match result {
+            Ok(_) => End::Done,
+            Err(JobFailure::Permanent { error }) => dead(job, error),
+            Err(JobFailure::Retry { error, .. }) if job.attempt >= job.max_attempts => {
+                dead(job, error)
+            }
+            Err(JobFailure::Retry { error, at }) => End::Queued {
+                run_at: at.unwrap_or(now + retry_in),
+                error: Some(error),
+                fresh: false,
+            },
+        }
+    }
+}
+
+fn dead(job: &Job, error: String) -> End {
+    tracing::error!(job = %job.id, topic = job.topic, attempt = job.attempt, error, "job is dead");
+    End::Dead { error }
+}
+
+/// When the worker looks for jobs again.
+enum Next {
+    /// At once: the last claim filled every free slot, more may be due.
+    Now,
+    /// When the next queued job falls due (or earlier, on a wake or poll).
+    At(DateTime<Utc>),
+    /// On the next wake or poll.
+    Poll,
+}
