@@ -7,8 +7,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, LockBehavior, LockType};
 use sea_orm::{
     ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, Set, SqliteTransactionMode, TransactionOptions,
-    TransactionTrait, TryInsertResult,
+    QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait, TryInsertResult,
 };
 use switchboard_entities::core::job::{self, Column, Entity};
 use uuid::Uuid;
@@ -112,12 +111,7 @@ pub(super) async fn claim(db: &DatabaseConnection, c: &Claim<'_>) -> Result<Vec<
         // The single writer: the transaction holds the write lock from its start, so the rows
         // are still as read when the update takes them (and it commits once for the batch).
         _ => {
-            let txn = db
-                .begin_with_options(TransactionOptions {
-                    sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
-                    ..TransactionOptions::default()
-                })
-                .await?;
+            let txn = crate::core::db::begin_write(db).await?;
             let rows = due.all(&txn).await?;
             take(&txn, c, &rows).await?;
             txn.commit().await?;

@@ -12,7 +12,6 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter, Set,
-    TransactionTrait,
 };
 use switchboard_entities::identity::{otp_code, temp_token, user};
 use uuid::Uuid;
@@ -56,7 +55,7 @@ pub async fn signup(
     }
     let pin_hash = password::hash(input.pin.expose()).await?;
 
-    let txn = db.begin().await?;
+    let txn = crate::core::db::begin_write(db).await?;
     let phone = otp::consume_temp_token(&txn, &input.temp_token, OtpPurpose::Signup, now).await?;
     let inserted = user::ActiveModel {
         id: Set(Uuid::new_v4()),
@@ -186,7 +185,7 @@ pub async fn signin(
 ) -> Result<AuthResponse> {
     check_pin(st, &u, pin).await?;
     let now = st.core.now();
-    let txn = st.core.db.begin().await?;
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
     let issued = tokens::open_session(st, &txn, u.id, client, now).await?;
     txn.commit().await?;
     Ok(AuthResponse {
@@ -210,7 +209,7 @@ pub async fn reset_pin(
         .await?
         .ok_or(IdentityError::InvalidTempToken)?;
     let pin_hash = password::hash(new_pin.expose()).await?;
-    let txn = db.begin().await?;
+    let txn = crate::core::db::begin_write(db).await?;
     otp::consume_temp_token(&txn, temp, OtpPurpose::PinReset, now).await?;
     let mut am = u.clone().into_active_model();
     am.pin_hash = Set(pin_hash);
@@ -281,7 +280,7 @@ pub async fn change_handle(
 pub async fn delete(st: &IdentityState, u: &user::Model, pin: &Pin) -> Result<DateTime<Utc>> {
     check_pin(st, u, pin).await?;
     let now = st.core.now();
-    let txn = st.core.db.begin().await?;
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
     user::Entity::update_many()
         .col_expr(user::Column::DeletedAt, Expr::value(now))
         .col_expr(user::Column::UpdatedAt, Expr::value(now))
@@ -305,7 +304,7 @@ pub async fn purge(st: &IdentityState) -> Result<u64> {
         .all(db)
         .await?;
     let phones: Vec<String> = doomed.iter().map(|u| u.phone.clone()).collect();
-    let txn = db.begin().await?;
+    let txn = crate::core::db::begin_write(db).await?;
     let removed = user::Entity::delete_many()
         .filter(user::Column::DeletedAt.lte(cutoff))
         .exec(&txn)

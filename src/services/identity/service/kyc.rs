@@ -10,7 +10,7 @@ use crate::providers::kyc::{KycProvider, KycStart};
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use switchboard_entities::identity::{kyc_verification, user};
 use uuid::Uuid;
 
@@ -93,7 +93,7 @@ pub async fn complete(st: &IdentityState, token: &str) -> Result<bool> {
         return Ok(false);
     };
     let now = st.core.now();
-    let txn = st.core.db.begin().await?;
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
     let done = kyc_verification::Entity::update_many()
         .col_expr(kyc_verification::Column::CompletedAt, Expr::value(now))
         .filter(kyc_verification::Column::Id.eq(v.id))

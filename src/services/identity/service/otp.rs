@@ -16,7 +16,7 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set, TransactionTrait,
+    QuerySelect, Set,
 };
 use switchboard_entities::identity::{otp_code, otp_failure, temp_token};
 use uuid::Uuid;
@@ -43,7 +43,7 @@ pub async fn send(st: &IdentityState, phone: &PhoneNumber, purpose: OtpPurpose) 
     let now = st.core.now();
     let ttl = st.cfg.otp_ttl_secs;
     let code = random_digits(6);
-    let txn = db.begin().await?;
+    let txn = crate::core::db::begin_write(db).await?;
     // A new code supersedes every earlier one for the same phone and purpose.
     otp_code::Entity::update_many()
         .col_expr(otp_code::Column::ConsumedAt, Expr::value(now))

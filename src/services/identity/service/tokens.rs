@@ -10,7 +10,7 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, Set, TransactionTrait,
+    QueryOrder, Set,
 };
 use switchboard_entities::identity::{refresh_token, session, user};
 use uuid::Uuid;
@@ -172,7 +172,7 @@ pub async fn refresh(st: &IdentityState, token: &str) -> Result<TokenPair> {
     if !alive {
         return Err(IdentityError::InvalidRefreshToken.into());
     }
-    let txn = db.begin().await?;
+    let txn = crate::core::db::begin_write(db).await?;
     let rotated = refresh_token::Entity::update_many()
         .col_expr(refresh_token::Column::RotatedAt, Expr::value(now))
         .filter(refresh_token::Column::Id.eq(row.id))

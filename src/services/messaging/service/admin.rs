@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
-    Set, TransactionTrait,
+    Set,
 };
 use switchboard_entities::messaging::{ledger_entry, workspace};
 use uuid::Uuid;
@@ -72,7 +72,7 @@ pub async fn create_workspace(
         .map_err(|e| AdminError::Invalid(e.to_string()))?;
     let api_key = format!("sb_{}", random_token(32));
     let id = Uuid::new_v4();
-    let txn = db.begin().await?;
+    let txn = crate::core::db::begin_write(db).await?;
     let ws = workspace::ActiveModel {
         id: Set(id),
         name: Set(name.clone()),
@@ -131,7 +131,7 @@ pub async fn add_credits(
     credits_text: &str,
 ) -> Result<i64, AdminError> {
     let amount = credits(credits_text, "credits")?;
-    let txn = db.begin().await?;
+    let txn = crate::core::db::begin_write(db).await?;
     let res = workspace::Entity::update_many()
         .col_expr(
             workspace::Column::CreditsBalance,

@@ -11,10 +11,7 @@ use crate::core::db::is_unique_violation;
 use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
-use sea_orm::{
-    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect, Set,
-    TransactionTrait,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect, Set};
 use serde_json::{json, Value};
 use switchboard_entities::messaging::{idempotency_key, ledger_entry, message, workspace};
 use uuid::Uuid;
@@ -59,7 +56,7 @@ pub async fn commit(
     idem: Option<(&IdempotencyKey, &Answer)>,
 ) -> Result<Committed> {
     let total: i64 = drafts.iter().map(|d| d.cost).sum();
-    let txn = st.core.db.begin().await?;
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
     // The write comes first so that SQLite takes its write lock at once (no lock upgrade).
     let debited = workspace::Entity::update_many()
         .col_expr(

@@ -7,7 +7,7 @@ use super::events::{self, Emitted};
 use crate::core::db::is_unique_violation;
 use base64::Engine;
 use hmac::{Hmac, KeyInit, Mac};
-use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, Set, TransactionTrait};
+use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, Set};
 use serde_json::json;
 use sha1::Sha1;
 use std::collections::BTreeMap;
@@ -88,7 +88,7 @@ pub async fn inbound(st: &MessagingState, form: &Form) -> Result<Option<Uuid>, D
     };
     let now = st.core.now();
     let id = Uuid::new_v4();
-    let txn = db.begin().await?;
+    let txn = crate::core::db::begin_write(db).await?;
     // Carriers retry callbacks, sometimes at once: one message per carrier id, decided by
     // the unique index on inbound provider ids, not by a look-up that a twin can overtake.
     let inserted = message::Entity::insert(message::ActiveModel {

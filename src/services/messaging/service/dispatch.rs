@@ -14,9 +14,7 @@ use crate::providers::whatsapp::WhatsAppMessage;
 use crate::providers::ProviderError;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ColumnTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
-};
+use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde_json::json;
 use std::sync::Arc;
 use switchboard_entities::messaging::message;
@@ -179,7 +177,7 @@ async fn process(st: &MessagingState, id: Uuid) -> Result<(), DbErr> {
     let now = st.core.now();
     match result {
         Ok(accepted) => {
-            let txn = st.core.db.begin().await?;
+            let txn = crate::core::db::begin_write(&st.core.db).await?;
             let moved = message::Entity::update_many()
                 .col_expr(message::Column::Status, Expr::value("sent"))
                 .col_expr(
@@ -218,7 +216,7 @@ async fn process(st: &MessagingState, id: Uuid) -> Result<(), DbErr> {
                 _ => ("provider_unavailable".to_owned(), e.to_string()),
             };
             tracing::warn!(message_id = %id, error = %text, "provider did not accept message");
-            let txn = st.core.db.begin().await?;
+            let txn = crate::core::db::begin_write(&st.core.db).await?;
             let moved = mark_failed(&txn, id, &["queued"], &code, &text, now).await?;
             let mut emitted = Emitted::default();
             if moved {
@@ -320,7 +318,7 @@ pub async fn apply_status(
         return Ok(false);
     };
     let now = st.core.now();
-    let txn = st.core.db.begin().await?;
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
     let (moved, emitted) = match status {
         Status::Queued => (false, Emitted::default()),
         Status::Sent => {

@@ -10,7 +10,7 @@ use crate::core::secrets::{random_hex, sha256_hex};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set, TransactionTrait,
+    QuerySelect, Set,
 };
 use switchboard_entities::messaging::{delivery_attempt, webhook, webhook_delivery, workspace};
 use uuid::Uuid;
@@ -58,7 +58,7 @@ pub async fn create(
     let secret = random_hex(32);
     let now = st.core.now();
     let cap = st.cfg.max_webhooks_per_workspace;
-    let txn = st.core.db.begin().await?;
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
     // Writing the workspace row first serialises creates of one workspace (a row lock on
     // PostgreSQL, the write lock on SQLite), so two nodes cannot both see 19 and insert.
     workspace::Entity::update_many()
@@ -143,7 +143,7 @@ pub async fn update(
 
 pub async fn delete(st: &MessagingState, workspace_id: Uuid, id: Uuid) -> Result<()> {
     get(st, workspace_id, id).await?;
-    let txn = st.core.db.begin().await?;
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
     delivery_attempt::Entity::delete_many()
         .filter(delivery_attempt::Column::WebhookId.eq(id))
         .exec(&txn)
