@@ -117,14 +117,15 @@ pub struct NumberedMeta {
     pub total_pages: u64,
 }
 
-/// `{currentPage, totalPages, totalItems, limit, hasNextPage, hasPrevPage}`.
+/// `{currentPage, totalPages, totalItems, itemsPerPage, hasNextPage, hasPrevPage}` (the
+/// marketplace's pagination object).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PageNumbers {
     pub current_page: u64,
     pub total_pages: u64,
     pub total_items: u64,
-    pub limit: u64,
+    pub items_per_page: u64,
     pub has_next_page: bool,
     pub has_prev_page: bool,
 }
@@ -169,7 +170,7 @@ impl<T> Page<T> {
             current_page: self.number(),
             total_pages: self.total_pages(),
             total_items: self.total,
-            limit: self.window.limit,
+            items_per_page: self.window.limit,
             has_next_page: self.window.offset + (self.items.len() as u64) < self.total,
             has_prev_page: self.window.offset > 0,
         }
