@@ -6,6 +6,7 @@
 
 pub mod identity;
 pub mod interview;
+pub mod marketplace;
 pub mod messaging;
 
 use crate::core::service::{Listener, Registered, Section, Service};
