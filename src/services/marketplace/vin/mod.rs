@@ -278,6 +278,37 @@ mod tests {
     }
 
     #[test]
+    fn published_sample_vins_decode_to_their_maker_and_year() {
+        for (raw, make, year, country) in [
+            ("1HGCM82633A004352", Some("Honda"), 2003, "United States"),
+            (
+                "1GNEK13ZX3R298984",
+                Some("Chevrolet"),
+                2003,
+                "United States",
+            ),
+            (
+                "1G1JC524417418958",
+                Some("Chevrolet"),
+                2001,
+                "United States",
+            ),
+            ("1N4AL11D75C109151", Some("Nissan"), 2005, "United States"),
+            ("4T1BE46K19U856421", Some("Toyota"), 2009, "United States"),
+            ("1FTFW1CT5DFC10312", Some("Ford"), 2013, "United States"),
+            // Jeep, Dodge and Chrysler share 1C4: the make is not claimed.
+            ("1C4RJFAG0FC625797", None, 2015, "United States"),
+        ] {
+            let decoded = Vin::parse(raw).unwrap().decode(2026);
+            assert!(decoded.check_digit_valid, "{raw}");
+            assert_eq!(decoded.make, make, "{raw}");
+            assert_eq!(decoded.model_year, Some(year), "{raw}");
+            assert_eq!(decoded.country, Some(country), "{raw}");
+            assert!(decoded.manufacturer.is_some(), "{raw}");
+        }
+    }
+
+    #[test]
     fn input_is_trimmed_and_upper_cased() {
         let vin = Vin::parse("  1m8gdm9axkp042788\n").unwrap();
         assert_eq!(vin.as_str(), CFR_EXAMPLE);
