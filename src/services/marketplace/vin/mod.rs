@@ -387,8 +387,10 @@ mod tests {
         assert_eq!(decoded.make, Some("Volkswagen"));
         assert_eq!(decoded.country, Some("Germany"));
         assert_eq!(decoded.region, "Europe");
-        // Position 7 does not pick the cycle outside North America: 2006, not 1986.
         assert_eq!(decoded.model_year, Some(2006));
+        // Position 7 does not pick the cycle outside North America: C is 2012, not 1982.
+        let vin = Vin::parse("WVWZZZ1KZCW000001").unwrap();
+        assert_eq!(vin.decode(2026).model_year, Some(2012));
     }
 
     #[test]
