@@ -11,7 +11,7 @@ use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
 use actix_web::middleware::Next;
-use actix_web::{web, HttpMessage, HttpRequest, HttpResponse};
+use actix_web::{web, HttpMessage, HttpRequest};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use dashmap::DashMap;
@@ -262,9 +262,8 @@ pub async fn middleware(
     }
     .unwrap_or_else(|| format!("ip:{}", super::client::ip(req.request())));
     if let Err(refused) = limits.check(req.request(), bucket, limit, &who).await {
-        return Ok(req
-            .into_response(HttpResponse::from_error(refused))
-            .map_into_right_body());
+        // error_response keeps the error on the response, for the service's envelope.
+        return Ok(req.error_response(refused).map_into_right_body());
     }
     next.call(req)
         .await

@@ -6,6 +6,7 @@
 
 pub mod identity;
 pub mod interview;
+pub mod marketplace;
 pub mod messaging;
 
 use crate::core::service::{Listener, Registered, Section, Service};
@@ -50,6 +51,7 @@ register! {
     identity: identity::Identity,
     interview: interview::Interview,
     messaging: messaging::Messaging,
+    marketplace: marketplace::Marketplace,
 }
 
 #[cfg(test)]
@@ -90,6 +92,6 @@ mod tests {
             .filter(|s| s.listener().enabled)
             .map(|s| s.name())
             .collect();
-        assert_eq!(running, ["identity"]);
+        assert_eq!(running, ["identity", "marketplace"]);
     }
 }

@@ -1,0 +1,4 @@
+pub mod otp_code;
+pub mod refresh_token;
+pub mod reset_token;
+pub mod user;
