@@ -1,6 +1,7 @@
 //! Car marketplace: envelope, versioning, accounts, limits.
 
 mod accounts;
+mod admin_cli;
 mod service;
 
 use crate::helpers::{spawn_app_with, TestApp};
