@@ -1,3 +1,4 @@
+pub mod dealer_application;
 pub mod otp_code;
 pub mod refresh_token;
 pub mod reset_token;

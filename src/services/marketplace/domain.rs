@@ -99,6 +99,38 @@ pub fn name(raw: &str) -> Result<String, MarketplaceError> {
     Ok(v.to_owned())
 }
 
+/// A free-text field: trimmed, 1 to `max` characters, no control characters but line breaks.
+pub fn text(field: &'static str, raw: &str, max: usize) -> Result<String, MarketplaceError> {
+    let v = raw.trim();
+    let n = v.chars().count();
+    let printable = v.chars().all(|c| !c.is_control() || c == '\n');
+    if n == 0 || n > max || !printable {
+        return Err(MarketplaceError::invalid(
+            field,
+            raw,
+            format!("{field} must be 1 to {max} printable characters"),
+        ));
+    }
+    Ok(v.to_owned())
+}
+
+/// A website: an absolute http(s) URL with a host, at most 2048 characters.
+pub fn website(raw: &str) -> Result<String, MarketplaceError> {
+    let v = raw.trim();
+    let ok = v.len() <= 2048
+        && url::Url::parse(v)
+            .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
+    if ok {
+        Ok(v.to_owned())
+    } else {
+        Err(MarketplaceError::invalid(
+            "website",
+            raw,
+            "website must be an http or https URL",
+        ))
+    }
+}
+
 /// What a one-time code proves (the spec's resend-otp `type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OtpPurpose {
@@ -169,6 +201,18 @@ mod tests {
         }
         assert_eq!(name("  Ada  ").unwrap(), "Ada");
         assert!(name("   ").is_err());
+    }
+
+    #[test]
+    fn texts_and_websites() {
+        assert_eq!(text("location", " Berlin ", 10).unwrap(), "Berlin");
+        assert!(text("location", "", 10).is_err());
+        assert!(text("location", "x\u{7}", 10).is_err());
+        assert!(text("location", &"x".repeat(11), 10).is_err());
+        assert!(website("https://cars.example.com/a").is_ok());
+        for bad in ["ftp://x.example", "cars.example.com", "https://"] {
+            assert!(website(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Wire shapes of the marketplace, named as the spec names them (camelCase).
 
+use crate::core::error::ApiError;
+use crate::core::page::{Bounds, Page, PageNumbers, PageQuery, Window};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use switchboard_entities::marketplace::user;
-use utoipa::ToSchema;
+use switchboard_entities::marketplace::{dealer_application, user};
+use utoipa::{IntoParams, ToSchema};
 
 /// `{success: true, message?, data}`.
 #[derive(Debug, Serialize, ToSchema)]
@@ -163,4 +165,135 @@ pub struct ResetToken {
     pub token: String,
     /// Seconds until it expires.
     pub expires_in: i64,
+}
+
+/// `{success: true, data: [...], pagination}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct List<T: ToSchema> {
+    pub success: bool,
+    pub data: Vec<T>,
+    pub pagination: PageNumbers,
+}
+
+pub fn list<T: ToSchema>(page: Page<T>) -> List<T> {
+    List {
+        success: true,
+        pagination: page.page_numbers(),
+        data: page.items,
+    }
+}
+
+/// The spec's page parameters: `page` from 1 (default 1), `limit` (default 10, at most 100).
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageParams {
+    #[param(minimum = 1, maximum = 1_000_000)]
+    pub page: Option<u64>,
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u64>,
+}
+
+impl PageParams {
+    pub fn window(&self) -> Result<Window, ApiError> {
+        PageQuery {
+            limit: self.limit,
+            offset: None,
+            page: Some(self.page.unwrap_or(1)),
+        }
+        .window(Bounds::new(10, 100))
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DealerApplicationRequest {
+    /// 1 to 100 characters.
+    pub business_name: Option<String>,
+    /// 1 to 200 characters.
+    pub location: Option<String>,
+    /// E.164.
+    pub business_phone: Option<String>,
+    /// http(s) URL.
+    pub website: Option<String>,
+    /// At most 2000 characters.
+    pub description: Option<String>,
+}
+
+/// The spec's `application` object.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ApplicationSummary {
+    pub business_name: String,
+    /// pending or approved.
+    pub status: String,
+    pub submitted_at: DateTime<Utc>,
+}
+
+impl From<&dealer_application::Model> for ApplicationSummary {
+    fn from(a: &dealer_application::Model) -> Self {
+        Self {
+            business_name: a.business_name.clone(),
+            status: a.status.clone(),
+            submitted_at: a.submitted_at,
+        }
+    }
+}
+
+/// The spec's dealer application status.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ApplicationStatus {
+    pub has_application: bool,
+    /// none, pending or approved.
+    pub application_status: String,
+    pub is_dealer: bool,
+    pub can_apply: bool,
+    pub application: Option<ApplicationSummary>,
+}
+
+/// The spec's Dealer, as far as this increment stores it (the applicant is the dealer: `_id`
+/// is the user's id).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Dealer {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    pub phone: String,
+    pub location: String,
+    /// Always `dealer`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub is_approved: bool,
+    pub rating: f64,
+    pub total_sales: i64,
+    pub joined_date: DateTime<Utc>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub website: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub business_phone: Option<String>,
+}
+
+impl Dealer {
+    pub fn new(u: user::Model, a: dealer_application::Model) -> Self {
+        Self {
+            id: u.id.to_string(),
+            name: a.business_name,
+            email: u.email,
+            phone: u.phone,
+            location: a.location,
+            kind: "dealer".into(),
+            is_approved: a.status == "approved",
+            rating: 0.0,
+            total_sales: 0,
+            joined_date: a.reviewed_at.unwrap_or(a.submitted_at),
+            website: a.website,
+            description: a.description,
+            business_phone: a.business_phone,
+        }
+    }
 }

@@ -29,6 +29,12 @@ pub enum MarketplaceError {
     InvalidResetToken,
     #[error("an account with this phone number already exists")]
     PhoneExists,
+    #[error("you are already a dealer")]
+    AlreadyDealer,
+    #[error("you already have a pending dealer application")]
+    ApplicationExists,
+    #[error("no pending dealer application for this id")]
+    DealerNotFound,
 }
 
 impl MarketplaceError {
@@ -73,6 +79,15 @@ impl From<MarketplaceError> for ApiError {
             }
             MarketplaceError::PhoneExists => {
                 ApiError::new(Kind::Conflict, message).code("phone_exists")
+            }
+            MarketplaceError::AlreadyDealer => {
+                ApiError::new(Kind::Conflict, message).code("already_dealer")
+            }
+            MarketplaceError::ApplicationExists => {
+                ApiError::new(Kind::Conflict, message).code("application_exists")
+            }
+            MarketplaceError::DealerNotFound => {
+                ApiError::not_found(message).code("dealer_not_found")
             }
         }
     }

@@ -2,6 +2,7 @@
 //! dealers and customers follow (`specs/car-marketplace.md`).
 
 mod auth;
+mod dealers;
 pub mod domain;
 mod dto;
 mod error;
@@ -102,6 +103,10 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
                 .service(auth::verify_forgot_password)
                 .service(auth::reset_password)
                 .service(auth::resend_otp)
+                .service(dealers::apply)
+                .service(dealers::status)
+                .service(dealers::pending)
+                .service(dealers::approve)
                 .default_service(web::to(fallback)),
         );
 }

@@ -22,13 +22,13 @@ impl ErrorDocs for MarketplaceErrors {
             "invalid_token, invalid_credentials, invalid_refresh_token",
         ),
         (Kind::Forbidden, "forbidden"),
-        (Kind::NotFound, "not_found"),
+        (Kind::NotFound, "not_found, dealer_not_found"),
         (Kind::MethodNotAllowed, "method_not_allowed"),
         (
             Kind::NotAcceptable,
             "not_acceptable: Accept names only another API version",
         ),
-        (Kind::Conflict, "phone_exists"),
+        (Kind::Conflict, "phone_exists, already_dealer, application_exists"),
         (Kind::PayloadTooLarge, "payload_too_large"),
         (Kind::UnsupportedMediaType, "unsupported_media_type"),
         (
@@ -56,7 +56,7 @@ impl Modify for BearerAuth {
     info(title = "Switchboard car marketplace", version = "1.0",
          description = "Phone-verified accounts, car listings, dealers and customers."),
     modifiers(&BearerAuth),
-    tags((name = "auth"), (name = "health"))
+    tags((name = "auth"), (name = "dealers"), (name = "health"))
 )]
 struct ApiDoc;
 

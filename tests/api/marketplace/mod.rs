@@ -2,6 +2,7 @@
 
 mod accounts;
 mod admin_cli;
+mod dealers;
 mod service;
 
 use crate::helpers::{spawn_app_with, TestApp};

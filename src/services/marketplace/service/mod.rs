@@ -1,6 +1,7 @@
 //! Workflows of the marketplace, apart from HTTP.
 
 pub mod accounts;
+pub mod dealers;
 pub mod otp;
 pub mod tokens;
 
