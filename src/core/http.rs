@@ -211,6 +211,22 @@ impl Health {
     }
 }
 
+/// `modifiers(&BearerScheme)` in a service's `#[openapi]`: the `bearer` security scheme its
+/// operations name with `security(("bearer" = []))`.
+pub struct BearerScheme;
+
+impl utoipa::Modify for BearerScheme {
+    fn modify(&self, api: &mut OpenApi) {
+        use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+        api.components
+            .get_or_insert_with(Default::default)
+            .add_security_scheme(
+                "bearer",
+                SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+            );
+    }
+}
+
 /// The OpenAPI document collected from a service's routes (app data of its listener).
 pub struct ApiDocument(pub OpenApi);
 

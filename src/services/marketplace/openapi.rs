@@ -2,8 +2,8 @@
 
 use super::error::MarketplaceEnvelope;
 use crate::core::error::{ErrorDocs, ErrorResponses, Kind};
-use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
-use utoipa::{Modify, OpenApi};
+use crate::core::http::BearerScheme;
+use utoipa::OpenApi;
 
 /// Every error the service can answer, in its envelope.
 pub type Errors = ErrorResponses<MarketplaceErrors>;
@@ -39,23 +39,11 @@ impl ErrorDocs for MarketplaceErrors {
     ];
 }
 
-struct BearerAuth;
-
-impl Modify for BearerAuth {
-    fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
-        let components = api.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            "bearer",
-            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
-        );
-    }
-}
-
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Switchboard car marketplace", version = "1.0",
          description = "Phone-verified accounts, car listings, dealers and customers."),
-    modifiers(&BearerAuth),
+    modifiers(&BearerScheme),
     tags((name = "auth"), (name = "dealers"), (name = "health"))
 )]
 struct ApiDoc;

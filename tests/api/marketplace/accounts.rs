@@ -59,12 +59,7 @@ async fn signup_sends_a_code_and_verification_marks_the_phone() {
     .await;
     // A verified phone gets no further signup codes (the answer is the same).
     let sent = app.outbox_for(&p).len();
-    let res = post(
-        &app,
-        "/auth/resend-otp",
-        json!({"phone": p, "type": "signup"}),
-    )
-    .await;
+    let res = resend(&app, &p, "signup").await;
     assert_ok(res, 200).await;
     assert_eq!(app.outbox_for(&p).len(), sent);
 }
@@ -255,47 +250,22 @@ async fn codes_are_attempt_limited_and_expire() {
     let code = app.last_code(&p);
     let wrong = if code == "111111" { "222222" } else { "111111" };
     for remaining in (0..5).rev() {
-        let res = post(
-            &app,
-            "/auth/verify-signup",
-            json!({"phone": p, "otp": wrong}),
-        )
-        .await;
+        let res = verify_signup(&app, &p, wrong).await;
         let v = assert_err(res, 400, "invalid_otp").await;
         assert_eq!(v["details"]["attemptsRemaining"], remaining, "{v}");
     }
     // The fifth wrong guess burnt the code: the right one no longer works.
-    let res = post(
-        &app,
-        "/auth/verify-signup",
-        json!({"phone": p, "otp": code}),
-    )
-    .await;
+    let res = verify_signup(&app, &p, &code).await;
     assert_err(res, 400, "invalid_otp").await;
 
-    let res = post(
-        &app,
-        "/auth/resend-otp",
-        json!({"phone": p, "type": "signup"}),
-    )
-    .await;
+    let res = resend(&app, &p, "signup").await;
     assert_ok(res, 200).await;
     let fresh = app.last_code(&p);
     app.advance(Duration::minutes(10));
-    let res = post(
-        &app,
-        "/auth/verify-signup",
-        json!({"phone": p, "otp": fresh}),
-    )
-    .await;
+    let res = verify_signup(&app, &p, &fresh).await;
     assert_err(res, 400, "otp_expired").await;
 
-    let res = post(
-        &app,
-        "/auth/resend-otp",
-        json!({"phone": p, "type": "login"}),
-    )
-    .await;
+    let res = resend(&app, &p, "login").await;
     let v = assert_err(res, 400, "validation_error").await;
     assert_eq!(v["details"]["field"], "type");
 }
@@ -315,12 +285,7 @@ async fn password_reset_takes_a_code_then_a_single_use_token() {
     assert_eq!(a, b);
     let code = app.last_code(&p);
     // A signup code does not reset a password.
-    let res = post(
-        &app,
-        "/auth/verify-signup",
-        json!({"phone": p, "otp": code}),
-    )
-    .await;
+    let res = verify_signup(&app, &p, &code).await;
     assert_err(res, 400, "invalid_otp").await;
     let res = post(
         &app,
@@ -378,12 +343,7 @@ async fn reset_tokens_expire() {
     let app = app().await;
     let p = phone();
     signup(&app, &p, "secret1").await;
-    let res = post(
-        &app,
-        "/auth/resend-otp",
-        json!({"phone": p, "type": "password_reset"}),
-    )
-    .await;
+    let res = resend(&app, &p, "password_reset").await;
     assert_ok(res, 200).await;
     let code = app.last_code(&p);
     let res = post(
@@ -418,4 +378,12 @@ async fn login_refresh(app: &TestApp, p: &str) -> String {
     )
     .await;
     token(&assert_ok(res, 200).await, "refreshToken")
+}
+
+async fn verify_signup(app: &TestApp, p: &str, otp: &str) -> Response {
+    post(app, "/auth/verify-signup", json!({"phone": p, "otp": otp})).await
+}
+
+async fn resend(app: &TestApp, p: &str, kind: &str) -> Response {
+    post(app, "/auth/resend-otp", json!({"phone": p, "type": kind})).await
 }

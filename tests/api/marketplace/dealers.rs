@@ -58,30 +58,10 @@ async fn a_user_applies_once_and_an_admin_approves() {
     assert_eq!(status["hasApplication"], false);
     assert_eq!(status["canApply"], true);
     assert!(status["application"].is_null());
-
-    let path = "/auth/dealer-application";
-    let created = assert_ok(
-        send(
-            &app,
-            reqwest::Method::POST,
-            path,
-            token,
-            Some(application()),
-        )
-        .await,
-        201,
-    )
-    .await;
+    let created = assert_ok(apply(&app, token).await, 201).await;
     assert_eq!(created["businessName"], "Ada Autos");
     assert_eq!(created["status"], "pending");
-    let res = send(
-        &app,
-        reqwest::Method::POST,
-        path,
-        token,
-        Some(application()),
-    )
-    .await;
+    let res = apply(&app, token).await;
     assert_err(res, 409, "application_exists").await;
 
     let status = assert_ok(
@@ -152,14 +132,7 @@ async fn a_user_applies_once_and_an_admin_approves() {
     )
     .await;
     assert_eq!(me["role"], "dealer");
-    let res = send(
-        &app,
-        reqwest::Method::POST,
-        path,
-        token,
-        Some(application()),
-    )
-    .await;
+    let res = apply(&app, token).await;
     assert_err(res, 409, "already_dealer").await;
 }
 
@@ -195,11 +168,7 @@ async fn applications_are_validated_and_pending_lists_page() {
             .as_str()
             .unwrap()
             .to_owned();
-        assert_ok(
-            send(&app, reqwest::Method::POST, path, &t, Some(application())).await,
-            201,
-        )
-        .await;
+        assert_ok(apply(&app, &t).await, 201).await;
     }
     let admin = admin_token(&app).await;
     let v = json_body(get(&app, "/dealers/admin/pending?page=2&limit=2", Some(&admin)).await).await;
@@ -218,4 +187,9 @@ async fn applications_are_validated_and_pending_lists_page() {
     )
     .await;
     assert_err(res, 404, "dealer_not_found").await;
+}
+
+async fn apply(app: &TestApp, token: &str) -> Response {
+    let path = "/auth/dealer-application";
+    send(app, reqwest::Method::POST, path, token, Some(application())).await
 }

@@ -6,6 +6,8 @@ mod dealers;
 mod service;
 
 use crate::helpers::{spawn_app_with, TestApp};
+/// The marketplace's error body is messaging's plus optional details and retryAfter.
+pub use crate::messaging::{assert_err, json_body};
 use reqwest::{RequestBuilder, Response};
 use serde_json::{json, Value};
 use switchboard::settings::Settings;
@@ -47,20 +49,6 @@ pub async fn get(app: &TestApp, path: &str, token: Option<&str>) -> Response {
         r = r.bearer_auth(t);
     }
     r.send().await.expect("request")
-}
-
-pub async fn json_body(res: Response) -> Value {
-    res.json().await.expect("JSON body")
-}
-
-/// Asserts the spec's error body: `{success:false, error, message, details?, retryAfter?}`.
-pub async fn assert_err(res: Response, status: u16, code: &str) -> Value {
-    assert_eq!(res.status().as_u16(), status, "status for {code}");
-    let v = json_body(res).await;
-    assert_eq!(v["success"], false, "{v}");
-    assert_eq!(v["error"], code, "{v}");
-    assert!(v["message"].as_str().is_some_and(|m| !m.is_empty()), "{v}");
-    v
 }
 
 /// Asserts a success envelope with `status`; answers `data`.
