@@ -4,7 +4,7 @@
 //! which methods a path takes: `core::routes`.
 
 use super::error::{ApiError, Kind};
-use actix_web::body::MessageBody;
+use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{AppService, HttpServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError, UrlencodedError};
 use actix_web::http::header::{self, HeaderValue};
@@ -146,6 +146,22 @@ impl HttpServiceFactory for Resource {
                 async move { super::routes::method_not_allowed(&req, &allow) }
             }))
             .register(config)
+    }
+}
+
+/// The end of a middleware that may refuse: answers `refused` (kept on the response, so the
+/// service's envelope renders it) or passes the request on.
+pub async fn pass_unless<B: MessageBody + 'static>(
+    req: ServiceRequest,
+    next: Next<B>,
+    refused: Option<ApiError>,
+) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
+    match refused {
+        Some(e) => Ok(req.error_response(e).map_into_right_body()),
+        None => next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_left_body),
     }
 }
 

@@ -4,6 +4,7 @@
 //! that asks only for another version gets a 406 saying which version is served.
 
 use super::error::{ApiError, Kind};
+use super::http::pass_unless;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::ACCEPT;
@@ -59,13 +60,8 @@ pub async fn require_version<const V: u32>(
         .get(ACCEPT)
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
-    if let Err(refused) = check_accept(accept, V) {
-        // error_response keeps the error on the response, for the service's envelope.
-        return Ok(req.error_response(refused).map_into_right_body());
-    }
-    next.call(req)
-        .await
-        .map(ServiceResponse::map_into_left_body)
+    let refused = check_accept(accept, V).err();
+    pass_unless(req, next, refused).await
 }
 
 #[cfg(test)]
