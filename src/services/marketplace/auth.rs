@@ -4,13 +4,14 @@
 use super::domain::{self, required, Email, OtpPurpose, Password};
 use super::dto::*;
 use super::error::{MarketplaceError, Result};
+use super::limits::otp_per_phone;
 use super::openapi::Errors;
 use super::service::accounts::{self, SignupInput};
 use super::service::tokens;
 use super::MarketplaceState;
 use crate::core::auth::Bearer;
 use crate::core::json_body::Json;
-use actix_web::{get, post, web, HttpResponse};
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use sea_orm::EntityTrait;
 use switchboard_entities::marketplace::user;
 use uuid::Uuid;
@@ -99,10 +100,12 @@ pub async fn me(auth: Bearer, st: web::Data<MarketplaceState>) -> Result<HttpRes
     responses((status = 200, body = Success<Empty>), Errors))]
 #[post("/auth/forgot-password")]
 pub async fn forgot_password(
+    req: HttpRequest,
     st: web::Data<MarketplaceState>,
     body: Json<PhoneRequest>,
 ) -> Result<HttpResponse> {
     let phone = domain::phone(required("phone", &body.phone)?)?;
+    otp_per_phone(&req, &st, &phone).await?;
     accounts::send_code(&st, &phone, OtpPurpose::PasswordReset).await?;
     Ok(HttpResponse::Ok().json(ok_with(CODE_SENT_IF_ACCOUNT, Empty {})))
 }
@@ -140,11 +143,13 @@ pub async fn reset_password(
     responses((status = 200, body = Success<Empty>), Errors))]
 #[post("/auth/resend-otp")]
 pub async fn resend_otp(
+    req: HttpRequest,
     st: web::Data<MarketplaceState>,
     body: Json<ResendOtpRequest>,
 ) -> Result<HttpResponse> {
     let phone = domain::phone(required("phone", &body.phone)?)?;
     let purpose = OtpPurpose::parse(required("type", &body.kind)?)?;
+    otp_per_phone(&req, &st, &phone).await?;
     accounts::send_code(&st, &phone, purpose).await?;
     Ok(HttpResponse::Ok().json(ok_with(CODE_SENT_IF_ACCOUNT, Empty {})))
 }

@@ -2,8 +2,11 @@
 //! per caller (per address when anonymous). Declared here, applied by the core middleware.
 
 use super::MarketplaceState;
+use crate::core::error::ApiError;
+use crate::core::phone::PhoneNumber;
 use crate::core::rate_limit::{Limits, Per, Rule};
 use actix_web::http::Method;
+use actix_web::HttpRequest;
 
 /// The endpoints that take a credential or a code, where guessing is the threat.
 const AUTH_ROUTES: [&str; 7] = [
@@ -29,4 +32,17 @@ pub fn limits(st: &MarketplaceState) -> Limits {
             |limits, path| limits.rule(Rule::new(Method::POST, path, "auth", l.auth, Per::Ip)),
         )
         .default_limit(l.general, Per::Caller)
+}
+
+/// Counts one code asked for `phone`, whether or not it has an account (so the limit tells
+/// nothing about accounts either).
+pub async fn otp_per_phone(
+    req: &HttpRequest,
+    st: &MarketplaceState,
+    phone: &PhoneNumber,
+) -> Result<(), ApiError> {
+    let limit = st.cfg.rate_limits.otp_per_phone;
+    Limits::of(req)?
+        .check(req, "otp_phone", limit, phone.as_str())
+        .await
 }

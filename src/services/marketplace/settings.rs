@@ -43,6 +43,9 @@ impl Default for MarketplaceSettings {
 pub struct MarketplaceRateLimits {
     pub general: LimitSettings,
     pub auth: LimitSettings,
+    /// Codes asked for one phone (forgot-password, resend-otp) from any address: no phone
+    /// is flooded with SMS by many senders.
+    pub otp_per_phone: LimitSettings,
 }
 
 impl Default for MarketplaceRateLimits {
@@ -50,6 +53,7 @@ impl Default for MarketplaceRateLimits {
         Self {
             general: LimitSettings::new(100, 15 * 60),
             auth: LimitSettings::new(5, 15 * 60),
+            otp_per_phone: LimitSettings::new(5, 3600),
         }
     }
 }

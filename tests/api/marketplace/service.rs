@@ -84,3 +84,23 @@ async fn general_requests_are_limited_per_caller() {
     // Anonymous callers count apart from the authenticated one.
     assert_eq!(get(&app, "/health", None).await.status(), 200);
 }
+
+#[actix_web::test]
+async fn codes_for_one_phone_are_limited_from_any_address() {
+    let app = app_with(|s| s.services.marketplace.rate_limits.otp_per_phone.limit = 2).await;
+    let p = phone();
+    signup(&app, &p, "secret1").await;
+    let body = json!({"phone": p, "type": "password_reset"});
+    for _ in 0..2 {
+        assert_ok(post(&app, "/auth/resend-otp", body.clone()).await, 200).await;
+    }
+    let res = post(&app, "/auth/forgot-password", json!({"phone": p})).await;
+    let v = assert_err(res, 429, "rate_limit_exceeded").await;
+    assert!(v["retryAfter"].as_i64().is_some(), "{v}");
+    // Another phone, and a phone without an account, count apart.
+    assert_ok(
+        post(&app, "/auth/forgot-password", json!({"phone": phone()})).await,
+        200,
+    )
+    .await;
+}
