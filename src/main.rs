@@ -79,6 +79,18 @@ enum AdminCommand {
         #[arg(long)]
         credits: String,
     },
+    /// Make the marketplace account of a phone a verified administrator (created when
+    /// missing; running it again only sets the password) and print its user id.
+    CreateMarketplaceAdmin {
+        /// E.164 phone number.
+        #[arg(long)]
+        phone: String,
+        /// At least 6 characters.
+        #[arg(long)]
+        password: String,
+        #[arg(long)]
+        name: Option<String>,
+    },
 }
 
 #[actix_web::main]
@@ -173,6 +185,21 @@ async fn admin(settings: &Settings, command: AdminCommand) -> anyhow_free::Resul
                 "credits_balance: {}",
                 switchboard::services::messaging::domain::credits_text(balance)
             );
+        }
+        AdminCommand::CreateMarketplaceAdmin {
+            phone,
+            password,
+            name,
+        } => {
+            let id = switchboard::services::marketplace::create_admin(
+                &db,
+                now,
+                &phone,
+                &password,
+                name.as_deref(),
+            )
+            .await?;
+            println!("user_id: {id}");
         }
     }
     Ok(())

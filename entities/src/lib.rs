@@ -4,4 +4,5 @@
 pub mod core;
 pub mod identity;
 pub mod interview;
+pub mod marketplace;
 pub mod messaging;

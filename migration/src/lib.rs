@@ -11,6 +11,8 @@ mod m20261124_000002_retention_indexes;
 mod m20261124_000003_webhook_order_key;
 mod m20261124_000004_interview_webhook_schedule;
 mod m20261125_000001_jobs;
+mod m20261126_000001_marketplace;
+mod m20261126_000002_marketplace_dealers;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -27,6 +29,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000003_webhook_order_key::Migration),
             Box::new(m20261124_000004_interview_webhook_schedule::Migration),
             Box::new(m20261125_000001_jobs::Migration),
+            Box::new(m20261126_000001_marketplace::Migration),
+            Box::new(m20261126_000002_marketplace_dealers::Migration),
         ]
     }
 }

@@ -4,7 +4,7 @@
 //! which methods a path takes: `core::routes`.
 
 use super::error::{ApiError, Kind};
-use actix_web::body::MessageBody;
+use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{AppService, HttpServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError, UrlencodedError};
 use actix_web::http::header::{self, HeaderValue};
@@ -149,6 +149,22 @@ impl HttpServiceFactory for Resource {
     }
 }
 
+/// The end of a middleware that may refuse: answers `refused` (kept on the response, so the
+/// service's envelope renders it) or passes the request on.
+pub async fn pass_unless<B: MessageBody + 'static>(
+    req: ServiceRequest,
+    next: Next<B>,
+    refused: Option<ApiError>,
+) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
+    match refused {
+        Some(e) => Ok(req.error_response(e).map_into_right_body()),
+        None => next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_left_body),
+    }
+}
+
 /// Every response of every service: no MIME sniffing, never framed. A handler that sets its
 /// own Content-Security-Policy (the HTML pages) keeps it; it must say frame-ancestors too.
 pub async fn security_headers(
@@ -208,6 +224,22 @@ impl Health {
         } else {
             HttpResponse::ServiceUnavailable().json(self)
         }
+    }
+}
+
+/// `modifiers(&BearerScheme)` in a service's `#[openapi]`: the `bearer` security scheme its
+/// operations name with `security(("bearer" = []))`.
+pub struct BearerScheme;
+
+impl utoipa::Modify for BearerScheme {
+    fn modify(&self, api: &mut OpenApi) {
+        use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+        api.components
+            .get_or_insert_with(Default::default)
+            .add_security_scheme(
+                "bearer",
+                SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+            );
     }
 }
 

@@ -7,11 +7,12 @@
 use super::clock::SharedClock;
 use super::config::LimitSettings;
 use super::error::ApiError;
+use super::http::pass_unless;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
 use actix_web::middleware::Next;
-use actix_web::{web, HttpMessage, HttpRequest, HttpResponse};
+use actix_web::{web, HttpMessage, HttpRequest};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use dashmap::DashMap;
@@ -251,24 +252,15 @@ pub async fn middleware(
     let Some((limits, (bucket, limit, per))) =
         limits.and_then(|l| l.policy(req.request()).map(|p| (l, p)))
     else {
-        return next
-            .call(req)
-            .await
-            .map(ServiceResponse::map_into_left_body);
+        return pass_unless(req, next, None).await;
     };
     let who = match per {
         Per::Caller => caller(req.request()),
         Per::Ip => None,
     }
     .unwrap_or_else(|| format!("ip:{}", super::client::ip(req.request())));
-    if let Err(refused) = limits.check(req.request(), bucket, limit, &who).await {
-        return Ok(req
-            .into_response(HttpResponse::from_error(refused))
-            .map_into_right_body());
-    }
-    next.call(req)
-        .await
-        .map(ServiceResponse::map_into_left_body)
+    let refused = limits.check(req.request(), bucket, limit, &who).await.err();
+    pass_unless(req, next, refused).await
 }
 
 #[cfg(test)]

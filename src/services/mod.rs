@@ -51,6 +51,7 @@ register! {
     identity: identity::Identity,
     interview: interview::Interview,
     messaging: messaging::Messaging,
+    marketplace: marketplace::Marketplace,
 }
 
 #[cfg(test)]
@@ -91,6 +92,6 @@ mod tests {
             .filter(|s| s.listener().enabled)
             .map(|s| s.name())
             .collect();
-        assert_eq!(running, ["identity"]);
+        assert_eq!(running, ["identity", "marketplace"]);
     }
 }

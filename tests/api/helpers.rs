@@ -13,6 +13,7 @@ pub struct TestApp {
     pub identity: String,
     pub interview: String,
     pub messaging: String,
+    pub marketplace: String,
     pub client: Client,
     pub clock: Arc<ManualClock>,
     pub outbox: PathBuf,
@@ -61,6 +62,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
     settings.services.identity.bind = "127.0.0.1:0".into();
     settings.services.interview.bind = "127.0.0.1:0".into();
     settings.services.messaging.bind = "127.0.0.1:0".into();
+    settings.services.marketplace.bind = "127.0.0.1:0".into();
     tweak(&mut settings);
     let app = Application::build_with(
         settings.clone(),
@@ -76,6 +78,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
             .unwrap_or_default()
     };
     let (identity, interview, messaging) = (base("identity"), base("interview"), base("messaging"));
+    let marketplace = base("marketplace");
     let outbox = PathBuf::from(&settings.outbox.path);
     let handles = app.handles();
     let jobs = app.context().jobs.clone();
@@ -84,6 +87,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
         identity,
         interview,
         messaging,
+        marketplace,
         client: Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()

@@ -10,6 +10,7 @@ mod identity;
 mod internal_errors;
 mod interview;
 mod jobs;
+mod marketplace;
 mod messaging;
 mod providers;
 mod retention;

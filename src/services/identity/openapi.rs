@@ -5,8 +5,8 @@
 
 use super::error::IdentityEnvelope;
 use crate::core::error::{ErrorDocs, ErrorResponses, Kind};
-use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
-use utoipa::{Modify, OpenApi};
+use crate::core::http::BearerScheme;
+use utoipa::OpenApi;
 
 /// Every error the service can answer, in its envelope.
 pub type Errors = ErrorResponses<IdentityErrors>;
@@ -73,23 +73,11 @@ impl ErrorDocs for IdentityErrors {
     ];
 }
 
-struct BearerAuth;
-
-impl Modify for BearerAuth {
-    fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
-        let components = api.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            "bearer",
-            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
-        );
-    }
-}
-
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Switchboard identity service", version = "1.0",
          description = "Phone and PIN accounts, handles, sessions and KYC."),
-    modifiers(&BearerAuth),
+    modifiers(&BearerScheme),
     tags((name = "auth"), (name = "users"), (name = "sessions"), (name = "kyc"), (name = "health"))
 )]
 struct ApiDoc;

@@ -1,0 +1,5 @@
+pub mod dealer_application;
+pub mod otp_code;
+pub mod refresh_token;
+pub mod reset_token;
+pub mod user;

@@ -1,0 +1,299 @@
+//! Wire shapes of the marketplace, named as the spec names them (camelCase).
+
+use crate::core::error::ApiError;
+use crate::core::page::{Bounds, Page, PageNumbers, PageQuery, Window};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use switchboard_entities::marketplace::{dealer_application, user};
+use utoipa::{IntoParams, ToSchema};
+
+/// `{success: true, message?, data}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Success<T: ToSchema> {
+    pub success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    pub data: T,
+}
+
+pub fn ok<T: ToSchema>(data: T) -> Success<T> {
+    Success {
+        success: true,
+        message: None,
+        data,
+    }
+}
+
+pub fn ok_with<T: ToSchema>(message: impl Into<String>, data: T) -> Success<T> {
+    Success {
+        success: true,
+        message: Some(message.into()),
+        data,
+    }
+}
+
+/// `{success: false, error, message, details?, retryAfter?}`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorEnvelope {
+    pub success: bool,
+    /// A snake_case code (docs/decisions.md lists each and who answers it).
+    pub error: String,
+    pub message: String,
+    /// For validation_error: `{field, value}`.
+    #[schema(value_type = Option<Object>)]
+    pub details: Option<serde_json::Value>,
+    /// Seconds to wait, on rate_limit_exceeded.
+    pub retry_after: Option<i64>,
+}
+
+/// An empty `data` object.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Empty {}
+
+// ---- requests (required fields are options so that a missing one is named) ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignupRequest {
+    /// E.164, e.g. +4917612345678.
+    pub phone: Option<String>,
+    pub email: Option<String>,
+    /// At least 6 characters.
+    pub password: Option<String>,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PhoneOtpRequest {
+    pub phone: Option<String>,
+    pub otp: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LoginRequest {
+    pub phone: Option<String>,
+    pub password: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshRequest {
+    pub refresh_token: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PhoneRequest {
+    pub phone: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResetPasswordRequest {
+    /// The temporary token of verify-forgot-password.
+    pub token: Option<String>,
+    pub new_password: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResendOtpRequest {
+    pub phone: Option<String>,
+    /// signup or password_reset.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+}
+
+// ---- responses ----
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct User {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub phone: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// user, dealer or admin.
+    pub role: String,
+    pub is_phone_verified: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<user::Model> for User {
+    fn from(u: user::Model) -> Self {
+        Self {
+            id: u.id.to_string(),
+            phone: u.phone,
+            email: u.email,
+            name: u.name,
+            role: u.role,
+            is_phone_verified: u.is_phone_verified,
+            created_at: u.created_at,
+        }
+    }
+}
+
+/// The spec's authentication result.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthResult {
+    pub user: User,
+    /// Access JWT, valid 24 hours.
+    pub token: String,
+    /// Opaque, valid 30 days, single use (each refresh answers a new one).
+    pub refresh_token: String,
+}
+
+/// Token refresh: the spec's `accessToken`, and the rotated refresh token.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Refreshed {
+    pub access_token: String,
+    pub refresh_token: String,
+}
+
+/// The temporary token that reset-password takes.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResetToken {
+    pub token: String,
+    /// Seconds until it expires.
+    pub expires_in: i64,
+}
+
+/// `{success: true, data: [...], pagination}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct List<T: ToSchema> {
+    pub success: bool,
+    pub data: Vec<T>,
+    pub pagination: PageNumbers,
+}
+
+pub fn list<T: ToSchema>(page: Page<T>) -> List<T> {
+    List {
+        success: true,
+        pagination: page.page_numbers(),
+        data: page.items,
+    }
+}
+
+/// The spec's page parameters: `page` from 1 (default 1), `limit` (default 10, at most 100).
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageParams {
+    #[param(minimum = 1, maximum = 1_000_000)]
+    pub page: Option<u64>,
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u64>,
+}
+
+impl PageParams {
+    pub fn window(&self) -> Result<Window, ApiError> {
+        PageQuery {
+            limit: self.limit,
+            offset: None,
+            page: Some(self.page.unwrap_or(1)),
+        }
+        .window(Bounds::new(10, 100))
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DealerApplicationRequest {
+    /// 1 to 100 characters.
+    pub business_name: Option<String>,
+    /// 1 to 200 characters.
+    pub location: Option<String>,
+    /// E.164.
+    pub business_phone: Option<String>,
+    /// http(s) URL.
+    pub website: Option<String>,
+    /// At most 2000 characters.
+    pub description: Option<String>,
+}
+
+/// The spec's `application` object.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ApplicationSummary {
+    pub business_name: String,
+    /// pending or approved.
+    pub status: String,
+    pub submitted_at: DateTime<Utc>,
+}
+
+impl From<&dealer_application::Model> for ApplicationSummary {
+    fn from(a: &dealer_application::Model) -> Self {
+        Self {
+            business_name: a.business_name.clone(),
+            status: a.status.clone(),
+            submitted_at: a.submitted_at,
+        }
+    }
+}
+
+/// The spec's dealer application status.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ApplicationStatus {
+    pub has_application: bool,
+    /// none, pending or approved.
+    pub application_status: String,
+    pub is_dealer: bool,
+    pub can_apply: bool,
+    pub application: Option<ApplicationSummary>,
+}
+
+/// The spec's Dealer, as far as this increment stores it (the applicant is the dealer: `_id`
+/// is the user's id).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Dealer {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    pub phone: String,
+    pub location: String,
+    /// Always `dealer`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub is_approved: bool,
+    pub rating: f64,
+    pub total_sales: i64,
+    pub joined_date: DateTime<Utc>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub website: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub business_phone: Option<String>,
+}
+
+impl Dealer {
+    pub fn new(u: user::Model, a: dealer_application::Model) -> Self {
+        Self {
+            id: u.id.to_string(),
+            name: a.business_name,
+            email: u.email,
+            phone: u.phone,
+            location: a.location,
+            kind: "dealer".into(),
+            is_approved: a.status == "approved",
+            rating: 0.0,
+            total_sales: 0,
+            joined_date: a.reviewed_at.unwrap_or(a.submitted_at),
+            website: a.website,
+            description: a.description,
+            business_phone: a.business_phone,
+        }
+    }
+}

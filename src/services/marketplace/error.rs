@@ -1,0 +1,126 @@
+//! The marketplace's failures with their codes, how each becomes the core [`ApiError`], and
+//! the spec's body: `{success: false, error, message, details?, retryAfter?}`.
+
+use crate::core::error::{snake_code, ApiError, Envelope, Kind};
+use serde_json::{json, Value};
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::PartialSchema;
+
+#[derive(Debug, thiserror::Error)]
+pub enum MarketplaceError {
+    /// A field that breaks its rule; `value` is echoed unless the field is a secret.
+    #[error("{message}")]
+    Validation {
+        field: &'static str,
+        value: Option<String>,
+        message: String,
+    },
+    #[error("phone or password is incorrect")]
+    InvalidCredentials,
+    #[error("refresh token is invalid, expired or revoked")]
+    InvalidRefreshToken,
+    #[error("the account behind this token no longer exists")]
+    AccountGone,
+    #[error("verification code is incorrect")]
+    InvalidOtp { attempts_remaining: i32 },
+    #[error("verification code has expired; request a new one")]
+    OtpExpired,
+    #[error("reset token is invalid, expired or already used")]
+    InvalidResetToken,
+    #[error("an account with this phone number already exists")]
+    PhoneExists,
+    #[error("you are already a dealer")]
+    AlreadyDealer,
+    #[error("you already have a pending dealer application")]
+    ApplicationExists,
+    #[error("no pending dealer application for this id")]
+    DealerNotFound,
+}
+
+impl MarketplaceError {
+    pub fn invalid(field: &'static str, value: &str, message: impl Into<String>) -> Self {
+        Self::Validation {
+            field,
+            value: Some(value.to_owned()),
+            message: message.into(),
+        }
+    }
+
+    /// A secret field (password) whose value is never echoed.
+    pub fn invalid_secret(field: &'static str, message: impl Into<String>) -> Self {
+        Self::Validation {
+            field,
+            value: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<MarketplaceError> for ApiError {
+    fn from(e: MarketplaceError) -> Self {
+        let message = e.to_string();
+        match e {
+            MarketplaceError::Validation { field, value, .. } => ApiError::bad_request(message)
+                .detail("field", field)
+                .detail("value", value),
+            MarketplaceError::InvalidCredentials => {
+                ApiError::unauthorized(message).code("invalid_credentials")
+            }
+            MarketplaceError::InvalidRefreshToken => {
+                ApiError::unauthorized(message).code("invalid_refresh_token")
+            }
+            MarketplaceError::AccountGone => ApiError::unauthorized(message).code("invalid_token"),
+            MarketplaceError::InvalidOtp { attempts_remaining } => ApiError::bad_request(message)
+                .code("invalid_otp")
+                .detail("attemptsRemaining", attempts_remaining),
+            MarketplaceError::OtpExpired => ApiError::bad_request(message).code("otp_expired"),
+            MarketplaceError::InvalidResetToken => {
+                ApiError::bad_request(message).code("invalid_reset_token")
+            }
+            MarketplaceError::PhoneExists => {
+                ApiError::new(Kind::Conflict, message).code("phone_exists")
+            }
+            MarketplaceError::AlreadyDealer => {
+                ApiError::new(Kind::Conflict, message).code("already_dealer")
+            }
+            MarketplaceError::ApplicationExists => {
+                ApiError::new(Kind::Conflict, message).code("application_exists")
+            }
+            MarketplaceError::DealerNotFound => {
+                ApiError::not_found(message).code("dealer_not_found")
+            }
+        }
+    }
+}
+
+pub struct MarketplaceEnvelope;
+
+impl Envelope for MarketplaceEnvelope {
+    fn code(kind: Kind) -> &'static str {
+        snake_code(kind)
+    }
+
+    fn body(err: &ApiError, code: &str) -> Value {
+        let mut body = json!({ "success": false, "error": code, "message": err.message() });
+        // Retry-After rides at the top level as the spec's retryAfter, not in details.
+        let details: serde_json::Map<String, Value> = err
+            .details()
+            .iter()
+            .filter(|(k, _)| k.as_str() != "retry_after")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if !details.is_empty() {
+            body["details"] = Value::Object(details);
+        }
+        if let Some(secs) = err.retry_after_secs() {
+            body["retryAfter"] = json!(secs);
+        }
+        body
+    }
+
+    fn schema() -> RefOr<Schema> {
+        <super::dto::ErrorEnvelope as PartialSchema>::schema()
+    }
+}
+
+pub type Result<T, E = ApiError> = std::result::Result<T, E>;

@@ -1,0 +1,54 @@
+//! The marketplace's OpenAPI document besides its paths (collected from the routes).
+
+use super::error::MarketplaceEnvelope;
+use crate::core::error::{ErrorDocs, ErrorResponses, Kind};
+use crate::core::http::BearerScheme;
+use utoipa::OpenApi;
+
+/// Every error the service can answer, in its envelope.
+pub type Errors = ErrorResponses<MarketplaceErrors>;
+
+pub struct MarketplaceErrors;
+
+impl ErrorDocs for MarketplaceErrors {
+    type Envelope = MarketplaceEnvelope;
+    const STATUSES: &'static [(Kind, &'static str)] = &[
+        (
+            Kind::BadRequest,
+            "validation_error (details {field, value}), invalid_otp (details attemptsRemaining), otp_expired, invalid_reset_token",
+        ),
+        (
+            Kind::Unauthorized,
+            "invalid_token, invalid_credentials, invalid_refresh_token",
+        ),
+        (Kind::Forbidden, "forbidden"),
+        (Kind::NotFound, "not_found, dealer_not_found"),
+        (Kind::MethodNotAllowed, "method_not_allowed"),
+        (
+            Kind::NotAcceptable,
+            "not_acceptable: Accept names only another API version",
+        ),
+        (Kind::Conflict, "phone_exists, already_dealer, application_exists"),
+        (Kind::PayloadTooLarge, "payload_too_large"),
+        (Kind::UnsupportedMediaType, "unsupported_media_type"),
+        (
+            Kind::TooManyRequests,
+            "rate_limit_exceeded (retryAfter in the body, Retry-After header)",
+        ),
+        (Kind::Internal, "internal_error"),
+    ];
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Switchboard car marketplace", version = "1.0",
+         description = "Phone-verified accounts, car listings, dealers and customers."),
+    modifiers(&BearerScheme),
+    tags((name = "auth"), (name = "dealers"), (name = "health"))
+)]
+struct ApiDoc;
+
+/// What the document says besides the routes, whose paths `routes()` adds.
+pub fn document() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
+}

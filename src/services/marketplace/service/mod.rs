@@ -1,0 +1,31 @@
+//! Workflows of the marketplace, apart from HTTP.
+
+pub mod accounts;
+pub mod dealers;
+pub mod otp;
+pub mod tokens;
+
+use super::MarketplaceState;
+use crate::core::phone::PhoneNumber;
+use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
+use switchboard_entities::marketplace::user;
+
+impl MarketplaceState {
+    /// The key one-time codes are hashed with (derived, so no second secret to configure).
+    pub fn otp_key(&self) -> Vec<u8> {
+        crate::core::secrets::hmac_sha256(
+            self.core.settings.auth.jwt_secret.as_bytes(),
+            b"marketplace-otp",
+        )
+    }
+}
+
+pub async fn user_by_phone(
+    db: &impl ConnectionTrait,
+    phone: &PhoneNumber,
+) -> Result<Option<user::Model>, DbErr> {
+    user::Entity::find()
+        .filter(user::Column::Phone.eq(phone.as_str()))
+        .one(db)
+        .await
+}

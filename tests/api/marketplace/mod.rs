@@ -1,0 +1,71 @@
+//! Car marketplace: envelope, versioning, accounts, limits.
+
+mod accounts;
+mod admin_cli;
+mod dealers;
+mod service;
+
+use crate::helpers::{spawn_app_with, TestApp};
+/// The marketplace's error body is messaging's plus optional details and retryAfter.
+pub use crate::messaging::{assert_err, json_body};
+use reqwest::{RequestBuilder, Response};
+use serde_json::{json, Value};
+use switchboard::settings::Settings;
+
+/// Only the marketplace runs; its authentication limit is out of the way unless a test
+/// sets it (the limit tests do).
+pub async fn app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
+    spawn_app_with(|s| {
+        s.services.identity.enabled = false;
+        s.services.interview.enabled = false;
+        s.services.messaging.enabled = false;
+        s.services.marketplace.rate_limits.auth.limit = 10_000;
+        s.services.marketplace.rate_limits.general.limit = 10_000;
+        tweak(s);
+    })
+    .await
+}
+
+pub async fn app() -> TestApp {
+    app_with(|_| {}).await
+}
+
+pub fn req(app: &TestApp, method: reqwest::Method, path: &str) -> RequestBuilder {
+    app.client
+        .request(method, format!("{}{}", app.marketplace, path))
+}
+
+pub async fn post(app: &TestApp, path: &str, body: Value) -> Response {
+    req(app, reqwest::Method::POST, path)
+        .json(&body)
+        .send()
+        .await
+        .expect("request")
+}
+
+pub async fn get(app: &TestApp, path: &str, token: Option<&str>) -> Response {
+    let mut r = req(app, reqwest::Method::GET, path);
+    if let Some(t) = token {
+        r = r.bearer_auth(t);
+    }
+    r.send().await.expect("request")
+}
+
+/// Asserts a success envelope with `status`; answers `data`.
+pub async fn assert_ok(res: Response, status: u16) -> Value {
+    assert_eq!(res.status().as_u16(), status);
+    let v = json_body(res).await;
+    assert_eq!(v["success"], true, "{v}");
+    v["data"].clone()
+}
+
+/// Signs up `phone` with `password`; answers the authentication result.
+pub async fn signup(app: &TestApp, phone: &str, password: &str) -> Value {
+    let res = post(
+        app,
+        "/auth/signup",
+        json!({"phone": phone, "password": password, "name": "Ada Buyer"}),
+    )
+    .await;
+    assert_ok(res, 201).await
+}
