@@ -152,6 +152,7 @@ role!(UserRole, User);
 role!(DealerRole, Dealer);
 role!(AdminRole, Admin);
 role!(AdvertiserRole, Advertiser);
+role!(DealerOrAdminRole, Dealer, Admin);
 
 /// The verified claims of a bearer token whose roles satisfy `R`.
 pub struct Bearer<R: Roles = AnyRole> {

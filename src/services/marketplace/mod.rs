@@ -12,6 +12,7 @@ mod openapi;
 pub mod service;
 pub mod settings;
 pub mod vin;
+mod vin_lookup;
 
 use crate::core::auth::{Auth, AuthErrors};
 use crate::core::error::ApiError;
@@ -108,6 +109,7 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
                 .service(dealers::status)
                 .service(dealers::pending)
                 .service(dealers::approve)
+                .service(vin_lookup::lookup)
                 .default_service(web::to(fallback)),
         );
 }

@@ -3,27 +3,6 @@
 use super::*;
 use crate::helpers::phone;
 
-async fn admin_token(app: &TestApp) -> String {
-    let db = sea_orm::Database::connect(&app.settings.database.url)
-        .await
-        .unwrap();
-    let p = phone();
-    switchboard::services::marketplace::create_admin(&db, app.now(), &p, "admin-secret", None)
-        .await
-        .unwrap();
-    db.close().await.ok();
-    let res = post(
-        app,
-        "/auth/login",
-        json!({"phone": p, "password": "admin-secret"}),
-    )
-    .await;
-    assert_ok(res, 200).await["token"]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
-
 async fn send(
     app: &TestApp,
     method: reqwest::Method,

@@ -4,6 +4,7 @@ mod accounts;
 mod admin_cli;
 mod dealers;
 mod service;
+mod vin;
 
 use crate::helpers::{spawn_app_with, TestApp};
 /// The marketplace's error body is messaging's plus optional details and retryAfter.
@@ -68,4 +69,26 @@ pub async fn signup(app: &TestApp, phone: &str, password: &str) -> Value {
     )
     .await;
     assert_ok(res, 201).await
+}
+
+/// Signs in as a fresh administrator made the way the CLI makes one.
+pub async fn admin_token(app: &TestApp) -> String {
+    let db = sea_orm::Database::connect(&app.settings.database.url)
+        .await
+        .unwrap();
+    let p = crate::helpers::phone();
+    switchboard::services::marketplace::create_admin(&db, app.now(), &p, "admin-secret", None)
+        .await
+        .unwrap();
+    db.close().await.ok();
+    let res = post(
+        app,
+        "/auth/login",
+        json!({"phone": p, "password": "admin-secret"}),
+    )
+    .await;
+    assert_ok(res, 200).await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
