@@ -14,7 +14,7 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::Future;
@@ -576,7 +576,7 @@ async fn try_attempt(
     };
     let success = error.is_none();
 
-    let txn = db.begin().await?;
+    let txn = switchboard_entities::txn::begin_write(db).await?;
     delivery_attempt::ActiveModel {
         id: Set(Uuid::new_v4()),
         delivery_id: Set(delivery_id),

@@ -6,3 +6,4 @@ pub mod identity;
 pub mod interview;
 pub mod marketplace;
 pub mod messaging;
+pub mod txn;

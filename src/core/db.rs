@@ -1,9 +1,6 @@
 //! Database connection: SQLite (embedded default) or PostgreSQL, chosen by URL.
 
-use sea_orm::{
-    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
-    DbErr, SqliteTransactionMode, TransactionOptions, TransactionTrait,
-};
+use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DbBackend, DbErr};
 use std::time::Duration;
 
 pub async fn connect(url: &str, max_connections: u32) -> Result<DatabaseConnection, DbErr> {
@@ -46,14 +43,4 @@ pub fn is_unique_violation(err: &DbErr) -> bool {
     )
 }
 
-/// Begins a transaction that will write. On SQLite it takes the write lock at once
-/// (`BEGIN IMMEDIATE`, waiting up to the busy timeout): a deferred transaction that read
-/// first fails with "database is locked" when another connection commits before it writes,
-/// which background jobs writing beside requests made common. On PostgreSQL a plain BEGIN.
-pub async fn begin_write(db: &DatabaseConnection) -> Result<DatabaseTransaction, DbErr> {
-    db.begin_with_options(TransactionOptions {
-        sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
-        ..TransactionOptions::default()
-    })
-    .await
-}
+pub use switchboard_entities::txn::begin_write;

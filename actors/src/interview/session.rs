@@ -8,7 +8,7 @@ use super::status;
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, IntoActiveModel,
-    QueryFilter, QueryOrder, Set, TransactionTrait,
+    QueryFilter, QueryOrder, Set,
 };
 use serde_json::json;
 use std::sync::Arc;
@@ -251,7 +251,7 @@ impl Session {
         let q = ai.question(&self.job, 1, total, &[]).await;
 
         let db = self.deps.db.clone();
-        let txn = db.begin().await?;
+        let txn = switchboard_entities::txn::begin_write(&db).await?;
         let seq_before = self.next_seq;
         let result = async {
             let greeting = self
@@ -399,7 +399,7 @@ impl Session {
             .await;
         let now = self.now();
         let db = self.deps.db.clone();
-        let txn = db.begin().await?;
+        let txn = switchboard_entities::txn::begin_write(&db).await?;
         let seq_before = self.next_seq;
         let result = async {
             let m = self
@@ -550,7 +550,7 @@ impl Session {
         };
 
         let db = self.deps.db.clone();
-        let txn = db.begin().await?;
+        let txn = switchboard_entities::txn::begin_write(&db).await?;
         let seq_before = self.next_seq;
         let session_before = self.session.clone();
         let result = async {
