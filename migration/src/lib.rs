@@ -13,6 +13,8 @@ mod m20261124_000004_interview_webhook_schedule;
 mod m20261125_000001_jobs;
 mod m20261126_000001_marketplace;
 mod m20261126_000002_marketplace_dealers;
+mod m20261127_000002_marketplace_dealer_profiles;
+mod m20261127_000003_marketplace_catalogue;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -31,6 +33,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000001_jobs::Migration),
             Box::new(m20261126_000001_marketplace::Migration),
             Box::new(m20261126_000002_marketplace_dealers::Migration),
+            Box::new(m20261127_000002_marketplace_dealer_profiles::Migration),
+            Box::new(m20261127_000003_marketplace_catalogue::Migration),
         ]
     }
 }

@@ -1,4 +1,10 @@
+pub mod catalogue_body_type;
+pub mod catalogue_feature;
+pub mod catalogue_make;
+pub mod catalogue_model;
 pub mod dealer_application;
+pub mod dealer_profile;
+pub mod dealer_review;
 pub mod otp_code;
 pub mod refresh_token;
 pub mod reset_token;

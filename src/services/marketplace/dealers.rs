@@ -7,13 +7,19 @@ use super::error::{MarketplaceError, Result};
 use super::openapi::Errors;
 use super::service::dealers::{self, NewApplication};
 use super::MarketplaceState;
-use crate::core::auth::{AdminRole, Bearer};
+use crate::core::auth::{AdminRole, Bearer, Roles};
 use crate::core::json_body::Json;
 use actix_web::{get, post, put, web, HttpResponse};
 use uuid::Uuid;
 
-fn caller(auth: &Bearer) -> Result<Uuid> {
+/// The caller's user id (a token whose subject is not one names no account).
+pub fn caller<R: Roles>(auth: &Bearer<R>) -> Result<Uuid> {
     Ok(Uuid::parse_str(&auth.claims.sub).map_err(|_| MarketplaceError::AccountGone)?)
+}
+
+/// A dealer id of a path: what is not an id names no dealer.
+pub fn dealer_id(raw: &str) -> Result<Uuid> {
+    Ok(Uuid::parse_str(raw).map_err(|_| MarketplaceError::DealerNotFound)?)
 }
 
 #[utoipa::path(tag = "dealers", request_body = DealerApplicationRequest, security(("bearer" = [])),
@@ -31,21 +37,11 @@ pub async fn apply(
         100,
     )?;
     let location = domain::text("location", required("location", &b.location)?, 200)?;
-    let business_phone = match b.business_phone.as_deref() {
-        Some(p) => Some(
-            domain::phone(p)
-                .map_err(|_| {
-                    MarketplaceError::invalid(
-                        "businessPhone",
-                        p,
-                        "businessPhone must be in international format",
-                    )
-                })?
-                .as_str()
-                .to_owned(),
-        ),
-        None => None,
-    };
+    let business_phone = b
+        .business_phone
+        .as_deref()
+        .map(domain::business_phone)
+        .transpose()?;
     let new = NewApplication {
         business_name,
         location,
@@ -78,8 +74,7 @@ pub async fn approve(
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
-    let id = Uuid::parse_str(&id).map_err(|_| MarketplaceError::DealerNotFound)?;
-    let dealer = dealers::approve(&st, id).await?;
+    let dealer = dealers::approve(&st, dealer_id(&id)?).await?;
     Ok(HttpResponse::Ok().json(ok_with("Dealer approved", dealer)))
 }
 

@@ -13,6 +13,19 @@ pub fn phone(raw: &str) -> Result<PhoneNumber, MarketplaceError> {
     PhoneNumber::parse(raw).map_err(|e| MarketplaceError::invalid("phone", raw, e.to_string()))
 }
 
+/// A business phone: E.164, reported under `businessPhone`.
+pub fn business_phone(raw: &str) -> Result<String, MarketplaceError> {
+    PhoneNumber::parse(raw)
+        .map(|p| p.as_str().to_owned())
+        .map_err(|_| {
+            MarketplaceError::invalid(
+                "businessPhone",
+                raw,
+                "businessPhone must be in international format",
+            )
+        })
+}
+
 /// A required field: absent and blank both fail naming the field.
 pub fn required<'a>(
     field: &'static str,

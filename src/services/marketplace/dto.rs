@@ -4,7 +4,7 @@ use crate::core::error::ApiError;
 use crate::core::page::{Bounds, Page, PageNumbers, PageQuery, Window};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use switchboard_entities::marketplace::{dealer_application, user};
+use switchboard_entities::marketplace::{dealer_application, dealer_profile, dealer_review, user};
 use utoipa::{IntoParams, ToSchema};
 
 /// `{success: true, message?, data}`.
@@ -267,9 +267,15 @@ pub struct Dealer {
     #[serde(rename = "type")]
     pub kind: String,
     pub is_approved: bool,
+    /// Average of the reviews' ratings (0 without reviews).
     pub rating: f64,
+    pub review_count: i32,
     pub total_sales: i64,
     pub joined_date: DateTime<Utc>,
+    /// monday to sunday; absent until the dealer sets them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub business_hours: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub website: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -289,11 +295,148 @@ impl Dealer {
             kind: "dealer".into(),
             is_approved: a.status == "approved",
             rating: 0.0,
+            review_count: 0,
             total_sales: 0,
             joined_date: a.reviewed_at.unwrap_or(a.submitted_at),
+            business_hours: None,
             website: a.website,
             description: a.description,
             business_phone: a.business_phone,
+        }
+    }
+}
+
+impl From<(user::Model, dealer_profile::Model)> for Dealer {
+    /// An approved dealer, from the profile the approval created.
+    fn from((u, p): (user::Model, dealer_profile::Model)) -> Self {
+        let rating = if p.review_count > 0 {
+            p.rating_sum as f64 / f64::from(p.review_count)
+        } else {
+            0.0
+        };
+        Self {
+            id: u.id.to_string(),
+            name: p.name,
+            email: u.email,
+            phone: u.phone,
+            location: p.location,
+            kind: "dealer".into(),
+            is_approved: true,
+            // Two decimals are what a star average is read to.
+            rating: (rating * 100.0).round() / 100.0,
+            review_count: p.review_count,
+            total_sales: i64::from(p.total_sales),
+            joined_date: p.joined_date,
+            business_hours: p.business_hours,
+            website: p.website,
+            description: p.description,
+            business_phone: p.business_phone,
+        }
+    }
+}
+
+/// `GET /dealers` query: the spec's `type` (only `dealer`), `isApproved` and page.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct DealerListParams {
+    /// `dealer` (the only kind).
+    #[serde(rename = "type")]
+    #[param(rename = "type")]
+    pub kind: Option<String>,
+    /// true (default): the approved dealers; false: none (applicants are listed to
+    /// administrators at /dealers/admin/pending).
+    #[param(value_type = Option<bool>)]
+    pub is_approved: Option<String>,
+    #[param(minimum = 1, maximum = 1_000_000)]
+    pub page: Option<u64>,
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u64>,
+}
+
+/// `PUT /dealers/profile/me`: any of the three; an absent one is kept.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileRequest {
+    /// 1 to 100 characters.
+    pub name: Option<String>,
+    /// 1 to 200 characters.
+    pub location: Option<String>,
+    /// 1 to 2000 characters.
+    pub description: Option<String>,
+}
+
+/// `PUT /dealers/profile/business-hours`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BusinessHoursRequest {
+    /// monday to sunday, each `HH:MM-HH:MM` (24-hour clock, opening before closing) or
+    /// `Closed`; all seven required.
+    #[schema(value_type = Option<Object>)]
+    pub business_hours: Option<serde_json::Value>,
+}
+
+/// `PUT /dealers/profile/business-info`: any of the three; an absent one is kept.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BusinessInfoRequest {
+    /// http(s) URL.
+    pub website: Option<String>,
+    /// 1 to 2000 characters.
+    pub description: Option<String>,
+    /// E.164.
+    pub business_phone: Option<String>,
+}
+
+/// A dealer's business hours (the seven days, or an empty object until set).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BusinessHoursView {
+    #[schema(value_type = Object)]
+    pub business_hours: serde_json::Value,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewRequest {
+    /// 1 to 5.
+    pub rating: Option<i64>,
+    /// 1 to 1000 characters.
+    pub comment: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewAuthor {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Review {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub dealer_id: String,
+    pub rating: i16,
+    pub comment: String,
+    pub author: ReviewAuthor,
+    pub created_at: DateTime<Utc>,
+}
+
+impl Review {
+    pub fn new(r: dealer_review::Model, author: Option<&user::Model>) -> Self {
+        Self {
+            id: r.id.to_string(),
+            dealer_id: r.dealer_id.to_string(),
+            rating: r.rating,
+            comment: r.comment,
+            author: ReviewAuthor {
+                id: r.author_id.to_string(),
+                name: author.and_then(|a| a.name.clone()),
+            },
+            created_at: r.created_at,
         }
     }
 }

@@ -33,8 +33,12 @@ pub enum MarketplaceError {
     AlreadyDealer,
     #[error("you already have a pending dealer application")]
     ApplicationExists,
-    #[error("no pending dealer application for this id")]
+    #[error("no dealer with this id")]
     DealerNotFound,
+    #[error("you have already reviewed this dealer")]
+    ReviewExists,
+    #[error("a dealer cannot review themself")]
+    SelfReview,
 }
 
 impl MarketplaceError {
@@ -89,6 +93,10 @@ impl From<MarketplaceError> for ApiError {
             MarketplaceError::DealerNotFound => {
                 ApiError::not_found(message).code("dealer_not_found")
             }
+            MarketplaceError::ReviewExists => {
+                ApiError::new(Kind::Conflict, message).code("review_exists")
+            }
+            MarketplaceError::SelfReview => ApiError::forbidden(message).code("self_review"),
         }
     }
 }

@@ -2,6 +2,8 @@
 //! dealers and customers follow (`specs/car-marketplace.md`).
 
 mod auth;
+mod business_hours;
+mod dealer_profiles;
 mod dealers;
 pub mod domain;
 mod dto;
@@ -9,6 +11,7 @@ mod error;
 mod health;
 mod limits;
 mod openapi;
+mod reviews;
 pub mod service;
 pub mod settings;
 pub mod vin;
@@ -107,8 +110,18 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
                 .service(auth::resend_otp)
                 .service(dealers::apply)
                 .service(dealers::status)
+                // Literal segments (admin, profile) before `/dealers/{id}`.
                 .service(dealers::pending)
+                .service(dealer_profiles::me)
+                .service(dealer_profiles::update_me)
+                .service(dealer_profiles::hours)
+                .service(dealer_profiles::set_hours)
+                .service(dealer_profiles::set_info)
+                .service(dealer_profiles::all)
+                .service(dealer_profiles::one)
                 .service(dealers::approve)
+                .service(reviews::list_reviews)
+                .service(reviews::review)
                 .service(vin_lookup::lookup)
                 .default_service(web::to(fallback)),
         );

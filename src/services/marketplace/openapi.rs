@@ -21,14 +21,14 @@ impl ErrorDocs for MarketplaceErrors {
             Kind::Unauthorized,
             "invalid_token, invalid_credentials, invalid_refresh_token",
         ),
-        (Kind::Forbidden, "forbidden"),
+        (Kind::Forbidden, "forbidden, self_review"),
         (Kind::NotFound, "not_found, dealer_not_found"),
         (Kind::MethodNotAllowed, "method_not_allowed"),
         (
             Kind::NotAcceptable,
             "not_acceptable: Accept names only another API version",
         ),
-        (Kind::Conflict, "phone_exists, already_dealer, application_exists"),
+        (Kind::Conflict, "phone_exists, already_dealer, application_exists, review_exists"),
         (Kind::PayloadTooLarge, "payload_too_large"),
         (Kind::UnsupportedMediaType, "unsupported_media_type"),
         (

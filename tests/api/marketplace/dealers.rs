@@ -3,21 +3,7 @@
 use super::*;
 use crate::helpers::phone;
 
-async fn send(
-    app: &TestApp,
-    method: reqwest::Method,
-    path: &str,
-    token: &str,
-    body: Option<Value>,
-) -> Response {
-    let mut r = req(app, method, path).bearer_auth(token);
-    if let Some(b) = body {
-        r = r.json(&b);
-    }
-    r.send().await.unwrap()
-}
-
-fn application() -> Value {
+pub fn application() -> Value {
     json!({"businessName": "Ada Autos", "location": "Berlin", "businessPhone": "+4930123456",
            "website": "https://ada-autos.example.com", "description": "Used cars since 1999"})
 }
@@ -168,7 +154,7 @@ async fn applications_are_validated_and_pending_lists_page() {
     assert_err(res, 404, "dealer_not_found").await;
 }
 
-async fn apply(app: &TestApp, token: &str) -> Response {
+pub async fn apply(app: &TestApp, token: &str) -> Response {
     let path = "/auth/dealer-application";
     send(app, reqwest::Method::POST, path, token, Some(application())).await
 }

@@ -2,7 +2,9 @@
 
 mod accounts;
 mod admin_cli;
+mod dealer_profiles;
 mod dealers;
+mod reviews;
 mod service;
 mod vin;
 
@@ -88,6 +90,57 @@ pub async fn admin_token(app: &TestApp) -> String {
     )
     .await;
     assert_ok(res, 200).await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// A request with a bearer token and an optional JSON body.
+pub async fn send(
+    app: &TestApp,
+    method: reqwest::Method,
+    path: &str,
+    token: &str,
+    body: Option<Value>,
+) -> Response {
+    let mut r = req(app, method, path).bearer_auth(token);
+    if let Some(b) = body {
+        r = r.json(&b);
+    }
+    r.send().await.expect("request")
+}
+
+/// A dealer approved by `admin`: their id and an access token carrying the dealer role.
+pub struct Dealer {
+    pub id: String,
+    pub token: String,
+}
+
+pub async fn approved_dealer(app: &TestApp, admin: &str) -> Dealer {
+    let auth = signup(app, &crate::helpers::phone(), "secret1").await;
+    let token = auth["token"].as_str().unwrap();
+    let id = auth["user"]["_id"].as_str().unwrap().to_owned();
+    assert_ok(dealers::apply(app, token).await, 201).await;
+    let approve = format!("/dealers/{id}/approve");
+    let res = send(app, reqwest::Method::PUT, &approve, admin, None).await;
+    assert_ok(res, 200).await;
+    // The role reaches a token at the next refresh.
+    let res = post(
+        app,
+        "/auth/refresh-token",
+        json!({"refreshToken": auth["refreshToken"]}),
+    )
+    .await;
+    let token = assert_ok(res, 200).await["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    Dealer { id, token }
+}
+
+/// A fresh customer's access token.
+pub async fn customer(app: &TestApp) -> String {
+    signup(app, &crate::helpers::phone(), "secret1").await["token"]
         .as_str()
         .unwrap()
         .to_owned()

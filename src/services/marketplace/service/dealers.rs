@@ -95,7 +95,7 @@ pub async fn status(st: &MarketplaceState, user_id: Uuid) -> Result<ApplicationS
 }
 
 /// Approves the pending application of user `dealer_id`; the user becomes a dealer (an
-/// administrator keeps the admin role).
+/// administrator keeps the admin role) with a profile seeded from the application.
 pub async fn approve(st: &MarketplaceState, dealer_id: Uuid) -> Result<Dealer> {
     let now = st.core.now();
     let txn = crate::core::db::begin_write(&st.core.db).await?;
@@ -118,14 +118,10 @@ pub async fn approve(st: &MarketplaceState, dealer_id: Uuid) -> Result<Dealer> {
         .filter(user::Column::Role.eq("user"))
         .exec(&txn)
         .await?;
+    let profile = super::profiles::create(&txn, &app, now).await?;
     let u = account(&txn, dealer_id).await?;
     txn.commit().await?;
-    let approved = dealer_application::Model {
-        status: APPROVED.into(),
-        reviewed_at: Some(now),
-        ..app
-    };
-    Ok(Dealer::new(u, approved))
+    Ok(Dealer::from((u, profile)))
 }
 
 /// Pending applications, oldest first, as dealers awaiting approval.

@@ -3,6 +3,8 @@
 pub mod accounts;
 pub mod dealers;
 pub mod otp;
+pub mod profiles;
+pub mod reviews;
 pub mod tokens;
 
 use super::MarketplaceState;

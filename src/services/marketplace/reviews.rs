@@ -1,0 +1,53 @@
+//! Reviews of a dealer: anyone reads them (newest first); a signed-in customer writes one
+//! per dealer.
+
+use super::dealers::{caller, dealer_id};
+use super::domain::{self, required};
+use super::dto::*;
+use super::error::{MarketplaceError, Result};
+use super::openapi::Errors;
+use super::service::reviews::{self, NewReview};
+use super::MarketplaceState;
+use crate::core::auth::Bearer;
+use crate::core::json_body::Json;
+use actix_web::{get, post, web, HttpResponse};
+
+#[utoipa::path(tag = "dealers", params(("id" = String, Path, description = "The dealer's id"),
+    PageParams), responses((status = 200, body = List<Review>), Errors))]
+#[get("/dealers/{id}/reviews")]
+pub async fn list_reviews(
+    st: web::Data<MarketplaceState>,
+    id: web::Path<String>,
+    paging: web::Query<PageParams>,
+) -> Result<HttpResponse> {
+    let page = reviews::list(&st, dealer_id(&id)?, paging.window()?).await?;
+    Ok(HttpResponse::Ok().json(list(page)))
+}
+
+#[utoipa::path(tag = "dealers", request_body = ReviewRequest, security(("bearer" = [])),
+    params(("id" = String, Path, description = "The dealer's id")),
+    responses((status = 201, body = Success<Review>), Errors))]
+#[post("/dealers/{id}/reviews")]
+pub async fn review(
+    auth: Bearer,
+    st: web::Data<MarketplaceState>,
+    id: web::Path<String>,
+    body: Json<ReviewRequest>,
+) -> Result<HttpResponse> {
+    let rating = match body.rating {
+        Some(r @ 1..=5) => r as i16,
+        other => {
+            return Err(MarketplaceError::Validation {
+                field: "rating",
+                value: other.map(|r| r.to_string()),
+                message: "rating must be an integer from 1 to 5".into(),
+            }
+            .into())
+        }
+    };
+    let comment = domain::text("comment", required("comment", &body.comment)?, 1000)?;
+    let dealer = dealer_id(&id)?;
+    let created =
+        reviews::create(&st, dealer, caller(&auth)?, NewReview { rating, comment }).await?;
+    Ok(HttpResponse::Created().json(ok_with("Review added", created)))
+}

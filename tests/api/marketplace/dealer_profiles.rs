@@ -1,0 +1,256 @@
+//! Dealer profiles: the public list and page of a dealer, the dealer's own profile, business
+//! hours and business info.
+
+use super::*;
+use reqwest::Method;
+
+fn week() -> Value {
+    json!({"monday": "09:00-18:00", "tuesday": "09:00-18:00", "wednesday": "09:00-18:00",
+           "thursday": "09:00-20:00", "friday": "09:00-18:00", "saturday": "10:00-14:00",
+           "sunday": "Closed"})
+}
+
+#[actix_web::test]
+async fn approval_creates_a_public_profile_seeded_from_the_application() {
+    let app = app().await;
+    let admin = admin_token(&app).await;
+    let v = json_body(get(&app, "/dealers", None).await).await;
+    assert_eq!(v["data"].as_array().unwrap().len(), 0, "{v}");
+    let dealer = approved_dealer(&app, &admin).await;
+
+    let one = assert_ok(
+        get(&app, &format!("/dealers/{}", dealer.id), None).await,
+        200,
+    )
+    .await;
+    assert_eq!(one["_id"], dealer.id.as_str());
+    assert_eq!(one["name"], "Ada Autos");
+    assert_eq!(one["location"], "Berlin");
+    assert_eq!(one["website"], "https://ada-autos.example.com");
+    assert_eq!(one["businessPhone"], "+4930123456");
+    assert_eq!(one["type"], "dealer");
+    assert_eq!(one["isApproved"], true);
+    assert_eq!(one["rating"], 0.0);
+    assert_eq!(one["totalSales"], 0);
+    assert!(one["joinedDate"].is_string());
+
+    let v = json_body(get(&app, "/dealers?type=dealer&isApproved=true", None).await).await;
+    assert_eq!(v["success"], true);
+    assert_eq!(v["data"][0]["_id"], dealer.id.as_str(), "{v}");
+    assert_eq!(v["pagination"]["totalItems"], 1);
+    assert_eq!(v["pagination"]["itemsPerPage"], 10);
+    let v = json_body(get(&app, "/dealers?isApproved=false", None).await).await;
+    assert_eq!(v["data"].as_array().unwrap().len(), 0, "{v}");
+    assert_eq!(v["pagination"]["totalItems"], 0);
+
+    // A pending applicant is no dealer yet.
+    let applicant = customer(&app).await;
+    let pending = assert_ok(get(&app, "/auth/me", Some(&applicant)).await, 200).await;
+    assert_ok(dealers::apply(&app, &applicant).await, 201).await;
+    let path = format!("/dealers/{}", pending["_id"].as_str().unwrap());
+    assert_err(get(&app, &path, None).await, 404, "dealer_not_found").await;
+    for bad in [
+        "/dealers/not-an-id",
+        "/dealers/00000000-0000-0000-0000-000000000000",
+    ] {
+        assert_err(get(&app, bad, None).await, 404, "dealer_not_found").await;
+    }
+    for (query, field) in [
+        ("type=private", "type"),
+        ("isApproved=maybe", "isApproved"),
+        ("limit=101", ""),
+    ] {
+        let res = get(&app, &format!("/dealers?{query}"), None).await;
+        let v = assert_err(res, 400, "validation_error").await;
+        if !field.is_empty() {
+            assert_eq!(v["details"]["field"], field, "{v}");
+        }
+    }
+}
+
+#[actix_web::test]
+async fn a_dealer_edits_their_profile_and_only_a_dealer_may() {
+    let app = app().await;
+    let admin = admin_token(&app).await;
+    let dealer = approved_dealer(&app, &admin).await;
+    let user = customer(&app).await;
+
+    let me = assert_ok(
+        get(&app, "/dealers/profile/me", Some(&dealer.token)).await,
+        200,
+    )
+    .await;
+    assert_eq!(me["_id"], dealer.id.as_str());
+    for token in [&user, &admin] {
+        let res = get(&app, "/dealers/profile/me", Some(token)).await;
+        assert_err(res, 403, "forbidden").await;
+        let res = send(
+            &app,
+            Method::PUT,
+            "/dealers/profile/me",
+            token,
+            Some(json!({"name": "X"})),
+        )
+        .await;
+        assert_err(res, 403, "forbidden").await;
+        let res = get(&app, "/dealers/profile/business-hours", Some(token)).await;
+        assert_err(res, 403, "forbidden").await;
+    }
+    assert_err(
+        get(&app, "/dealers/profile/me", None).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+
+    let body = json!({"name": "Ada Motors", "location": "Hamburg", "description": "EVs only"});
+    let res = send(
+        &app,
+        Method::PUT,
+        "/dealers/profile/me",
+        &dealer.token,
+        Some(body),
+    )
+    .await;
+    let updated = assert_ok(res, 200).await;
+    assert_eq!(updated["name"], "Ada Motors");
+    assert_eq!(updated["location"], "Hamburg");
+    assert_eq!(updated["description"], "EVs only");
+    // An absent field is kept.
+    let res = send(
+        &app,
+        Method::PUT,
+        "/dealers/profile/me",
+        &dealer.token,
+        Some(json!({"location": "Bremen"})),
+    )
+    .await;
+    let updated = assert_ok(res, 200).await;
+    assert_eq!(
+        (updated["name"].as_str(), updated["location"].as_str()),
+        (Some("Ada Motors"), Some("Bremen"))
+    );
+    let public = assert_ok(
+        get(&app, &format!("/dealers/{}", dealer.id), None).await,
+        200,
+    )
+    .await;
+    assert_eq!(public["name"], "Ada Motors");
+
+    for (body, field) in [
+        (json!({}), "name"),
+        (json!({"name": "  "}), "name"),
+        (json!({"location": "x".repeat(201)}), "location"),
+        (json!({"description": "x".repeat(2001)}), "description"),
+    ] {
+        let res = send(
+            &app,
+            Method::PUT,
+            "/dealers/profile/me",
+            &dealer.token,
+            Some(body),
+        )
+        .await;
+        let v = assert_err(res, 400, "validation_error").await;
+        assert_eq!(v["details"]["field"], field, "{v}");
+    }
+
+    let info = json!({"website": "https://motors.example.com", "description": "Since 1999",
+                      "businessPhone": "+4940111222"});
+    let res = send(
+        &app,
+        Method::PUT,
+        "/dealers/profile/business-info",
+        &dealer.token,
+        Some(info),
+    )
+    .await;
+    let updated = assert_ok(res, 200).await;
+    assert_eq!(updated["website"], "https://motors.example.com");
+    assert_eq!(updated["businessPhone"], "+4940111222");
+    assert_eq!(updated["description"], "Since 1999");
+    for (body, field) in [
+        (json!({"businessPhone": "040 111"}), "businessPhone"),
+        (json!({"website": "motors"}), "website"),
+        (json!({}), "website"),
+    ] {
+        let res = send(
+            &app,
+            Method::PUT,
+            "/dealers/profile/business-info",
+            &dealer.token,
+            Some(body),
+        )
+        .await;
+        let v = assert_err(res, 400, "validation_error").await;
+        assert_eq!(v["details"]["field"], field, "{v}");
+    }
+    let res = send(
+        &app,
+        Method::PUT,
+        "/dealers/profile/business-info",
+        &user,
+        Some(json!({"website": "https://x.example.com"})),
+    )
+    .await;
+    assert_err(res, 403, "forbidden").await;
+}
+
+#[actix_web::test]
+async fn business_hours_take_seven_days_of_ranges_or_closed() {
+    let app = app().await;
+    let admin = admin_token(&app).await;
+    let dealer = approved_dealer(&app, &admin).await;
+    let path = "/dealers/profile/business-hours";
+
+    let unset = assert_ok(get(&app, path, Some(&dealer.token)).await, 200).await;
+    assert_eq!(unset["businessHours"], json!({}));
+    let res = send(
+        &app,
+        Method::PUT,
+        path,
+        &dealer.token,
+        Some(json!({"businessHours": week()})),
+    )
+    .await;
+    let set = assert_ok(res, 200).await;
+    assert_eq!(set["businessHours"], week());
+    let read = assert_ok(get(&app, path, Some(&dealer.token)).await, 200).await;
+    assert_eq!(read["businessHours"], week());
+    let public = assert_ok(
+        get(&app, &format!("/dealers/{}", dealer.id), None).await,
+        200,
+    )
+    .await;
+    assert_eq!(public["businessHours"]["thursday"], "09:00-20:00");
+    assert_eq!(public["businessHours"]["sunday"], "Closed");
+
+    let with = |day: &str, value: Value| {
+        let mut w = week();
+        w[day] = value;
+        json!({"businessHours": w})
+    };
+    let mut missing = week();
+    missing.as_object_mut().unwrap().remove("saturday");
+    for (body, field) in [
+        (with("monday", json!("18:00-09:00")), "businessHours.monday"),
+        (
+            with("tuesday", json!("22:00-02:00")),
+            "businessHours.tuesday",
+        ),
+        (with("friday", json!("9am-5pm")), "businessHours.friday"),
+        (with("sunday", json!("25:00-26:00")), "businessHours.sunday"),
+        (with("sunday", json!(false)), "businessHours.sunday"),
+        (with("funday", json!("Closed")), "businessHours"),
+        (json!({"businessHours": missing}), "businessHours.saturday"),
+        (json!({"businessHours": "always"}), "businessHours"),
+        (json!({}), "businessHours"),
+    ] {
+        let res = send(&app, Method::PUT, path, &dealer.token, Some(body)).await;
+        let v = assert_err(res, 400, "validation_error").await;
+        assert_eq!(v["details"]["field"], field, "{v}");
+    }
+    // Nothing of the refused changes was stored.
+    let read = assert_ok(get(&app, path, Some(&dealer.token)).await, 200).await;
+    assert_eq!(read["businessHours"], week());
+}
