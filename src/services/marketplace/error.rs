@@ -39,6 +39,10 @@ pub enum MarketplaceError {
     ReviewExists,
     #[error("a dealer cannot review themself")]
     SelfReview,
+    #[error("no such make in the catalogue")]
+    MakeNotFound,
+    #[error("no such model of this make in the catalogue")]
+    ModelNotFound,
 }
 
 impl MarketplaceError {
@@ -97,6 +101,8 @@ impl From<MarketplaceError> for ApiError {
                 ApiError::new(Kind::Conflict, message).code("review_exists")
             }
             MarketplaceError::SelfReview => ApiError::forbidden(message).code("self_review"),
+            MarketplaceError::MakeNotFound => ApiError::not_found(message).code("make_not_found"),
+            MarketplaceError::ModelNotFound => ApiError::not_found(message).code("model_not_found"),
         }
     }
 }

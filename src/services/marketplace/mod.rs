@@ -3,6 +3,7 @@
 
 mod auth;
 mod business_hours;
+pub mod catalogue;
 mod dealer_profiles;
 mod dealers;
 pub mod domain;
@@ -41,6 +42,8 @@ pub struct MarketplaceState {
     pub core: CoreContext,
     pub providers: Providers,
     pub cfg: Arc<MarketplaceSettings>,
+    /// Set once the catalogue is filled ([`service::catalogue::ready`]).
+    pub catalogue: Arc<tokio::sync::OnceCell<()>>,
 }
 
 pub struct Marketplace;
@@ -59,7 +62,15 @@ impl Service for Marketplace {
             core: core.clone(),
             providers: providers.clone(),
             cfg: Arc::new(cfg.clone()),
+            catalogue: Arc::default(),
         };
+        // The catalogue is filled at start; a reader that comes first waits for it.
+        let filling = state.clone();
+        tokio::spawn(async move {
+            if let Err(e) = service::catalogue::ready(&filling).await {
+                tracing::warn!(error = %e, "marketplace catalogue not filled yet; retried on use");
+            }
+        });
         let data = web::Data::new(state);
         serve::<MarketplaceEnvelope, _>(
             Self::NAME,
@@ -123,6 +134,11 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
                 .service(reviews::list_reviews)
                 .service(reviews::review)
                 .service(vin_lookup::lookup)
+                // Literal segments before `/cars/{id}`.
+                .service(catalogue::makes)
+                .service(catalogue::models)
+                .service(catalogue::body_types)
+                .service(catalogue::features)
                 .default_service(web::to(fallback)),
         );
 }

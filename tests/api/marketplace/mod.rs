@@ -2,6 +2,7 @@
 
 mod accounts;
 mod admin_cli;
+mod catalogue;
 mod dealer_profiles;
 mod dealers;
 mod reviews;

@@ -1,6 +1,7 @@
 //! Workflows of the marketplace, apart from HTTP.
 
 pub mod accounts;
+pub mod catalogue;
 pub mod dealers;
 pub mod otp;
 pub mod profiles;

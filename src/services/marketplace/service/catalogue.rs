@@ -1,0 +1,202 @@
+//! The car catalogue in the database: filled from the catalogue module when the service
+//! starts (what is missing only, so a restart or a second node adds nothing twice), grown by
+//! every listing of an unknown make or model, read by the catalogue endpoints.
+
+use super::super::catalogue::data;
+use super::super::error::{MarketplaceError, Result};
+use super::super::MarketplaceState;
+use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, Set};
+use std::collections::{HashMap, HashSet};
+use switchboard_entities::marketplace::{
+    catalogue_body_type, catalogue_feature, catalogue_make, catalogue_model,
+};
+use uuid::Uuid;
+
+/// A name as compared: case does not make another make or model.
+fn key(name: &str) -> String {
+    name.trim().to_lowercase()
+}
+
+/// Fills the catalogue once per process (the first caller waits, the others reuse it); a
+/// failed fill is tried again by the next caller.
+pub async fn ready(st: &MarketplaceState) -> Result<()> {
+    st.catalogue.get_or_try_init(|| seed(&st.core.db)).await?;
+    Ok(())
+}
+
+async fn seed(db: &sea_orm::DatabaseConnection) -> Result<(), DbErr> {
+    let txn = crate::core::db::begin_write(db).await?;
+    let mut makes: HashMap<String, Uuid> = catalogue_make::Entity::find()
+        .all(&txn)
+        .await?
+        .into_iter()
+        .map(|m| (m.name_key, m.id))
+        .collect();
+    let missing: Vec<&str> = data::MAKES
+        .iter()
+        .map(|m| m.name)
+        .filter(|name| !makes.contains_key(&key(name)))
+        .collect();
+    let mut new_makes = Vec::with_capacity(missing.len());
+    for name in missing {
+        let id = Uuid::new_v4();
+        makes.insert(key(name), id);
+        new_makes.push(catalogue_make::ActiveModel {
+            id: Set(id),
+            name: Set(name.to_owned()),
+            name_key: Set(key(name)),
+        });
+    }
+    catalogue_make::Entity::insert_many(new_makes)
+        .on_conflict_do_nothing_on([catalogue_make::Column::NameKey])
+        .exec(&txn)
+        .await?;
+
+    let known: HashSet<(Uuid, String)> = catalogue_model::Entity::find()
+        .all(&txn)
+        .await?
+        .into_iter()
+        .map(|m| (m.make_id, m.name_key))
+        .collect();
+    let new_models: Vec<catalogue_model::ActiveModel> = data::MAKES
+        .iter()
+        .filter_map(|make| makes.get(&key(make.name)).map(|id| (*id, make)))
+        .flat_map(|(make_id, make)| make.models.iter().map(move |m| (make_id, m)))
+        .filter(|(make_id, m)| !known.contains(&(*make_id, key(m.name))))
+        .map(|(make_id, m)| catalogue_model::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            make_id: Set(make_id),
+            name: Set(m.name.to_owned()),
+            name_key: Set(key(m.name)),
+            body_type: Set(Some(m.body_type.to_owned())),
+            fuel_type: Set(Some(m.fuel_type.to_owned())),
+        })
+        .collect();
+    catalogue_model::Entity::insert_many(new_models)
+        .on_conflict_do_nothing_on([
+            catalogue_model::Column::MakeId,
+            catalogue_model::Column::NameKey,
+        ])
+        .exec(&txn)
+        .await?;
+
+    let body_types: Vec<_> = data::BODY_TYPES
+        .iter()
+        .map(|name| catalogue_body_type::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            name: Set((*name).to_owned()),
+        })
+        .collect();
+    catalogue_body_type::Entity::insert_many(body_types)
+        .on_conflict_do_nothing_on([catalogue_body_type::Column::Name])
+        .exec(&txn)
+        .await?;
+    let features: Vec<_> = data::FEATURES
+        .iter()
+        .map(|name| catalogue_feature::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            name: Set((*name).to_owned()),
+        })
+        .collect();
+    catalogue_feature::Entity::insert_many(features)
+        .on_conflict_do_nothing_on([catalogue_feature::Column::Name])
+        .exec(&txn)
+        .await?;
+    txn.commit().await
+}
+
+/// Every make, in alphabetical order whatever the case.
+pub async fn makes(st: &MarketplaceState) -> Result<Vec<String>> {
+    ready(st).await?;
+    let rows = catalogue_make::Entity::find()
+        .order_by_asc(catalogue_make::Column::NameKey)
+        .all(&st.core.db)
+        .await?;
+    Ok(rows.into_iter().map(|m| m.name).collect())
+}
+
+async fn find_make(db: &impl ConnectionTrait, make: &str) -> Result<catalogue_make::Model> {
+    Ok(catalogue_make::Entity::find()
+        .filter(catalogue_make::Column::NameKey.eq(key(make)))
+        .one(db)
+        .await?
+        .ok_or(MarketplaceError::MakeNotFound)?)
+}
+
+/// The make's models, alphabetical; its name (as the catalogue writes it) comes first.
+pub async fn models(
+    st: &MarketplaceState,
+    make: &str,
+) -> Result<(String, Vec<catalogue_model::Model>)> {
+    ready(st).await?;
+    let db = &st.core.db;
+    let make = find_make(db, make).await?;
+    let models = catalogue_model::Entity::find()
+        .filter(catalogue_model::Column::MakeId.eq(make.id))
+        .order_by_asc(catalogue_model::Column::NameKey)
+        .all(db)
+        .await?;
+    Ok((make.name, models))
+}
+
+pub async fn body_types(st: &MarketplaceState) -> Result<Vec<String>> {
+    ready(st).await?;
+    let rows = catalogue_body_type::Entity::find()
+        .order_by_asc(catalogue_body_type::Column::Name)
+        .all(&st.core.db)
+        .await?;
+    Ok(rows.into_iter().map(|b| b.name).collect())
+}
+
+pub async fn features(st: &MarketplaceState) -> Result<Vec<String>> {
+    ready(st).await?;
+    let rows = catalogue_feature::Entity::find()
+        .order_by_asc(catalogue_feature::Column::Name)
+        .all(&st.core.db)
+        .await?;
+    Ok(rows.into_iter().map(|f| f.name).collect())
+}
+
+/// Adds `make` and `model` to the catalogue when they are not in it, inside the caller's
+/// transaction (a listing's create or update), so the catalogue lists what is listed. A name
+/// the catalogue module knows is written its way.
+pub async fn note_listing(
+    txn: &impl ConnectionTrait,
+    make: &str,
+    model: &str,
+) -> Result<(), DbErr> {
+    let known = data::make(make);
+    let make_name = known.map_or(make.trim(), |m| m.name);
+    catalogue_make::Entity::insert(catalogue_make::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        name: Set(make_name.to_owned()),
+        name_key: Set(key(make_name)),
+    })
+    .on_conflict_do_nothing_on([catalogue_make::Column::NameKey])
+    .exec(txn)
+    .await?;
+    let Some(make_row) = catalogue_make::Entity::find()
+        .filter(catalogue_make::Column::NameKey.eq(key(make_name)))
+        .one(txn)
+        .await?
+    else {
+        return Err(DbErr::RecordNotFound(format!("catalogue make {make_name}")));
+    };
+    let spec = known.and_then(|m| m.model(model));
+    let model_name = spec.map_or(model.trim(), |m| m.name);
+    catalogue_model::Entity::insert(catalogue_model::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        make_id: Set(make_row.id),
+        name: Set(model_name.to_owned()),
+        name_key: Set(key(model_name)),
+        body_type: Set(spec.map(|m| m.body_type.to_owned())),
+        fuel_type: Set(spec.map(|m| m.fuel_type.to_owned())),
+    })
+    .on_conflict_do_nothing_on([
+        catalogue_model::Column::MakeId,
+        catalogue_model::Column::NameKey,
+    ])
+    .exec(txn)
+    .await?;
+    Ok(())
+}
