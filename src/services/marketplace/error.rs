@@ -35,6 +35,10 @@ pub enum MarketplaceError {
     ApplicationExists,
     #[error("no pending dealer application for this id")]
     DealerNotFound,
+    #[error("no car listing with this id")]
+    CarNotFound,
+    #[error("only the listing's owner or an administrator may change it")]
+    NotOwner,
 }
 
 impl MarketplaceError {
@@ -89,6 +93,8 @@ impl From<MarketplaceError> for ApiError {
             MarketplaceError::DealerNotFound => {
                 ApiError::not_found(message).code("dealer_not_found")
             }
+            MarketplaceError::CarNotFound => ApiError::not_found(message).code("car_not_found"),
+            MarketplaceError::NotOwner => ApiError::forbidden(message).code("not_owner"),
         }
     }
 }

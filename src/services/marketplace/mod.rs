@@ -2,13 +2,18 @@
 //! dealers and customers follow (`specs/car-marketplace.md`).
 
 mod auth;
+mod car_dto;
+mod car_filters;
+mod cars;
 mod dealers;
 pub mod domain;
 mod dto;
 mod error;
 mod health;
 mod limits;
+pub mod listing;
 mod openapi;
+mod search_terms;
 pub mod service;
 pub mod settings;
 pub mod vin;
@@ -110,6 +115,15 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
                 .service(dealers::pending)
                 .service(dealers::approve)
                 .service(vin_lookup::lookup)
+                .service(cars::browse)
+                .service(cars::facets)
+                .service(cars::advanced_search)
+                .service(cars::my_cars)
+                .service(cars::create)
+                // `/cars/{id}` after every one-segment literal under /cars.
+                .service(cars::get_one)
+                .service(cars::update)
+                .service(cars::remove)
                 .default_service(web::to(fallback)),
         );
 }

@@ -21,8 +21,8 @@ impl ErrorDocs for MarketplaceErrors {
             Kind::Unauthorized,
             "invalid_token, invalid_credentials, invalid_refresh_token",
         ),
-        (Kind::Forbidden, "forbidden"),
-        (Kind::NotFound, "not_found, dealer_not_found"),
+        (Kind::Forbidden, "forbidden, not_owner"),
+        (Kind::NotFound, "not_found, dealer_not_found, car_not_found"),
         (Kind::MethodNotAllowed, "method_not_allowed"),
         (
             Kind::NotAcceptable,
@@ -44,7 +44,7 @@ impl ErrorDocs for MarketplaceErrors {
     info(title = "Switchboard car marketplace", version = "1.0",
          description = "Phone-verified accounts, car listings, dealers and customers."),
     modifiers(&BearerScheme),
-    tags((name = "auth"), (name = "dealers"), (name = "health"))
+    tags((name = "auth"), (name = "cars"), (name = "dealers"), (name = "health"))
 )]
 struct ApiDoc;
 

@@ -3,20 +3,6 @@
 use super::*;
 use crate::helpers::phone;
 
-async fn send(
-    app: &TestApp,
-    method: reqwest::Method,
-    path: &str,
-    token: &str,
-    body: Option<Value>,
-) -> Response {
-    let mut r = req(app, method, path).bearer_auth(token);
-    if let Some(b) = body {
-        r = r.json(&b);
-    }
-    r.send().await.unwrap()
-}
-
 fn application() -> Value {
     json!({"businessName": "Ada Autos", "location": "Berlin", "businessPhone": "+4930123456",
            "website": "https://ada-autos.example.com", "description": "Used cars since 1999"})

@@ -2,7 +2,9 @@
 
 mod accounts;
 mod admin_cli;
+mod cars;
 mod dealers;
+mod search;
 mod service;
 mod vin;
 
@@ -91,4 +93,96 @@ pub async fn admin_token(app: &TestApp) -> String {
         .as_str()
         .unwrap()
         .to_owned()
+}
+
+/// A request with a bearer token and an optional JSON body.
+pub async fn send(
+    app: &TestApp,
+    method: reqwest::Method,
+    path: &str,
+    token: &str,
+    body: Option<Value>,
+) -> Response {
+    let mut r = req(app, method, path).bearer_auth(token);
+    if let Some(b) = body {
+        r = r.json(&b);
+    }
+    r.send().await.unwrap()
+}
+
+/// A fresh user: `(token, id)`.
+pub async fn user(app: &TestApp) -> (String, String) {
+    let auth = signup(app, &crate::helpers::phone(), "secret1").await;
+    (
+        auth["token"].as_str().unwrap().to_owned(),
+        auth["user"]["_id"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// A fresh approved dealer signed in again (so the token carries the dealer role):
+/// `(token, id)`.
+pub async fn dealer(app: &TestApp, admin: &str) -> (String, String) {
+    let p = crate::helpers::phone();
+    let auth = signup(app, &p, "secret1").await;
+    let token = auth["token"].as_str().unwrap();
+    let id = auth["user"]["_id"].as_str().unwrap().to_owned();
+    let res = send(
+        app,
+        reqwest::Method::POST,
+        "/auth/dealer-application",
+        token,
+        Some(json!({"businessName": "Ada Autos", "location": "Berlin"})),
+    )
+    .await;
+    assert_ok(res, 201).await;
+    let res = send(
+        app,
+        reqwest::Method::PUT,
+        &format!("/dealers/{id}/approve"),
+        admin,
+        None,
+    )
+    .await;
+    assert_ok(res, 200).await;
+    let res = post(
+        app,
+        "/auth/login",
+        json!({"phone": p, "password": "secret1"}),
+    )
+    .await;
+    let token = assert_ok(res, 200).await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (token, id)
+}
+
+/// A complete listing body; `over` replaces or adds fields.
+pub fn car_body(over: Value) -> Value {
+    let mut body = json!({
+        "make": "Toyota", "model": "Corolla", "year": 2019, "mileage": 42000,
+        "fuelType": "Petrol", "transmission": "Automatic", "bodyType": "Sedan",
+        "color": "Silver", "description": "One owner, full service history.",
+        "condition": "Used", "price": 15500,
+        "features": ["Bluetooth", "Backup Camera"]
+    });
+    if let (Some(b), Some(o)) = (body.as_object_mut(), over.as_object()) {
+        for (k, v) in o {
+            b.insert(k.clone(), v.clone());
+        }
+    }
+    body
+}
+
+/// Lists a car for `token`; answers the created Car.
+pub async fn create_car(app: &TestApp, token: &str, over: Value) -> Value {
+    let res = send(
+        app,
+        reqwest::Method::POST,
+        "/cars",
+        token,
+        Some(car_body(over)),
+    )
+    .await;
+    assert_ok(res, 201).await
 }

@@ -1,8 +1,10 @@
 //! Workflows of the marketplace, apart from HTTP.
 
 pub mod accounts;
+pub mod cars;
 pub mod dealers;
 pub mod otp;
+pub mod search;
 pub mod tokens;
 
 use super::MarketplaceState;
