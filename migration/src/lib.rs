@@ -1,5 +1,6 @@
 //! Schema migrations, one file per step, run at start-up and by `switchboard migrate`.
-//! Written with the schema builder only, so one migration serves SQLite and PostgreSQL.
+//! Written with the schema builder, so one migration serves SQLite and PostgreSQL; only
+//! full-text search speaks each database's own SQL (FTS5, tsvector and pg_trgm).
 
 pub use sea_orm_migration::prelude::*;
 
@@ -13,6 +14,7 @@ mod m20261124_000004_interview_webhook_schedule;
 mod m20261125_000001_jobs;
 mod m20261126_000001_marketplace;
 mod m20261126_000002_marketplace_dealers;
+mod m20261127_000001_marketplace_cars;
 mod m20261127_000002_marketplace_dealer_profiles;
 mod m20261127_000003_marketplace_catalogue;
 mod schema_helpers;
@@ -33,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000001_jobs::Migration),
             Box::new(m20261126_000001_marketplace::Migration),
             Box::new(m20261126_000002_marketplace_dealers::Migration),
+            Box::new(m20261127_000001_marketplace_cars::Migration),
             Box::new(m20261127_000002_marketplace_dealer_profiles::Migration),
             Box::new(m20261127_000003_marketplace_catalogue::Migration),
         ]

@@ -1,3 +1,4 @@
+pub mod car;
 pub mod catalogue_body_type;
 pub mod catalogue_feature;
 pub mod catalogue_make;
@@ -8,4 +9,5 @@ pub mod dealer_review;
 pub mod otp_code;
 pub mod refresh_token;
 pub mod reset_token;
+pub mod search_term;
 pub mod user;

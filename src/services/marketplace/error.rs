@@ -43,6 +43,10 @@ pub enum MarketplaceError {
     MakeNotFound,
     #[error("no such model of this make in the catalogue")]
     ModelNotFound,
+    #[error("no car listing with this id")]
+    CarNotFound,
+    #[error("only the listing's owner or an administrator may change it")]
+    NotOwner,
 }
 
 impl MarketplaceError {
@@ -103,6 +107,8 @@ impl From<MarketplaceError> for ApiError {
             MarketplaceError::SelfReview => ApiError::forbidden(message).code("self_review"),
             MarketplaceError::MakeNotFound => ApiError::not_found(message).code("make_not_found"),
             MarketplaceError::ModelNotFound => ApiError::not_found(message).code("model_not_found"),
+            MarketplaceError::CarNotFound => ApiError::not_found(message).code("car_not_found"),
+            MarketplaceError::NotOwner => ApiError::forbidden(message).code("not_owner"),
         }
     }
 }

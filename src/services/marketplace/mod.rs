@@ -3,6 +3,9 @@
 
 mod auth;
 mod business_hours;
+mod car_dto;
+mod car_filters;
+mod cars;
 pub mod catalogue;
 mod dealer_profiles;
 mod dealers;
@@ -11,8 +14,10 @@ mod dto;
 mod error;
 mod health;
 mod limits;
+pub mod listing;
 mod openapi;
 mod reviews;
+mod search_terms;
 pub mod service;
 pub mod settings;
 pub mod vin;
@@ -134,11 +139,20 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
                 .service(reviews::list_reviews)
                 .service(reviews::review)
                 .service(vin_lookup::lookup)
+                .service(cars::browse)
+                .service(cars::facets)
+                .service(cars::advanced_search)
+                .service(cars::my_cars)
+                .service(cars::create)
                 // Literal segments before `/cars/{id}`.
                 .service(catalogue::makes)
                 .service(catalogue::models)
                 .service(catalogue::body_types)
                 .service(catalogue::features)
+                // `/cars/{id}` after every one-segment literal under /cars.
+                .service(cars::get_one)
+                .service(cars::update)
+                .service(cars::remove)
                 .default_service(web::to(fallback)),
         );
 }

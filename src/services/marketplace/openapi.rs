@@ -21,8 +21,11 @@ impl ErrorDocs for MarketplaceErrors {
             Kind::Unauthorized,
             "invalid_token, invalid_credentials, invalid_refresh_token",
         ),
-        (Kind::Forbidden, "forbidden, self_review"),
-        (Kind::NotFound, "not_found, dealer_not_found, make_not_found, model_not_found"),
+        (Kind::Forbidden, "forbidden, not_owner, self_review"),
+        (
+            Kind::NotFound,
+            "not_found, dealer_not_found, car_not_found, make_not_found, model_not_found",
+        ),
         (Kind::MethodNotAllowed, "method_not_allowed"),
         (
             Kind::NotAcceptable,
@@ -44,7 +47,7 @@ impl ErrorDocs for MarketplaceErrors {
     info(title = "Switchboard car marketplace", version = "1.0",
          description = "Phone-verified accounts, car listings, dealers and customers."),
     modifiers(&BearerScheme),
-    tags((name = "auth"), (name = "catalogue"), (name = "dealers"), (name = "health"))
+    tags((name = "auth"), (name = "cars"), (name = "catalogue"), (name = "dealers"), (name = "health"))
 )]
 struct ApiDoc;
 

@@ -16,14 +16,14 @@ async fn approval_creates_a_public_profile_seeded_from_the_application() {
     let admin = admin_token(&app).await;
     let v = json_body(get(&app, "/dealers", None).await).await;
     assert_eq!(v["data"].as_array().unwrap().len(), 0, "{v}");
-    let dealer = approved_dealer(&app, &admin).await;
+    let (_, dealer_id) = dealer(&app, &admin).await;
 
     let one = assert_ok(
-        get(&app, &format!("/dealers/{}", dealer.id), None).await,
+        get(&app, &format!("/dealers/{}", dealer_id), None).await,
         200,
     )
     .await;
-    assert_eq!(one["_id"], dealer.id.as_str());
+    assert_eq!(one["_id"], dealer_id.as_str());
     assert_eq!(one["name"], "Ada Autos");
     assert_eq!(one["location"], "Berlin");
     assert_eq!(one["website"], "https://ada-autos.example.com");
@@ -36,7 +36,7 @@ async fn approval_creates_a_public_profile_seeded_from_the_application() {
 
     let v = json_body(get(&app, "/dealers?type=dealer&isApproved=true", None).await).await;
     assert_eq!(v["success"], true);
-    assert_eq!(v["data"][0]["_id"], dealer.id.as_str(), "{v}");
+    assert_eq!(v["data"][0]["_id"], dealer_id.as_str(), "{v}");
     assert_eq!(v["pagination"]["totalItems"], 1);
     assert_eq!(v["pagination"]["itemsPerPage"], 10);
     let v = json_body(get(&app, "/dealers?isApproved=false", None).await).await;
@@ -44,7 +44,7 @@ async fn approval_creates_a_public_profile_seeded_from_the_application() {
     assert_eq!(v["pagination"]["totalItems"], 0);
 
     // A pending applicant is no dealer yet.
-    let applicant = customer(&app).await;
+    let applicant = user(&app).await.0;
     let pending = assert_ok(get(&app, "/auth/me", Some(&applicant)).await, 200).await;
     assert_ok(dealers::apply(&app, &applicant).await, 201).await;
     let path = format!("/dealers/{}", pending["_id"].as_str().unwrap());
@@ -72,16 +72,16 @@ async fn approval_creates_a_public_profile_seeded_from_the_application() {
 async fn a_dealer_edits_their_profile_and_only_a_dealer_may() {
     let app = app().await;
     let admin = admin_token(&app).await;
-    let dealer = approved_dealer(&app, &admin).await;
-    let user = customer(&app).await;
+    let (dealer_token, dealer_id) = dealer(&app, &admin).await;
+    let customer = user(&app).await.0;
 
     let me = assert_ok(
-        get(&app, "/dealers/profile/me", Some(&dealer.token)).await,
+        get(&app, "/dealers/profile/me", Some(&dealer_token)).await,
         200,
     )
     .await;
-    assert_eq!(me["_id"], dealer.id.as_str());
-    for token in [&user, &admin] {
+    assert_eq!(me["_id"], dealer_id.as_str());
+    for token in [&customer, &admin] {
         let res = get(&app, "/dealers/profile/me", Some(token)).await;
         assert_err(res, 403, "forbidden").await;
         let res = send(
@@ -108,7 +108,7 @@ async fn a_dealer_edits_their_profile_and_only_a_dealer_may() {
         &app,
         Method::PUT,
         "/dealers/profile/me",
-        &dealer.token,
+        &dealer_token,
         Some(body),
     )
     .await;
@@ -121,7 +121,7 @@ async fn a_dealer_edits_their_profile_and_only_a_dealer_may() {
         &app,
         Method::PUT,
         "/dealers/profile/me",
-        &dealer.token,
+        &dealer_token,
         Some(json!({"location": "Bremen"})),
     )
     .await;
@@ -131,7 +131,7 @@ async fn a_dealer_edits_their_profile_and_only_a_dealer_may() {
         (Some("Ada Motors"), Some("Bremen"))
     );
     let public = assert_ok(
-        get(&app, &format!("/dealers/{}", dealer.id), None).await,
+        get(&app, &format!("/dealers/{}", dealer_id), None).await,
         200,
     )
     .await;
@@ -147,7 +147,7 @@ async fn a_dealer_edits_their_profile_and_only_a_dealer_may() {
             &app,
             Method::PUT,
             "/dealers/profile/me",
-            &dealer.token,
+            &dealer_token,
             Some(body),
         )
         .await;
@@ -161,7 +161,7 @@ async fn a_dealer_edits_their_profile_and_only_a_dealer_may() {
         &app,
         Method::PUT,
         "/dealers/profile/business-info",
-        &dealer.token,
+        &dealer_token,
         Some(info),
     )
     .await;
@@ -178,7 +178,7 @@ async fn a_dealer_edits_their_profile_and_only_a_dealer_may() {
             &app,
             Method::PUT,
             "/dealers/profile/business-info",
-            &dealer.token,
+            &dealer_token,
             Some(body),
         )
         .await;
@@ -189,7 +189,7 @@ async fn a_dealer_edits_their_profile_and_only_a_dealer_may() {
         &app,
         Method::PUT,
         "/dealers/profile/business-info",
-        &user,
+        &customer,
         Some(json!({"website": "https://x.example.com"})),
     )
     .await;
@@ -200,25 +200,25 @@ async fn a_dealer_edits_their_profile_and_only_a_dealer_may() {
 async fn business_hours_take_seven_days_of_ranges_or_closed() {
     let app = app().await;
     let admin = admin_token(&app).await;
-    let dealer = approved_dealer(&app, &admin).await;
+    let (dealer_token, dealer_id) = dealer(&app, &admin).await;
     let path = "/dealers/profile/business-hours";
 
-    let unset = assert_ok(get(&app, path, Some(&dealer.token)).await, 200).await;
+    let unset = assert_ok(get(&app, path, Some(&dealer_token)).await, 200).await;
     assert_eq!(unset["businessHours"], json!({}));
     let res = send(
         &app,
         Method::PUT,
         path,
-        &dealer.token,
+        &dealer_token,
         Some(json!({"businessHours": week()})),
     )
     .await;
     let set = assert_ok(res, 200).await;
     assert_eq!(set["businessHours"], week());
-    let read = assert_ok(get(&app, path, Some(&dealer.token)).await, 200).await;
+    let read = assert_ok(get(&app, path, Some(&dealer_token)).await, 200).await;
     assert_eq!(read["businessHours"], week());
     let public = assert_ok(
-        get(&app, &format!("/dealers/{}", dealer.id), None).await,
+        get(&app, &format!("/dealers/{}", dealer_id), None).await,
         200,
     )
     .await;
@@ -246,11 +246,11 @@ async fn business_hours_take_seven_days_of_ranges_or_closed() {
         (json!({"businessHours": "always"}), "businessHours"),
         (json!({}), "businessHours"),
     ] {
-        let res = send(&app, Method::PUT, path, &dealer.token, Some(body)).await;
+        let res = send(&app, Method::PUT, path, &dealer_token, Some(body)).await;
         let v = assert_err(res, 400, "validation_error").await;
         assert_eq!(v["details"]["field"], field, "{v}");
     }
     // Nothing of the refused changes was stored.
-    let read = assert_ok(get(&app, path, Some(&dealer.token)).await, 200).await;
+    let read = assert_ok(get(&app, path, Some(&dealer_token)).await, 200).await;
     assert_eq!(read["businessHours"], week());
 }

@@ -2,10 +2,12 @@
 
 mod accounts;
 mod admin_cli;
+mod cars;
 mod catalogue;
 mod dealer_profiles;
 mod dealers;
 mod reviews;
+mod search;
 mod service;
 mod vin;
 
@@ -108,41 +110,82 @@ pub async fn send(
     if let Some(b) = body {
         r = r.json(&b);
     }
-    r.send().await.expect("request")
+    r.send().await.unwrap()
 }
 
-/// A dealer approved by `admin`: their id and an access token carrying the dealer role.
-pub struct Dealer {
-    pub id: String,
-    pub token: String,
-}
-
-pub async fn approved_dealer(app: &TestApp, admin: &str) -> Dealer {
+/// A fresh user: `(token, id)`.
+pub async fn user(app: &TestApp) -> (String, String) {
     let auth = signup(app, &crate::helpers::phone(), "secret1").await;
+    (
+        auth["token"].as_str().unwrap().to_owned(),
+        auth["user"]["_id"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// A fresh approved dealer signed in again (so the token carries the dealer role):
+/// `(token, id)`.
+pub async fn dealer(app: &TestApp, admin: &str) -> (String, String) {
+    let p = crate::helpers::phone();
+    let auth = signup(app, &p, "secret1").await;
     let token = auth["token"].as_str().unwrap();
     let id = auth["user"]["_id"].as_str().unwrap().to_owned();
-    assert_ok(dealers::apply(app, token).await, 201).await;
-    let approve = format!("/dealers/{id}/approve");
-    let res = send(app, reqwest::Method::PUT, &approve, admin, None).await;
-    assert_ok(res, 200).await;
-    // The role reaches a token at the next refresh.
-    let res = post(
+    let res = send(
         app,
-        "/auth/refresh-token",
-        json!({"refreshToken": auth["refreshToken"]}),
+        reqwest::Method::POST,
+        "/auth/dealer-application",
+        token,
+        Some(dealers::application()),
     )
     .await;
-    let token = assert_ok(res, 200).await["accessToken"]
+    assert_ok(res, 201).await;
+    let res = send(
+        app,
+        reqwest::Method::PUT,
+        &format!("/dealers/{id}/approve"),
+        admin,
+        None,
+    )
+    .await;
+    assert_ok(res, 200).await;
+    let res = post(
+        app,
+        "/auth/login",
+        json!({"phone": p, "password": "secret1"}),
+    )
+    .await;
+    let token = assert_ok(res, 200).await["token"]
         .as_str()
         .unwrap()
         .to_owned();
-    Dealer { id, token }
+    (token, id)
 }
 
-/// A fresh customer's access token.
-pub async fn customer(app: &TestApp) -> String {
-    signup(app, &crate::helpers::phone(), "secret1").await["token"]
-        .as_str()
-        .unwrap()
-        .to_owned()
+/// A complete listing body; `over` replaces or adds fields.
+pub fn car_body(over: Value) -> Value {
+    let mut body = json!({
+        "make": "Toyota", "model": "Corolla", "year": 2019, "mileage": 42000,
+        "fuelType": "Petrol", "transmission": "Automatic", "bodyType": "Sedan",
+        "color": "Silver", "description": "One owner, full service history.",
+        "condition": "Used", "price": 15500,
+        "features": ["Bluetooth", "Backup Camera"]
+    });
+    if let (Some(b), Some(o)) = (body.as_object_mut(), over.as_object()) {
+        for (k, v) in o {
+            b.insert(k.clone(), v.clone());
+        }
+    }
+    body
+}
+
+/// Lists a car for `token`; answers the created Car.
+pub async fn create_car(app: &TestApp, token: &str, over: Value) -> Value {
+    let res = send(
+        app,
+        reqwest::Method::POST,
+        "/cars",
+        token,
+        Some(car_body(over)),
+    )
+    .await;
+    assert_ok(res, 201).await
 }

@@ -26,42 +26,42 @@ async fn review(
 async fn customers_review_once_and_the_rating_follows() {
     let app = app().await;
     let admin = admin_token(&app).await;
-    let dealer = approved_dealer(&app, &admin).await;
-    let (first, second) = (customer(&app).await, customer(&app).await);
+    let (_, dealer_id) = dealer(&app, &admin).await;
+    let (first, second) = (user(&app).await.0, user(&app).await.0);
 
     let created = assert_ok(
-        review(&app, &dealer.id, &first, json!(5), "Great service").await,
+        review(&app, &dealer_id, &first, json!(5), "Great service").await,
         201,
     )
     .await;
     assert_eq!(created["rating"], 5);
     assert_eq!(created["comment"], "Great service");
-    assert_eq!(created["dealerId"], dealer.id.as_str());
+    assert_eq!(created["dealerId"], dealer_id.as_str());
     assert_eq!(created["author"]["name"], "Ada Buyer");
     app.clock.advance(chrono::Duration::seconds(5));
     assert_ok(
-        review(&app, &dealer.id, &second, json!(2), "Slow paperwork").await,
+        review(&app, &dealer_id, &second, json!(2), "Slow paperwork").await,
         201,
     )
     .await;
-    let res = review(&app, &dealer.id, &first, json!(1), "Changed my mind").await;
+    let res = review(&app, &dealer_id, &first, json!(1), "Changed my mind").await;
     assert_err(res, 409, "review_exists").await;
     // An administrator is a customer here too.
     assert_ok(
-        review(&app, &dealer.id, &admin, json!(3), "Fine").await,
+        review(&app, &dealer_id, &admin, json!(3), "Fine").await,
         201,
     )
     .await;
 
     let d = assert_ok(
-        get(&app, &format!("/dealers/{}", dealer.id), None).await,
+        get(&app, &format!("/dealers/{}", dealer_id), None).await,
         200,
     )
     .await;
     assert_eq!(d["reviewCount"], 3);
     assert_eq!(d["rating"], 3.33);
 
-    let path = format!("/dealers/{}/reviews", dealer.id);
+    let path = format!("/dealers/{}/reviews", dealer_id);
     let v = json_body(get(&app, &path, None).await).await;
     assert_eq!(v["success"], true);
     let comments: Vec<_> = v["data"]
@@ -88,13 +88,13 @@ async fn customers_review_once_and_the_rating_follows() {
 async fn refused_reviews() {
     let app = app().await;
     let admin = admin_token(&app).await;
-    let dealer = approved_dealer(&app, &admin).await;
-    let user = customer(&app).await;
+    let (dealer_token, dealer_id) = dealer(&app, &admin).await;
+    let customer = user(&app).await.0;
 
     let res = review(
         &app,
-        &dealer.id,
-        &dealer.token,
+        &dealer_id,
+        &dealer_token,
         json!(5),
         "Best dealer ever",
     )
@@ -107,22 +107,22 @@ async fn refused_reviews() {
         (json!(4), "", "comment"),
         (json!(4), &*"x".repeat(1001), "comment"),
     ] {
-        let res = review(&app, &dealer.id, &user, rating, comment).await;
+        let res = review(&app, &dealer_id, &customer, rating, comment).await;
         let v = assert_err(res, 400, "validation_error").await;
         assert_eq!(v["details"]["field"], field, "{v}");
     }
-    let res = review(&app, &dealer.id, &user, json!("five"), "ok").await;
+    let res = review(&app, &dealer_id, &customer, json!("five"), "ok").await;
     assert_err(res, 400, "validation_error").await;
     let res = post(
         &app,
-        &format!("/dealers/{}/reviews", dealer.id),
+        &format!("/dealers/{}/reviews", dealer_id),
         json!({"rating": 4, "comment": "ok"}),
     )
     .await;
     assert_err(res, 401, "invalid_token").await;
     // Only dealers are reviewed.
-    let me = assert_ok(get(&app, "/auth/me", Some(&user)).await, 200).await;
-    let other = customer(&app).await;
+    let me = assert_ok(get(&app, "/auth/me", Some(&customer)).await, 200).await;
+    let other = user(&app).await.0;
     for id in [me["_id"].as_str().unwrap(), "nope"] {
         assert_err(
             review(&app, id, &other, json!(4), "ok").await,
@@ -134,7 +134,7 @@ async fn refused_reviews() {
         assert_err(res, 404, "dealer_not_found").await;
     }
     let d = assert_ok(
-        get(&app, &format!("/dealers/{}", dealer.id), None).await,
+        get(&app, &format!("/dealers/{}", dealer_id), None).await,
         200,
     )
     .await;

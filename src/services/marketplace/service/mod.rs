@@ -1,11 +1,13 @@
 //! Workflows of the marketplace, apart from HTTP.
 
 pub mod accounts;
+pub mod cars;
 pub mod catalogue;
 pub mod dealers;
 pub mod otp;
 pub mod profiles;
 pub mod reviews;
+pub mod search;
 pub mod tokens;
 
 use super::MarketplaceState;

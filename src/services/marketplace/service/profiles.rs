@@ -6,6 +6,7 @@ use super::super::error::{MarketplaceError, Result};
 use super::super::MarketplaceState;
 use crate::core::page::{self, Page, Window};
 use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter,
     QueryOrder, Set,
@@ -65,6 +66,20 @@ pub async fn create(
     }
     .insert(txn)
     .await?)
+}
+
+/// Moves a dealer's sales count with a listing entering (+1) or leaving (-1) the sold status,
+/// in the listing's transaction; a private seller has no profile and nothing moves.
+pub async fn count_sale(txn: &impl ConnectionTrait, seller: Uuid, delta: i32) -> Result<()> {
+    dealer_profile::Entity::update_many()
+        .col_expr(
+            dealer_profile::Column::TotalSales,
+            Expr::col(dealer_profile::Column::TotalSales).add(delta),
+        )
+        .filter(dealer_profile::Column::UserId.eq(seller))
+        .exec(txn)
+        .await?;
+    Ok(())
 }
 
 /// The approved dealer `id` with their account.
