@@ -7,6 +7,8 @@ mod car_dto;
 mod car_filters;
 mod cars;
 pub mod catalogue;
+mod csv_cells;
+mod dealer_listings;
 mod dealer_profiles;
 mod dealers;
 pub mod domain;
@@ -126,8 +128,10 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
                 .service(auth::resend_otp)
                 .service(dealers::apply)
                 .service(dealers::status)
-                // Literal segments (admin, profile) before `/dealers/{id}`.
+                // Literal segments (admin, profile, stats, export) before `/dealers/{id}`.
                 .service(dealers::pending)
+                .service(dealer_listings::stats)
+                .service(dealer_listings::export)
                 .service(dealer_profiles::me)
                 .service(dealer_profiles::update_me)
                 .service(dealer_profiles::hours)
@@ -135,6 +139,7 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
                 .service(dealer_profiles::set_info)
                 .service(dealer_profiles::all)
                 .service(dealer_profiles::one)
+                .service(dealer_listings::dealer_cars)
                 .service(dealers::approve)
                 .service(reviews::list_reviews)
                 .service(reviews::review)
@@ -149,6 +154,7 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
                 .service(catalogue::models)
                 .service(catalogue::body_types)
                 .service(catalogue::features)
+                .service(catalogue::template)
                 // `/cars/{id}` after every one-segment literal under /cars.
                 .service(cars::get_one)
                 .service(cars::update)

@@ -254,3 +254,81 @@ async fn business_hours_take_seven_days_of_ranges_or_closed() {
     let read = assert_ok(get(&app, path, Some(&dealer_token)).await, 200).await;
     assert_eq!(read["businessHours"], week());
 }
+
+#[actix_web::test]
+async fn a_dealer_page_lists_active_cars_and_the_dealer_sees_their_statistics() {
+    let app = app().await;
+    let admin = admin_token(&app).await;
+    let phone = crate::helpers::phone();
+    let (token, id) = dealer_of(&app, &admin, &phone).await;
+    let empty = assert_ok(get(&app, "/dealers/stats", Some(&token)).await, 200).await;
+    assert_eq!(
+        empty,
+        json!({"totalCars": 0, "totalViews": 0, "totalInquiries": 0, "salesThisMonth": 0,
+               "revenueThisMonth": 0.0})
+    );
+    let active = create_car(&app, &token, json!({"price": 1000})).await;
+    create_car(&app, &token, json!({"price": 2000, "status": "reserved"})).await;
+    let sold_earlier = create_car(&app, &token, json!({"price": 4000})).await;
+    let path = format!("/cars/{}", sold_earlier["_id"].as_str().unwrap());
+    let res = send(
+        &app,
+        Method::PUT,
+        &path,
+        &token,
+        Some(json!({"status": "sold"})),
+    )
+    .await;
+    assert_ok(res, 200).await;
+    // Next month (access tokens last a day, so sign in again).
+    app.clock.advance(chrono::Duration::days(40));
+    let admin = admin_token(&app).await;
+    let token = login(&app, &phone).await;
+    create_car(&app, &token, json!({"price": 8000.5, "status": "sold"})).await;
+    create_car(&app, &token, json!({"price": 16000, "status": "sold"})).await;
+    sql(
+        &app,
+        "UPDATE marketplace_cars SET view_count = 7, inquiry_count = 2 WHERE price < 2500",
+    )
+    .await;
+    // Another dealer's listings count for them only.
+    let (other, _) = dealer(&app, &admin).await;
+    create_car(&app, &other, json!({"price": 99, "status": "sold"})).await;
+
+    let stats = assert_ok(get(&app, "/dealers/stats", Some(&token)).await, 200).await;
+    assert_eq!(stats["totalCars"], 5);
+    assert_eq!(stats["totalViews"], 14);
+    assert_eq!(stats["totalInquiries"], 4);
+    assert_eq!(stats["salesThisMonth"], 2, "{stats}");
+    assert_eq!(stats["revenueThisMonth"], 24000.5);
+    let (customer, _) = user(&app).await;
+    assert_err(
+        get(&app, "/dealers/stats", Some(&customer)).await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert_err(
+        get(&app, "/dealers/stats", None).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+
+    let me = assert_ok(get(&app, &format!("/dealers/{id}"), None).await, 200).await;
+    assert_eq!(me["totalSales"], 3);
+
+    let v = json_body(get(&app, &format!("/dealers/{id}/cars?limit=5"), None).await).await;
+    assert_eq!(v["success"], true);
+    assert_eq!(v["data"][0]["_id"], active["_id"], "{v}");
+    assert_eq!(v["pagination"]["totalItems"], 1);
+    let (_, customer_id) = user(&app).await;
+    let res = get(&app, &format!("/dealers/{customer_id}/cars"), None).await;
+    assert_err(res, 404, "dealer_not_found").await;
+    assert_err(
+        get(&app, "/dealers/x/cars", None).await,
+        404,
+        "dealer_not_found",
+    )
+    .await;
+}

@@ -6,6 +6,7 @@ mod cars;
 mod catalogue;
 mod dealer_profiles;
 mod dealers;
+mod export;
 mod reviews;
 mod search;
 mod service;
@@ -125,8 +126,12 @@ pub async fn user(app: &TestApp) -> (String, String) {
 /// A fresh approved dealer signed in again (so the token carries the dealer role):
 /// `(token, id)`.
 pub async fn dealer(app: &TestApp, admin: &str) -> (String, String) {
-    let p = crate::helpers::phone();
-    let auth = signup(app, &p, "secret1").await;
+    dealer_of(app, admin, &crate::helpers::phone()).await
+}
+
+/// [`dealer`] with the phone `p` (password `secret1`), to sign in again with [`login`].
+pub async fn dealer_of(app: &TestApp, admin: &str, p: &str) -> (String, String) {
+    let auth = signup(app, p, "secret1").await;
     let token = auth["token"].as_str().unwrap();
     let id = auth["user"]["_id"].as_str().unwrap().to_owned();
     let res = send(
@@ -147,17 +152,21 @@ pub async fn dealer(app: &TestApp, admin: &str) -> (String, String) {
     )
     .await;
     assert_ok(res, 200).await;
+    (login(app, p).await, id)
+}
+
+/// A fresh access token of the account of phone `p` (password `secret1`).
+pub async fn login(app: &TestApp, p: &str) -> String {
     let res = post(
         app,
         "/auth/login",
         json!({"phone": p, "password": "secret1"}),
     )
     .await;
-    let token = assert_ok(res, 200).await["token"]
+    assert_ok(res, 200).await["token"]
         .as_str()
         .unwrap()
-        .to_owned();
-    (token, id)
+        .to_owned()
 }
 
 /// A complete listing body; `over` replaces or adds fields.
@@ -188,4 +197,14 @@ pub async fn create_car(app: &TestApp, token: &str, over: Value) -> Value {
     )
     .await;
     assert_ok(res, 201).await
+}
+
+/// Runs `statement` on the app's database (to set what no endpoint sets yet).
+pub async fn sql(app: &TestApp, statement: &str) {
+    use sea_orm::ConnectionTrait;
+    let db = sea_orm::Database::connect(&app.settings.database.url)
+        .await
+        .unwrap();
+    db.execute_unprepared(statement).await.unwrap();
+    db.close().await.ok();
 }

@@ -1,13 +1,13 @@
 //! The car catalogue (`/cars/makes`, `/cars/models/{make}`, `/cars/body-types`,
-//! `/cars/features`, no auth): what the catalogue module starts with plus every make and
-//! model listed since ([`super::service::catalogue`]).
+//! `/cars/features`, `/cars/templates/{make}/{model}`; no auth): what the catalogue module
+//! starts with plus every make and model listed since ([`super::service::catalogue`]).
 
 pub mod data;
 
 use super::dto::{ok, Success};
 use super::error::Result;
 use super::openapi::Errors;
-use super::service::catalogue;
+use super::service::catalogue::{self, Template};
 use super::MarketplaceState;
 use actix_web::{get, web, HttpResponse};
 
@@ -25,9 +25,7 @@ pub async fn models(
     st: web::Data<MarketplaceState>,
     make: web::Path<String>,
 ) -> Result<HttpResponse> {
-    let (_, models) = catalogue::models(&st, &make).await?;
-    let names: Vec<String> = models.into_iter().map(|m| m.name).collect();
-    Ok(HttpResponse::Ok().json(ok(names)))
+    Ok(HttpResponse::Ok().json(ok(catalogue::models(&st, &make).await?)))
 }
 
 #[utoipa::path(tag = "catalogue", responses((status = 200, body = Success<Vec<String>>), Errors))]
@@ -40,4 +38,17 @@ pub async fn body_types(st: web::Data<MarketplaceState>) -> Result<HttpResponse>
 #[get("/cars/features")]
 pub async fn features(st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
     Ok(HttpResponse::Ok().json(ok(catalogue::features(&st).await?)))
+}
+
+#[utoipa::path(tag = "catalogue",
+    params(("make" = String, Path, description = "A make, in any case"),
+           ("model" = String, Path, description = "One of its models, in any case")),
+    responses((status = 200, body = Success<Template>), Errors))]
+#[get("/cars/templates/{make}/{model}")]
+pub async fn template(
+    st: web::Data<MarketplaceState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse> {
+    let (make, model) = path.into_inner();
+    Ok(HttpResponse::Ok().json(ok(catalogue::template(&st, &make, &model).await?)))
 }

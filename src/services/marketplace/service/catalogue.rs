@@ -5,11 +5,15 @@
 use super::super::catalogue::data;
 use super::super::error::{MarketplaceError, Result};
 use super::super::MarketplaceState;
-use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, Set};
-use std::collections::{HashMap, HashSet};
-use switchboard_entities::marketplace::{
-    catalogue_body_type, catalogue_feature, catalogue_make, catalogue_model,
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use switchboard_entities::marketplace::{
+    car, catalogue_body_type, catalogue_feature, catalogue_make, catalogue_model,
+};
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 /// A name as compared: case does not make another make or model.
@@ -123,11 +127,8 @@ async fn find_make(db: &impl ConnectionTrait, make: &str) -> Result<catalogue_ma
         .ok_or(MarketplaceError::MakeNotFound)?)
 }
 
-/// The make's models, alphabetical; its name (as the catalogue writes it) comes first.
-pub async fn models(
-    st: &MarketplaceState,
-    make: &str,
-) -> Result<(String, Vec<catalogue_model::Model>)> {
+/// The make's models, alphabetical.
+pub async fn models(st: &MarketplaceState, make: &str) -> Result<Vec<String>> {
     ready(st).await?;
     let db = &st.core.db;
     let make = find_make(db, make).await?;
@@ -136,7 +137,7 @@ pub async fn models(
         .order_by_asc(catalogue_model::Column::NameKey)
         .all(db)
         .await?;
-    Ok((make.name, models))
+    Ok(models.into_iter().map(|m| m.name).collect())
 }
 
 pub async fn body_types(st: &MarketplaceState) -> Result<Vec<String>> {
@@ -199,4 +200,108 @@ pub async fn note_listing(
     .exec(txn)
     .await?;
     Ok(())
+}
+
+/// The spec's car template.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Template {
+    /// The features most listed with this make and model, then the catalogue's.
+    pub suggested_features: Vec<String>,
+    /// Average asking price of its active listings that name a price; 0 when there are none.
+    pub average_price: f64,
+    pub common_specs: CommonSpecs,
+}
+
+/// The most listed fuel, transmission and body type, else the catalogue's (null when a
+/// model noted from a listing has none).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CommonSpecs {
+    pub fuel_type: Option<String>,
+    pub transmission: Option<String>,
+    pub body_type: Option<String>,
+}
+
+/// Listings a template is read from: the newest, enough for a mode and an average.
+const TEMPLATE_SAMPLE: u64 = 500;
+const SUGGESTED_FEATURES: usize = 12;
+
+/// The value seen most often; a tie goes to the alphabetically first, so answers are stable.
+fn most_common<'a>(values: impl Iterator<Item = &'a str>) -> Option<String> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for v in values {
+        *counts.entry(v).or_default() += 1;
+    }
+    ranked(counts).into_iter().next()
+}
+
+/// Keys by count, most first, ties alphabetical.
+fn ranked(counts: BTreeMap<&str, usize>) -> Vec<String> {
+    let mut by_count: Vec<(&str, usize)> = counts.into_iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    by_count.into_iter().map(|(k, _)| k.to_owned()).collect()
+}
+
+pub async fn template(st: &MarketplaceState, make: &str, model: &str) -> Result<Template> {
+    ready(st).await?;
+    let db = &st.core.db;
+    let make_row = find_make(db, make).await?;
+    let model_row = catalogue_model::Entity::find()
+        .filter(catalogue_model::Column::MakeId.eq(make_row.id))
+        .filter(catalogue_model::Column::NameKey.eq(key(model)))
+        .one(db)
+        .await?
+        .ok_or(MarketplaceError::ModelNotFound)?;
+    let listings = car::Entity::find()
+        .filter(car::Column::MakeKey.eq(key(make)))
+        .filter(car::Column::ModelKey.eq(key(model)))
+        .order_by_desc(car::Column::CreatedAt)
+        .limit(TEMPLATE_SAMPLE)
+        .all(db)
+        .await?;
+
+    let features: Vec<Vec<String>> = listings
+        .iter()
+        .map(|c| serde_json::from_value(c.features.clone()).unwrap_or_default())
+        .collect();
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for f in features.iter().flatten() {
+        *counts.entry(f.as_str()).or_default() += 1;
+    }
+    let mut suggested = ranked(counts);
+    let body_type = model_row.body_type.clone();
+    let fuel_type = model_row.fuel_type.clone();
+    for default in data::default_features(
+        body_type.as_deref().unwrap_or_default(),
+        fuel_type.as_deref().unwrap_or_default(),
+    ) {
+        if !suggested.iter().any(|s| s.eq_ignore_ascii_case(default)) {
+            suggested.push(default.to_owned());
+        }
+    }
+    suggested.truncate(SUGGESTED_FEATURES);
+
+    let priced: Vec<f64> = listings
+        .iter()
+        .filter(|c| c.status == "active" && c.price > 0.0)
+        .map(|c| c.price)
+        .collect();
+    let average_price = if priced.is_empty() {
+        0.0
+    } else {
+        let avg = priced.iter().sum::<f64>() / priced.len() as f64;
+        (avg * 100.0).round() / 100.0
+    };
+    let common_specs = CommonSpecs {
+        fuel_type: most_common(listings.iter().map(|c| c.fuel_type.as_str())).or(fuel_type),
+        transmission: most_common(listings.iter().map(|c| c.transmission.as_str()))
+            .or_else(|| Some(data::DEFAULT_TRANSMISSION.to_owned())),
+        body_type: most_common(listings.iter().map(|c| c.body_type.as_str())).or(body_type),
+    };
+    Ok(Template {
+        suggested_features: suggested,
+        average_price,
+        common_specs,
+    })
 }

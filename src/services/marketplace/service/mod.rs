@@ -3,6 +3,7 @@
 pub mod accounts;
 pub mod cars;
 pub mod catalogue;
+pub mod dealer_listings;
 pub mod dealers;
 pub mod otp;
 pub mod profiles;
