@@ -24,6 +24,7 @@ pub mod service;
 pub mod settings;
 pub mod vin;
 mod vin_lookup;
+pub mod vin_provider;
 
 use crate::core::auth::{Auth, AuthErrors};
 use crate::core::error::ApiError;
@@ -51,6 +52,8 @@ pub struct MarketplaceState {
     pub cfg: Arc<MarketplaceSettings>,
     /// Set once the catalogue is filled ([`service::catalogue::ready`]).
     pub catalogue: Arc<tokio::sync::OnceCell<()>>,
+    /// Where VIN lookups are answered from (`[services.marketplace.vin]`).
+    pub vin: Arc<dyn vin_provider::VinDecoder>,
 }
 
 pub struct Marketplace;
@@ -70,6 +73,7 @@ impl Service for Marketplace {
             providers: providers.clone(),
             cfg: Arc::new(cfg.clone()),
             catalogue: Arc::default(),
+            vin: vin_provider::from_settings(&cfg.vin, providers.http.clone()),
         };
         // The catalogue is filled at start; a reader that comes first waits for it.
         let filling = state.clone();

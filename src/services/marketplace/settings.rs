@@ -19,6 +19,8 @@ pub struct MarketplaceSettings {
     /// Life of the temporary token that verify-forgot-password answers.
     pub reset_token_ttl_secs: i64,
     pub rate_limits: MarketplaceRateLimits,
+    pub vin: VinSettings,
+    pub sandbox: SandboxSettings,
 }
 
 impl Default for MarketplaceSettings {
@@ -32,6 +34,8 @@ impl Default for MarketplaceSettings {
             otp_max_attempts: 5,
             reset_token_ttl_secs: 900,
             rate_limits: MarketplaceRateLimits::default(),
+            vin: VinSettings::default(),
+            sandbox: SandboxSettings::default(),
         }
     }
 }
@@ -54,6 +58,57 @@ impl Default for MarketplaceRateLimits {
             general: LimitSettings::new(100, 15 * 60),
             auth: LimitSettings::new(5, 15 * 60),
             otp_per_phone: LimitSettings::new(5, 3600),
+        }
+    }
+}
+
+/// Where VIN lookups are answered from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VinProviderKind {
+    /// The built-in decoder only (no outbound call).
+    Offline,
+    /// A NHTSA vPIC compatible service, over the built-in decoder's facts.
+    Vpic,
+}
+
+/// `[services.marketplace.vin]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct VinSettings {
+    pub provider: VinProviderKind,
+    /// The vPIC API root; `{base_url}/DecodeVinValues/{vin}?format=json` is asked.
+    pub base_url: String,
+    /// How long one online lookup may take before the offline answer is given.
+    pub timeout_ms: u64,
+}
+
+impl Default for VinSettings {
+    fn default() -> Self {
+        Self {
+            provider: VinProviderKind::Offline,
+            base_url: "https://vpic.nhtsa.dot.gov/api/vehicles".into(),
+            timeout_ms: 3000,
+        }
+    }
+}
+
+/// `[services.marketplace.sandbox]`: the same marketplace a second time, on its own bind and
+/// its own database, for test-mode requests (the spec's development address).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct SandboxSettings {
+    pub enabled: bool,
+    pub bind: String,
+    pub database_url: String,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            bind: "127.0.0.1:8091".into(),
+            database_url: "sqlite://data/marketplace-sandbox.db?mode=rwc".into(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `GET /vin/lookup/{vin}` (dealers and administrators): what the VIN itself says, from the
-//! offline decoder ([`super::vin`]). The model is not encoded in a VIN in any standard way, so
-//! it is null unless a provider knows it.
+//! offline decoder ([`super::vin`]), with what the configured online provider knows over it
+//! ([`super::vin_provider`]). The model is not encoded in a VIN in any standard way, so it is
+//! null unless a provider knows it.
 
 use super::dto::{ok, Success};
 use super::error::{MarketplaceError, Result};
@@ -18,14 +19,14 @@ use utoipa::ToSchema;
 #[serde(rename_all = "camelCase")]
 pub struct VinResult {
     pub vin: String,
-    pub make: Option<&'static str>,
+    pub make: Option<String>,
     pub model: Option<String>,
     pub year: Option<i32>,
-    pub body_type: Option<&'static str>,
-    pub engine_type: Option<&'static str>,
-    pub transmission: Option<&'static str>,
-    pub fuel_type: Option<&'static str>,
-    pub manufacturer: Option<&'static str>,
+    pub body_type: Option<String>,
+    pub engine_type: Option<String>,
+    pub transmission: Option<String>,
+    pub fuel_type: Option<String>,
+    pub manufacturer: Option<String>,
     pub country: Option<&'static str>,
     pub region: &'static str,
     /// Whether position 9 is the 49 CFR 565 check digit (required in North America only).
@@ -33,26 +34,30 @@ pub struct VinResult {
     pub wmi: String,
     pub plant_code: String,
     pub serial: String,
+    /// `offline` (the built-in decoder alone) or `vpic` (the online provider answered).
+    pub source: &'static str,
 }
 
 impl From<Decoded> for VinResult {
     fn from(d: Decoded) -> Self {
+        let owned = |v: Option<&str>| v.map(str::to_owned);
         Self {
             vin: d.vin,
-            make: d.make,
+            make: owned(d.make),
             model: None,
             year: d.model_year,
-            body_type: d.body,
-            engine_type: d.engine,
-            transmission: d.transmission,
-            fuel_type: d.fuel_type,
-            manufacturer: d.manufacturer,
+            body_type: owned(d.body),
+            engine_type: owned(d.engine),
+            transmission: owned(d.transmission),
+            fuel_type: owned(d.fuel_type),
+            manufacturer: owned(d.manufacturer),
             country: d.country,
             region: d.region,
             check_digit_valid: d.check_digit_valid,
             wmi: d.wmi,
             plant_code: d.plant_code,
             serial: d.serial,
+            source: "offline",
         }
     }
 }
@@ -66,8 +71,9 @@ pub async fn lookup(
     st: web::Data<MarketplaceState>,
     vin: web::Path<String>,
 ) -> Result<HttpResponse> {
+    // A bad VIN is refused here, before any provider is asked.
     let parsed =
         Vin::parse(&vin).map_err(|e| MarketplaceError::invalid(e.field(), &vin, e.message()))?;
-    let decoded = parsed.decode(st.core.now().year());
-    Ok(HttpResponse::Ok().json(ok(VinResult::from(decoded))))
+    let result = st.vin.decode(&parsed, st.core.now().year()).await;
+    Ok(HttpResponse::Ok().json(ok(result)))
 }

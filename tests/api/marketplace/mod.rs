@@ -11,6 +11,7 @@ mod reviews;
 mod search;
 mod service;
 mod vin;
+mod vin_online;
 
 use crate::helpers::{spawn_app_with, TestApp};
 /// The marketplace's error body is messaging's plus optional details and retryAfter.
