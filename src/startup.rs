@@ -8,6 +8,7 @@ use crate::core::rate_limit::MemoryStore;
 use crate::core::server::{Listening, MountError};
 use crate::core::{db, jobs::Jobs, jwt::JwtKeys, CoreContext};
 use crate::providers::Providers;
+use crate::services::marketplace;
 use crate::settings::Settings;
 use actix_web::dev::ServerHandle;
 use std::collections::BTreeMap;
@@ -32,6 +33,8 @@ pub enum StartupError {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Mount(#[from] MountError),
+    #[error(transparent)]
+    Sandbox(#[from] crate::services::marketplace::sandbox::SandboxError),
 }
 
 pub struct Application {
@@ -77,6 +80,11 @@ impl Application {
             if service.listener().enabled {
                 servers.push(service.mount(&ctx, &providers)?);
             }
+        }
+        // The marketplace's sandbox (test mode) beside it, on a database of its own.
+        let sandbox = &settings.services.marketplace;
+        if let Some(listening) = marketplace::sandbox::start(&ctx, &providers, sandbox).await? {
+            servers.push(listening);
         }
         ctx.jobs.start().await?;
         Ok(Self { ctx, servers })

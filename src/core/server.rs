@@ -9,7 +9,7 @@ use super::rate_limit;
 use super::routes::{claim_declared_paths, fallback, RouteMethods};
 use super::{telemetry, CoreContext};
 use actix_web::dev::Server;
-use actix_web::middleware::from_fn;
+use actix_web::middleware::{from_fn, DefaultHeaders};
 use actix_web::{web, App, HttpServer};
 use std::net::{SocketAddr, TcpListener};
 use utoipa::openapi::OpenApi;
@@ -53,6 +53,24 @@ where
     E: Envelope,
     F: Fn(&mut ServiceConfig) + Clone + Send + 'static,
 {
+    serve_marked::<E, F>(name, bind, ctx, doc, routes, &[])
+}
+
+/// [`serve`], with `marks` (name, value) set on every response of the listener — success,
+/// error, 404 and 405 alike (e.g. a sandbox's `X-Test-Mode: true`).
+pub fn serve_marked<E, F>(
+    name: &'static str,
+    bind: &str,
+    ctx: &CoreContext,
+    doc: OpenApi,
+    routes: F,
+    marks: &[(&'static str, &'static str)],
+) -> Result<Listening, MountError>
+where
+    E: Envelope,
+    F: Fn(&mut ServiceConfig) + Clone + Send + 'static,
+{
+    let marks = marks.to_vec();
     let listener = TcpListener::bind(bind)?;
     let addr = listener.local_addr()?;
     let clock = web::Data::new(ctx.clock.clone());
@@ -85,6 +103,12 @@ where
             .wrap(from_fn(move |req, next| {
                 telemetry::request_span(name, req, next)
             }))
+            // Outermost, so no response leaves without the marks.
+            .wrap(
+                marks
+                    .iter()
+                    .fold(DefaultHeaders::new(), |h, &(k, v)| h.add((k, v))),
+            )
     })
     .listen(listener)?
     .workers(workers)

@@ -19,6 +19,7 @@ mod limits;
 pub mod listing;
 mod openapi;
 mod reviews;
+pub mod sandbox;
 mod search_terms;
 pub mod service;
 pub mod settings;
@@ -30,7 +31,7 @@ use crate::core::auth::{Auth, AuthErrors};
 use crate::core::error::ApiError;
 use crate::core::http::api_docs;
 use crate::core::routes::fallback;
-use crate::core::server::{serve, Listening, MountError};
+use crate::core::server::{serve_marked, Listening, MountError};
 use crate::core::service::Service;
 use crate::core::versioning::require_version;
 use crate::core::CoreContext;
@@ -68,29 +69,42 @@ impl Service for Marketplace {
         providers: &Providers,
         cfg: &MarketplaceSettings,
     ) -> Result<Listening, MountError> {
-        let state = MarketplaceState {
-            core: core.clone(),
-            providers: providers.clone(),
-            cfg: Arc::new(cfg.clone()),
-            catalogue: Arc::default(),
-            vin: vin_provider::from_settings(&cfg.vin, providers.http.clone()),
-        };
-        // The catalogue is filled at start; a reader that comes first waits for it.
-        let filling = state.clone();
-        tokio::spawn(async move {
-            if let Err(e) = service::catalogue::ready(&filling).await {
-                tracing::warn!(error = %e, "marketplace catalogue not filled yet; retried on use");
-            }
-        });
-        let data = web::Data::new(state);
-        serve::<MarketplaceEnvelope, _>(
-            Self::NAME,
-            &cfg.bind,
-            core,
-            openapi::document(),
-            move |cfg| routes(cfg, data.clone()),
-        )
+        listen(Self::NAME, &cfg.bind, core, providers, cfg, &[])
     }
+}
+
+/// The marketplace on `bind` over `core` (its database), every response carrying `marks`.
+fn listen(
+    name: &'static str,
+    bind: &str,
+    core: &CoreContext,
+    providers: &Providers,
+    cfg: &MarketplaceSettings,
+    marks: &[(&'static str, &'static str)],
+) -> Result<Listening, MountError> {
+    let state = MarketplaceState {
+        core: core.clone(),
+        providers: providers.clone(),
+        cfg: Arc::new(cfg.clone()),
+        catalogue: Arc::default(),
+        vin: vin_provider::from_settings(&cfg.vin, providers.http.clone()),
+    };
+    // The catalogue is filled at start; a reader that comes first waits for it.
+    let filling = state.clone();
+    tokio::spawn(async move {
+        if let Err(e) = service::catalogue::ready(&filling).await {
+            tracing::warn!(error = %e, "marketplace catalogue not filled yet; retried on use");
+        }
+    });
+    let data = web::Data::new(state);
+    serve_marked::<MarketplaceEnvelope, _>(
+        name,
+        bind,
+        core,
+        openapi::document(),
+        move |cfg| routes(cfg, data.clone()),
+        marks,
+    )
 }
 
 /// Bearer tokens of the marketplace, with the spec's `invalid_token`.

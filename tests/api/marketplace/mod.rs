@@ -8,6 +8,7 @@ mod dealer_profiles;
 mod dealers;
 mod export;
 mod reviews;
+mod sandbox;
 mod search;
 mod service;
 mod vin;
