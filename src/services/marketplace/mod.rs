@@ -28,6 +28,7 @@ mod vin_lookup;
 pub mod vin_provider;
 
 use crate::core::auth::{Auth, AuthErrors};
+use crate::core::config::ConfigError;
 use crate::core::error::ApiError;
 use crate::core::http::api_docs;
 use crate::core::routes::fallback;
@@ -63,6 +64,10 @@ impl Service for Marketplace {
     const NAME: &'static str = "marketplace";
     type Settings = MarketplaceSettings;
     type Providers = Providers;
+
+    fn validate(cfg: &MarketplaceSettings) -> Result<(), ConfigError> {
+        cfg.check()
+    }
 
     fn mount(
         core: &CoreContext,

@@ -1,6 +1,6 @@
 //! `[services.marketplace]`: the car marketplace's own settings and their defaults.
 
-use crate::core::config::LimitSettings;
+use crate::core::config::{ConfigError, LimitSettings};
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -37,6 +37,30 @@ impl Default for MarketplaceSettings {
             vin: VinSettings::default(),
             sandbox: SandboxSettings::default(),
         }
+    }
+}
+
+impl MarketplaceSettings {
+    /// Values no deployment can use (the start-up guard's `validate`).
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let invalid =
+            |what: &str| Err(ConfigError::Invalid(format!("services.marketplace.{what}")));
+        let url_ok = url::Url::parse(&self.vin.base_url)
+            .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
+        if !url_ok {
+            return invalid("vin.base_url must be an http(s) URL");
+        }
+        if !(1..=60_000).contains(&self.vin.timeout_ms) {
+            return invalid("vin.timeout_ms must be 1 to 60000");
+        }
+        let sandbox = &self.sandbox;
+        if sandbox.enabled && sandbox.database_url.trim().is_empty() {
+            return invalid("sandbox.database_url is required when the sandbox is enabled");
+        }
+        if sandbox.enabled && sandbox.bind == self.bind {
+            return invalid("sandbox.bind must differ from bind");
+        }
+        Ok(())
     }
 }
 
@@ -110,5 +134,33 @@ impl Default for SandboxSettings {
             bind: "127.0.0.1:8091".into(),
             database_url: "sqlite://data/marketplace-sandbox.db?mode=rwc".into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unusable_vin_and_sandbox_settings_are_refused() {
+        assert!(MarketplaceSettings::default().check().is_ok());
+        let with = |f: fn(&mut MarketplaceSettings)| {
+            let mut s = MarketplaceSettings::default();
+            f(&mut s);
+            s.check()
+        };
+        assert!(with(|s| s.vin.base_url = "vpic.nhtsa.dot.gov".into()).is_err());
+        assert!(with(|s| s.vin.timeout_ms = 0).is_err());
+        assert!(with(|s| {
+            s.sandbox.enabled = true;
+            s.sandbox.bind = s.bind.clone();
+        })
+        .is_err());
+        assert!(with(|s| {
+            s.sandbox.enabled = true;
+            s.sandbox.database_url = " ".into();
+        })
+        .is_err());
+        assert!(with(|s| s.sandbox.enabled = true).is_ok());
     }
 }
