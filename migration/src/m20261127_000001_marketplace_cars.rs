@@ -14,7 +14,7 @@ const TERMS: &str = "marketplace_search_terms";
 /// listing that is sold is not browsed as for sale), so the listing indexes lead with it and
 /// end with the sort column; make and model filters compare the lowercased keys.
 const CAR_INDEXES: [(&str, &[&str]); 12] = [
-    ("status_created", &["status", "created_at"]),
+    ("status_created", &["status", "created_at", "id"]),
     ("status_price", &["status", "price"]),
     ("status_year", &["status", "year"]),
     ("status_mileage", &["status", "mileage"]),
