@@ -8,7 +8,6 @@ use crate::core::rate_limit::MemoryStore;
 use crate::core::server::{Listening, MountError};
 use crate::core::{db, jobs::Jobs, jwt::JwtKeys, CoreContext};
 use crate::providers::Providers;
-use crate::services::marketplace;
 use crate::settings::Settings;
 use actix_web::dev::ServerHandle;
 use std::collections::BTreeMap;
@@ -33,8 +32,6 @@ pub enum StartupError {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Mount(#[from] MountError),
-    #[error(transparent)]
-    Sandbox(#[from] crate::services::marketplace::sandbox::SandboxError),
 }
 
 pub struct Application {
@@ -81,10 +78,10 @@ impl Application {
                 servers.push(service.mount(&ctx, &providers)?);
             }
         }
-        // The marketplace's sandbox (test mode) beside it, on a database of its own.
-        let sandbox = &settings.services.marketplace;
-        if let Some(listening) = marketplace::sandbox::start(&ctx, &providers, sandbox).await? {
-            servers.push(listening);
+        for service in settings.services.registered() {
+            if service.listener().enabled {
+                servers.extend(service.companions(&ctx, &providers).await?);
+            }
         }
         ctx.jobs.start().await?;
         Ok(Self { ctx, servers })

@@ -30,6 +30,9 @@ pub enum MountError {
     /// A client or sender the service needs could not be built.
     #[error("http client: {0}")]
     Client(String),
+    /// A database of the service's own (a sandbox) could not be opened or migrated.
+    #[error("database: {0}")]
+    Database(#[from] sea_orm::DbErr),
 }
 
 impl MountError {

@@ -6,6 +6,7 @@
 use super::config::ConfigError;
 use super::server::{Listening, MountError};
 use super::CoreContext;
+use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
 
 pub trait Service: 'static {
@@ -35,6 +36,17 @@ pub trait Service: 'static {
         providers: &Self::Providers,
         cfg: &Self::Settings,
     ) -> Result<Listening, MountError>;
+
+    /// Listeners beside the service's own whose start must be awaited (the marketplace's
+    /// sandbox opens and migrates a database of its own); started after every mount, only
+    /// when the service runs.
+    fn companions<'a>(
+        _core: &'a CoreContext,
+        _providers: &'a Self::Providers,
+        _cfg: &'a Self::Settings,
+    ) -> BoxFuture<'a, Result<Vec<Listening>, MountError>> {
+        Box::pin(std::future::ready(Ok(Vec::new())))
+    }
 }
 
 /// Whether a section turns its service on, and where the service listens.
@@ -51,6 +63,11 @@ pub trait Registered<P> {
     fn validate(&self) -> Result<(), ConfigError>;
     fn unsafe_keys(&self, providers: &P) -> Vec<String>;
     fn mount(&self, core: &CoreContext, providers: &P) -> Result<Listening, MountError>;
+    fn companions<'a>(
+        &'a self,
+        core: &'a CoreContext,
+        providers: &'a P,
+    ) -> BoxFuture<'a, Result<Vec<Listening>, MountError>>;
 }
 
 /// Service `S` bound to its parsed section.
@@ -78,5 +95,13 @@ impl<S: Service> Registered<S::Providers> for Section<'_, S> {
 
     fn mount(&self, core: &CoreContext, providers: &S::Providers) -> Result<Listening, MountError> {
         S::mount(core, providers, self.settings)
+    }
+
+    fn companions<'a>(
+        &'a self,
+        core: &'a CoreContext,
+        providers: &'a S::Providers,
+    ) -> BoxFuture<'a, Result<Vec<Listening>, MountError>> {
+        S::companions(core, providers, self.settings)
     }
 }

@@ -39,6 +39,7 @@ use crate::core::CoreContext;
 use crate::providers::Providers;
 use actix_web::middleware::from_fn;
 use actix_web::web;
+use futures_util::future::BoxFuture;
 use settings::MarketplaceSettings;
 use std::sync::Arc;
 use utoipa_actix_web::scope;
@@ -75,6 +76,20 @@ impl Service for Marketplace {
         cfg: &MarketplaceSettings,
     ) -> Result<Listening, MountError> {
         listen(Self::NAME, &cfg.bind, core, providers, cfg, &[])
+    }
+
+    /// The sandbox (test mode) on a database of its own, when configured.
+    fn companions<'a>(
+        core: &'a CoreContext,
+        providers: &'a Providers,
+        cfg: &'a MarketplaceSettings,
+    ) -> BoxFuture<'a, Result<Vec<Listening>, MountError>> {
+        Box::pin(async move {
+            Ok(sandbox::start(core, providers, cfg)
+                .await?
+                .into_iter()
+                .collect())
+        })
     }
 }
 

@@ -22,20 +22,12 @@ use switchboard_migration::{Migrator, MigratorTrait};
 pub const NAME: &str = "marketplace-sandbox";
 pub const TEST_MODE_HEADER: (&str, &str) = ("X-Test-Mode", "true");
 
-#[derive(Debug, thiserror::Error)]
-pub enum SandboxError {
-    #[error("sandbox database: {0}")]
-    Database(#[from] sea_orm::DbErr),
-    #[error("sandbox listener: {0}")]
-    Mount(#[from] MountError),
-}
-
-/// Starts the sandbox when `cfg` enables it (and the marketplace runs).
+/// Starts the sandbox when `cfg` enables it (the marketplace runs, or this is not asked).
 pub async fn start(
     core: &CoreContext,
     providers: &Providers,
     cfg: &MarketplaceSettings,
-) -> Result<Option<Listening>, SandboxError> {
+) -> Result<Option<Listening>, MountError> {
     if !(cfg.enabled && cfg.sandbox.enabled) {
         return Ok(None);
     }
