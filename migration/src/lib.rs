@@ -15,6 +15,7 @@ mod m20261125_000001_jobs;
 mod m20261126_000001_marketplace;
 mod m20261126_000002_marketplace_dealers;
 mod m20261127_000001_marketplace_cars;
+mod m20261127_000003_marketplace_interactions;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -34,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000001_marketplace::Migration),
             Box::new(m20261126_000002_marketplace_dealers::Migration),
             Box::new(m20261127_000001_marketplace_cars::Migration),
+            Box::new(m20261127_000003_marketplace_interactions::Migration),
         ]
     }
 }

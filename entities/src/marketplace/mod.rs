@@ -1,7 +1,15 @@
 pub mod car;
+pub mod car_comment;
+pub mod car_like;
+pub mod car_share;
+pub mod car_view;
+pub mod comment_like;
 pub mod dealer_application;
+pub mod favorite;
+pub mod inquiry;
 pub mod otp_code;
 pub mod refresh_token;
 pub mod reset_token;
 pub mod search_term;
+pub mod test_drive;
 pub mod user;

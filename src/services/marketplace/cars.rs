@@ -15,7 +15,7 @@ use crate::core::json_body::Json;
 use actix_web::{delete, get, post, put, web, HttpResponse};
 use uuid::Uuid;
 
-fn caller(auth: &Bearer) -> Result<Caller> {
+pub(super) fn caller(auth: &Bearer) -> Result<Caller> {
     Ok(Caller {
         id: Uuid::parse_str(&auth.claims.sub).map_err(|_| MarketplaceError::AccountGone)?,
         admin: auth.claims.roles.contains(&Role::Admin),

@@ -4,12 +4,17 @@
 mod auth;
 mod car_dto;
 mod car_filters;
+mod car_stats;
 mod cars;
+mod customers;
 mod dealers;
 pub mod domain;
 mod dto;
 mod error;
 mod health;
+mod interaction_domain;
+mod interaction_dto;
+mod interactions;
 mod limits;
 pub mod listing;
 mod openapi;
@@ -120,10 +125,31 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
                 .service(cars::advanced_search)
                 .service(cars::my_cars)
                 .service(cars::create)
+                .service(car_stats::trending)
+                .service(car_stats::stats_batch)
+                .service(customers::user_liked)
+                .service(interactions::like_comment)
+                .service(interactions::reply)
+                .service(customers::favorites)
+                .service(customers::add_favorite)
+                .service(customers::remove_favorite)
+                .service(customers::inquire)
+                .service(customers::inquiries)
+                .service(customers::viewed_cars)
+                .service(customers::liked_cars)
                 // `/cars/{id}` after every one-segment literal under /cars.
                 .service(cars::get_one)
                 .service(cars::update)
                 .service(cars::remove)
+                .service(interactions::like)
+                .service(interactions::views)
+                .service(interactions::record_view)
+                .service(interactions::comments)
+                .service(interactions::comment)
+                .service(interactions::share)
+                .service(interactions::test_drive)
+                .service(interactions::test_drives)
+                .service(car_stats::analytics)
                 .default_service(web::to(fallback)),
         );
 }

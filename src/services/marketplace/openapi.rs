@@ -21,14 +21,14 @@ impl ErrorDocs for MarketplaceErrors {
             Kind::Unauthorized,
             "invalid_token, invalid_credentials, invalid_refresh_token",
         ),
-        (Kind::Forbidden, "forbidden, not_owner"),
-        (Kind::NotFound, "not_found, dealer_not_found, car_not_found"),
+        (Kind::Forbidden, "forbidden, not_owner, own_car"),
+        (Kind::NotFound, "not_found, dealer_not_found, car_not_found, comment_not_found"),
         (Kind::MethodNotAllowed, "method_not_allowed"),
         (
             Kind::NotAcceptable,
             "not_acceptable: Accept names only another API version",
         ),
-        (Kind::Conflict, "phone_exists, already_dealer, application_exists"),
+        (Kind::Conflict, "phone_exists, already_dealer, application_exists, car_not_available"),
         (Kind::PayloadTooLarge, "payload_too_large"),
         (Kind::UnsupportedMediaType, "unsupported_media_type"),
         (
@@ -44,7 +44,7 @@ impl ErrorDocs for MarketplaceErrors {
     info(title = "Switchboard car marketplace", version = "1.0",
          description = "Phone-verified accounts, car listings, dealers and customers."),
     modifiers(&BearerScheme),
-    tags((name = "auth"), (name = "cars"), (name = "dealers"), (name = "health"))
+    tags((name = "auth"), (name = "cars"), (name = "interactions"), (name = "customers"), (name = "dealers"), (name = "health"))
 )]
 struct ApiDoc;
 

@@ -3,9 +3,12 @@
 mod accounts;
 mod admin_cli;
 mod cars;
+mod customers;
 mod dealers;
+mod interactions;
 mod search;
 mod service;
+mod trending;
 mod vin;
 
 use crate::helpers::{spawn_app_with, TestApp};
@@ -185,4 +188,15 @@ pub async fn create_car(app: &TestApp, token: &str, over: Value) -> Value {
     )
     .await;
     assert_ok(res, 201).await
+}
+
+/// Moves the test clock to just after the next UTC midnight (less than a day, so tokens
+/// issued before stay valid).
+pub fn next_utc_day(app: &TestApp) {
+    let now = app.now();
+    let midnight = (now.date_naive() + chrono::Duration::days(1))
+        .and_hms_opt(0, 0, 1)
+        .unwrap()
+        .and_utc();
+    app.advance(midnight - now);
 }

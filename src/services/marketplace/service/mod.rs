@@ -2,10 +2,14 @@
 
 pub mod accounts;
 pub mod cars;
+pub mod counters;
+pub mod customers;
 pub mod dealers;
+pub mod interactions;
 pub mod otp;
 pub mod search;
 pub mod tokens;
+pub mod trending;
 
 use super::MarketplaceState;
 use crate::core::phone::PhoneNumber;
