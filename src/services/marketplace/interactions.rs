@@ -105,8 +105,9 @@ pub async fn comment(
     let id = car_id(&id)?;
     let words = text("text", required("text", &body.text)?, rules::COMMENT_CHARS)?;
     let rating = rules::rating(body.rating.as_ref())?;
-    let created = svc::comment(&st, caller(&auth)?.id, id, words, rating).await?;
-    Ok(HttpResponse::Created().json(ok_with("Comment added", Comment::new(created, &[]))))
+    let (created, author) = svc::comment(&st, caller(&auth)?.id, id, words, rating).await?;
+    let comment = Comment::new(created, author.as_slice());
+    Ok(HttpResponse::Created().json(ok_with("Comment added", comment)))
 }
 
 #[utoipa::path(tag = "interactions", security(("bearer" = [])),
@@ -137,8 +138,9 @@ pub async fn reply(
 ) -> Result<HttpResponse> {
     let id = comment_id(&id)?;
     let words = text("text", required("text", &body.text)?, rules::COMMENT_CHARS)?;
-    let created = svc::reply(&st, caller(&auth)?.id, id, words).await?;
-    Ok(HttpResponse::Created().json(ok_with("Reply added", Comment::new(created, &[]))))
+    let (created, author) = svc::reply(&st, caller(&auth)?.id, id, words).await?;
+    let reply = Comment::new(created, author.as_slice());
+    Ok(HttpResponse::Created().json(ok_with("Reply added", reply)))
 }
 
 #[utoipa::path(tag = "interactions", security((), ("bearer" = [])),

@@ -200,3 +200,17 @@ pub fn next_utc_day(app: &TestApp) {
         .and_utc();
     app.advance(midnight - now);
 }
+
+/// Each body POSTed to `path` is refused with `validation_error` naming its field.
+pub async fn assert_fields_refused(
+    app: &TestApp,
+    path: &str,
+    token: &str,
+    cases: Vec<(Value, &str)>,
+) {
+    for (body, field) in cases {
+        let res = send(app, reqwest::Method::POST, path, token, Some(body)).await;
+        let v = assert_err(res, 400, "validation_error").await;
+        assert_eq!(v["details"]["field"], field, "{v}");
+    }
+}

@@ -162,11 +162,14 @@ async fn find_comment(db: &impl ConnectionTrait, id: Uuid) -> Result<car_comment
         .ok_or(MarketplaceError::CommentNotFound)?)
 }
 
+/// A new comment or reply, with its author.
+pub type Posted = (car_comment::Model, Option<user::Model>);
+
 async fn insert_comment(
     st: &MarketplaceState,
     db: &impl ConnectionTrait,
     row: car_comment::ActiveModel,
-) -> Result<car_comment::Model> {
+) -> Result<Posted> {
     let created = car_comment::ActiveModel {
         id: Set(Uuid::new_v4()),
         like_count: Set(0),
@@ -176,7 +179,8 @@ async fn insert_comment(
     .insert(db)
     .await?;
     bump(db, created.car_id, car::Column::CommentCount, 1).await?;
-    Ok(created)
+    let author = user::Entity::find_by_id(created.user_id).one(db).await?;
+    Ok((created, author))
 }
 
 /// A rated comment; an owner does not rate their own listing.
@@ -186,7 +190,7 @@ pub async fn comment(
     car_id: Uuid,
     text: String,
     rating: i32,
-) -> Result<car_comment::Model> {
+) -> Result<Posted> {
     let txn = begin_write(&st.core.db).await?;
     let car = find(&txn, car_id).await?;
     if car.seller_id == user {
@@ -211,7 +215,7 @@ pub async fn reply(
     user: Uuid,
     comment_id: Uuid,
     text: String,
-) -> Result<car_comment::Model> {
+) -> Result<Posted> {
     let txn = begin_write(&st.core.db).await?;
     let target = find_comment(&txn, comment_id).await?;
     let row = car_comment::ActiveModel {
