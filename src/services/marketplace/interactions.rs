@@ -94,7 +94,11 @@ pub async fn comments(
 
 #[utoipa::path(tag = "interactions", security(("bearer" = [])), request_body = CommentRequest,
     params(("id" = String, Path, description = "The car's id")),
-    responses((status = 201, body = Success<Comment>), Errors))]
+    responses((status = 201, body = Success<Comment>, links(
+        ("like_comment" = (operation_id = "like_comment",
+            parameters(("commentId" = "$response.body#/data/_id")))),
+        ("reply" = (operation_id = "reply",
+            parameters(("commentId" = "$response.body#/data/_id")))))), Errors))]
 #[post("/cars/{id}/comments")]
 pub async fn comment(
     auth: Bearer,
