@@ -8,14 +8,12 @@ use super::error::{MarketplaceError, Result};
 use super::interaction_dto::*;
 use super::openapi::Errors;
 use super::service::cars::car_id;
-use super::service::customers::cars_in_order;
 use super::service::trending as ranking;
 use super::MarketplaceState;
 use crate::core::auth::Bearer;
 use crate::core::json_body::Json;
 use crate::core::page::Bounds;
 use actix_web::{get, post, web, HttpResponse};
-use uuid::Uuid;
 
 /// Ids one stats request may ask for.
 const MAX_BATCH: usize = 100;
@@ -55,33 +53,10 @@ pub async fn stats_batch(
         }
         .into());
     }
-    let mut unique: Vec<&String> = Vec::with_capacity(asked.len());
-    for raw in asked {
-        if !unique.contains(&raw) {
-            unique.push(raw);
-        }
-    }
-    let ids: Vec<Uuid> = unique
-        .iter()
-        .filter_map(|raw| Uuid::parse_str(raw).ok())
-        .collect();
-    let cars = cars_in_order(&st.core.db, &ids).await?;
-    let found = |raw: &str| {
-        Uuid::parse_str(raw)
-            .ok()
-            .and_then(|id| cars.iter().find(|c| c.id == id))
-    };
+    let (cars, not_found) = ranking::stats(&st, asked).await?;
     let batch = StatsBatch {
-        stats: unique
-            .iter()
-            .filter_map(|raw| found(raw))
-            .map(CarStats::from)
-            .collect(),
-        not_found: unique
-            .iter()
-            .filter(|raw| found(raw).is_none())
-            .map(|raw| (*raw).clone())
-            .collect(),
+        stats: cars.iter().map(CarStats::from).collect(),
+        not_found,
     };
     Ok(HttpResponse::Ok().json(ok(batch)))
 }

@@ -116,6 +116,35 @@ pub async fn trending(st: &MarketplaceState, limit: u64) -> Result<Vec<(car::Mod
         .collect())
 }
 
+/// The cars `asked` names, in the order asked and each once, and the ids that name none
+/// (malformed or unknown), as sent.
+pub async fn stats(
+    st: &MarketplaceState,
+    asked: &[String],
+) -> Result<(Vec<car::Model>, Vec<String>)> {
+    let mut unique: Vec<&String> = Vec::with_capacity(asked.len());
+    for raw in asked {
+        if !unique.contains(&raw) {
+            unique.push(raw);
+        }
+    }
+    let parsed: Vec<(&String, Option<Uuid>)> = unique
+        .into_iter()
+        .map(|raw| (raw, Uuid::parse_str(raw).ok()))
+        .collect();
+    let ids: Vec<Uuid> = parsed.iter().filter_map(|(_, id)| *id).collect();
+    let mut found = cars_in_order(&st.core.db, &ids).await?;
+    let mut cars = Vec::with_capacity(found.len());
+    let mut not_found = Vec::new();
+    for (raw, id) in parsed {
+        match id.and_then(|id| found.iter().position(|c| c.id == id)) {
+            Some(at) => cars.push(found.swap_remove(at)),
+            None => not_found.push(raw.clone()),
+        }
+    }
+    Ok((cars, not_found))
+}
+
 /// A car's analytics: its counters and its views per UTC day over the last 30 days, oldest
 /// first, days without views included as 0.
 pub async fn analytics(
