@@ -17,6 +17,7 @@ mod m20261126_000002_marketplace_dealers;
 mod m20261127_000001_marketplace_cars;
 mod m20261127_000002_marketplace_dealer_profiles;
 mod m20261127_000003_marketplace_catalogue;
+mod m20261127_000003_marketplace_interactions;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000001_marketplace_cars::Migration),
             Box::new(m20261127_000002_marketplace_dealer_profiles::Migration),
             Box::new(m20261127_000003_marketplace_catalogue::Migration),
+            Box::new(m20261127_000003_marketplace_interactions::Migration),
         ]
     }
 }

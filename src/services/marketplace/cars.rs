@@ -15,7 +15,7 @@ use crate::core::json_body::Json;
 use actix_web::{delete, get, post, put, web, HttpResponse};
 use uuid::Uuid;
 
-fn caller(auth: &Bearer) -> Result<Caller> {
+pub(super) fn caller(auth: &Bearer) -> Result<Caller> {
     Ok(Caller {
         id: Uuid::parse_str(&auth.claims.sub).map_err(|_| MarketplaceError::AccountGone)?,
         admin: auth.claims.roles.contains(&Role::Admin),
@@ -74,7 +74,17 @@ pub async fn advanced_search(
 }
 
 #[utoipa::path(tag = "cars", security(("bearer" = [])), request_body = CarFields,
-    responses((status = 201, body = Success<Car>), Errors))]
+    responses((status = 201, body = Success<Car>, links(
+            ("like" = (operation_id = "like", parameters(("id" = "$response.body#/data/_id")))),
+            ("views" = (operation_id = "views", parameters(("id" = "$response.body#/data/_id")))),
+            ("record_view" = (operation_id = "record_view", parameters(("id" = "$response.body#/data/_id")))),
+            ("comments" = (operation_id = "comments", parameters(("id" = "$response.body#/data/_id")))),
+            ("comment" = (operation_id = "comment", parameters(("id" = "$response.body#/data/_id")))),
+            ("share" = (operation_id = "share", parameters(("id" = "$response.body#/data/_id")))),
+            ("test_drive" = (operation_id = "test_drive", parameters(("id" = "$response.body#/data/_id")))),
+            ("test_drives" = (operation_id = "test_drives", parameters(("id" = "$response.body#/data/_id")))),
+            ("analytics" = (operation_id = "analytics", parameters(("id" = "$response.body#/data/_id")))),
+            ("add_favorite" = (operation_id = "add_favorite", parameters(("carId" = "$response.body#/data/_id")))))), Errors))]
 #[post("/cars")]
 pub async fn create(
     auth: Bearer,

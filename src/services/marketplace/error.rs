@@ -47,6 +47,12 @@ pub enum MarketplaceError {
     CarNotFound,
     #[error("only the listing's owner or an administrator may change it")]
     NotOwner,
+    #[error("no comment with this id")]
+    CommentNotFound,
+    #[error("this is your own listing")]
+    OwnCar,
+    #[error("this car is sold")]
+    CarNotAvailable,
 }
 
 impl MarketplaceError {
@@ -109,6 +115,13 @@ impl From<MarketplaceError> for ApiError {
             MarketplaceError::ModelNotFound => ApiError::not_found(message).code("model_not_found"),
             MarketplaceError::CarNotFound => ApiError::not_found(message).code("car_not_found"),
             MarketplaceError::NotOwner => ApiError::forbidden(message).code("not_owner"),
+            MarketplaceError::CommentNotFound => {
+                ApiError::not_found(message).code("comment_not_found")
+            }
+            MarketplaceError::OwnCar => ApiError::forbidden(message).code("own_car"),
+            MarketplaceError::CarNotAvailable => {
+                ApiError::new(Kind::Conflict, message).code("car_not_available")
+            }
         }
     }
 }

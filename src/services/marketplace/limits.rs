@@ -1,7 +1,9 @@
 //! Rate limits of the spec's table: authentication requests per address, everything else
 //! per caller (per address when anonymous). Declared here, applied by the core middleware.
 
+use super::settings::MarketplaceRateLimits;
 use super::MarketplaceState;
+use crate::core::config::LimitSettings;
 use crate::core::error::ApiError;
 use crate::core::phone::PhoneNumber;
 use crate::core::rate_limit::{Limits, Per, Rule};
@@ -19,17 +21,35 @@ const AUTH_ROUTES: [&str; 7] = [
     "/auth/resend-otp",
 ];
 
+type LimitOf = fn(&MarketplaceRateLimits) -> LimitSettings;
+
+/// The interactions the spec limits on their own (all POST, per caller): path, bucket, limit.
+const INTERACTION_ROUTES: [(&str, &str, LimitOf); 5] = [
+    ("/cars/{id}/like", "likes", |l| l.likes),
+    ("/cars/comments/{commentId}/like", "likes", |l| l.likes),
+    ("/cars/{id}/comments", "comments", |l| l.comments),
+    ("/cars/comments/{commentId}/reply", "comments", |l| {
+        l.comments
+    }),
+    ("/cars/{id}/views", "views", |l| l.views),
+];
+
 pub fn limits(st: &MarketplaceState) -> Limits {
     let l = &st.cfg.rate_limits;
-    AUTH_ROUTES
+    let interactions = INTERACTION_ROUTES
         .iter()
+        .map(|&(path, bucket, limit)| Rule::new(Method::POST, path, bucket, limit(l), Per::Caller));
+    let auth = AUTH_ROUTES
+        .iter()
+        .map(|path| Rule::new(Method::POST, path, "auth", l.auth, Per::Ip));
+    auth.chain(interactions)
         .fold(
             Limits::new(
                 "marketplace",
                 st.core.limiter.clone(),
                 st.core.clock.clone(),
             ),
-            |limits, path| limits.rule(Rule::new(Method::POST, path, "auth", l.auth, Per::Ip)),
+            Limits::rule,
         )
         .default_limit(l.general, Per::Caller)
 }

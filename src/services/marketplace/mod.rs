@@ -5,9 +5,11 @@ mod auth;
 mod business_hours;
 mod car_dto;
 mod car_filters;
+mod car_stats;
 mod cars;
 pub mod catalogue;
 mod csv_cells;
+mod customers;
 mod dealer_listings;
 mod dealer_profiles;
 mod dealers;
@@ -15,6 +17,9 @@ pub mod domain;
 mod dto;
 mod error;
 mod health;
+mod interaction_domain;
+mod interaction_dto;
+mod interactions;
 mod limits;
 pub mod listing;
 mod openapi;
@@ -193,10 +198,31 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
                 .service(catalogue::body_types)
                 .service(catalogue::features)
                 .service(catalogue::template)
+                .service(car_stats::trending)
+                .service(car_stats::stats_batch)
+                .service(customers::user_liked)
+                .service(interactions::like_comment)
+                .service(interactions::reply)
+                .service(customers::favorites)
+                .service(customers::add_favorite)
+                .service(customers::remove_favorite)
+                .service(customers::inquire)
+                .service(customers::inquiries)
+                .service(customers::viewed_cars)
+                .service(customers::liked_cars)
                 // `/cars/{id}` after every one-segment literal under /cars.
                 .service(cars::get_one)
                 .service(cars::update)
                 .service(cars::remove)
+                .service(interactions::like)
+                .service(interactions::views)
+                .service(interactions::record_view)
+                .service(interactions::comments)
+                .service(interactions::comment)
+                .service(interactions::share)
+                .service(interactions::test_drive)
+                .service(interactions::test_drives)
+                .service(car_stats::analytics)
                 .default_service(web::to(fallback)),
         );
 }

@@ -21,17 +21,20 @@ impl ErrorDocs for MarketplaceErrors {
             Kind::Unauthorized,
             "invalid_token, invalid_credentials, invalid_refresh_token",
         ),
-        (Kind::Forbidden, "forbidden, not_owner, self_review"),
+        (Kind::Forbidden, "forbidden, not_owner, self_review, own_car"),
         (
             Kind::NotFound,
-            "not_found, dealer_not_found, car_not_found, make_not_found, model_not_found",
+            "not_found, dealer_not_found, car_not_found, make_not_found, model_not_found, comment_not_found",
         ),
         (Kind::MethodNotAllowed, "method_not_allowed"),
         (
             Kind::NotAcceptable,
             "not_acceptable: Accept names only another API version",
         ),
-        (Kind::Conflict, "phone_exists, already_dealer, application_exists, review_exists"),
+        (
+            Kind::Conflict,
+            "phone_exists, already_dealer, application_exists, review_exists, car_not_available",
+        ),
         (Kind::PayloadTooLarge, "payload_too_large"),
         (Kind::UnsupportedMediaType, "unsupported_media_type"),
         (
@@ -47,7 +50,7 @@ impl ErrorDocs for MarketplaceErrors {
     info(title = "Switchboard car marketplace", version = "1.0",
          description = "Phone-verified accounts, car listings, dealers and customers."),
     modifiers(&BearerScheme),
-    tags((name = "auth"), (name = "cars"), (name = "catalogue"), (name = "dealers"), (name = "health"))
+    tags((name = "auth"), (name = "cars"), (name = "catalogue"), (name = "interactions"), (name = "customers"), (name = "dealers"), (name = "health"))
 )]
 struct ApiDoc;
 

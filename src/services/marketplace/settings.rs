@@ -74,6 +74,12 @@ pub struct MarketplaceRateLimits {
     /// Codes asked for one phone (forgot-password, resend-otp) from any address: no phone
     /// is flooded with SMS by many senders.
     pub otp_per_phone: LimitSettings,
+    /// Car and comment likes, per caller (address when anonymous).
+    pub likes: LimitSettings,
+    /// Comments and replies, per caller.
+    pub comments: LimitSettings,
+    /// Recorded views, per caller.
+    pub views: LimitSettings,
 }
 
 impl Default for MarketplaceRateLimits {
@@ -82,6 +88,9 @@ impl Default for MarketplaceRateLimits {
             general: LimitSettings::new(100, 15 * 60),
             auth: LimitSettings::new(5, 15 * 60),
             otp_per_phone: LimitSettings::new(5, 3600),
+            likes: LimitSettings::new(50, 15 * 60),
+            comments: LimitSettings::new(20, 15 * 60),
+            views: LimitSettings::new(100, 15 * 60),
         }
     }
 }

@@ -4,13 +4,16 @@ mod accounts;
 mod admin_cli;
 mod cars;
 mod catalogue;
+mod customers;
 mod dealer_profiles;
 mod dealers;
 mod export;
+mod interactions;
 mod reviews;
 mod sandbox;
 mod search;
 mod service;
+mod trending;
 mod vin;
 mod vin_online;
 
@@ -209,4 +212,29 @@ pub async fn sql(app: &TestApp, statement: &str) {
         .unwrap();
     db.execute_unprepared(statement).await.unwrap();
     db.close().await.ok();
+}
+
+/// Moves the test clock to just after the next UTC midnight (less than a day, so tokens
+/// issued before stay valid).
+pub fn next_utc_day(app: &TestApp) {
+    let now = app.now();
+    let midnight = (now.date_naive() + chrono::Duration::days(1))
+        .and_hms_opt(0, 0, 1)
+        .unwrap()
+        .and_utc();
+    app.advance(midnight - now);
+}
+
+/// Each body POSTed to `path` is refused with `validation_error` naming its field.
+pub async fn assert_fields_refused(
+    app: &TestApp,
+    path: &str,
+    token: &str,
+    cases: Vec<(Value, &str)>,
+) {
+    for (body, field) in cases {
+        let res = send(app, reqwest::Method::POST, path, token, Some(body)).await;
+        let v = assert_err(res, 400, "validation_error").await;
+        assert_eq!(v["details"]["field"], field, "{v}");
+    }
 }

@@ -136,7 +136,7 @@ pub async fn create(st: &MarketplaceState, seller: Uuid, listing: Listing) -> Re
 }
 
 /// A listing the caller may change: its owner's, or any for an administrator.
-async fn owned(db: &impl ConnectionTrait, caller: Caller, id: Uuid) -> Result<car::Model> {
+pub async fn owned(db: &impl ConnectionTrait, caller: Caller, id: Uuid) -> Result<car::Model> {
     let car = find(db, id).await?;
     if car.seller_id != caller.id && !caller.admin {
         return Err(MarketplaceError::NotOwner.into());

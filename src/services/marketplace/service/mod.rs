@@ -3,13 +3,17 @@
 pub mod accounts;
 pub mod cars;
 pub mod catalogue;
+pub mod counters;
+pub mod customers;
 pub mod dealer_listings;
 pub mod dealers;
+pub mod interactions;
 pub mod otp;
 pub mod profiles;
 pub mod reviews;
 pub mod search;
 pub mod tokens;
+pub mod trending;
 
 use super::MarketplaceState;
 use crate::core::phone::PhoneNumber;
