@@ -19,18 +19,32 @@ const AUTH_ROUTES: [&str; 7] = [
     "/auth/resend-otp",
 ];
 
+/// The AI helpers, which share one budget per caller.
+const AI_ROUTES: [&str; 7] = [
+    "/ai/generate-listing",
+    "/ai/enhance-description",
+    "/ai/search-natural-language",
+    "/ai/recommendations",
+    "/ai/pricing-insights",
+    "/ai/generate-car-description",
+    "/ai/lifestyle-recommendations",
+];
+
 pub fn limits(st: &MarketplaceState) -> Limits {
     let l = &st.cfg.rate_limits;
-    AUTH_ROUTES
+    let limits = Limits::new(
+        "marketplace",
+        st.core.limiter.clone(),
+        st.core.clock.clone(),
+    );
+    let limits = AUTH_ROUTES.iter().fold(limits, |limits, path| {
+        limits.rule(Rule::new(Method::POST, path, "auth", l.auth, Per::Ip))
+    });
+    AI_ROUTES
         .iter()
-        .fold(
-            Limits::new(
-                "marketplace",
-                st.core.limiter.clone(),
-                st.core.clock.clone(),
-            ),
-            |limits, path| limits.rule(Rule::new(Method::POST, path, "auth", l.auth, Per::Ip)),
-        )
+        .fold(limits, |limits, path| {
+            limits.rule(Rule::new(Method::POST, path, "ai", l.ai, Per::Caller))
+        })
         .default_limit(l.general, Per::Caller)
 }
 

@@ -46,6 +46,8 @@ pub struct MarketplaceRateLimits {
     /// Codes asked for one phone (forgot-password, resend-otp) from any address: no phone
     /// is flooded with SMS by many senders.
     pub otp_per_phone: LimitSettings,
+    /// The AI helpers, per caller (address when anonymous): each may cost a model call.
+    pub ai: LimitSettings,
 }
 
 impl Default for MarketplaceRateLimits {
@@ -54,6 +56,7 @@ impl Default for MarketplaceRateLimits {
             general: LimitSettings::new(100, 15 * 60),
             auth: LimitSettings::new(5, 15 * 60),
             otp_per_phone: LimitSettings::new(5, 3600),
+            ai: LimitSettings::new(30, 15 * 60),
         }
     }
 }
