@@ -106,10 +106,7 @@ impl CarWriter for OpenAi {
                 })
             })
             .await;
-        match parsed {
-            Some(t) => t,
-            None => Builtin.write_listing(facts).await,
-        }
+        parsed.unwrap_or_else(|| Builtin::listing(facts))
     }
 
     async fn enhance(&self, description: &str, facts: &CarFacts) -> String {
@@ -126,10 +123,7 @@ impl CarWriter for OpenAi {
                 Ok(out)
             })
             .await;
-        match parsed {
-            Some(t) => t,
-            None => Builtin.enhance(description, facts).await,
-        }
+        parsed.unwrap_or_else(|| Builtin::enhanced(description, facts))
     }
 
     async fn describe(&self, facts: &CarFacts) -> String {
@@ -144,10 +138,7 @@ impl CarWriter for OpenAi {
                 Ok(out)
             })
             .await;
-        match parsed {
-            Some(t) => t,
-            None => Builtin.describe(facts).await,
-        }
+        parsed.unwrap_or_else(|| Builtin::description(facts))
     }
 
     async fn interpret(&self, query: &str, vocab: &Vocabulary) -> Interpretation {
@@ -175,10 +166,7 @@ impl CarWriter for OpenAi {
                     .checked(vocab)
             })
             .await;
-        match parsed {
-            Some(q) => q,
-            None => Builtin.interpret(query, vocab).await,
-        }
+        parsed.unwrap_or_else(|| super::query::interpret(query, vocab))
     }
 
     async fn word_price(&self, facts: &PriceFacts) -> PriceWords {
@@ -198,9 +186,6 @@ impl CarWriter for OpenAi {
                 })
             })
             .await;
-        match parsed {
-            Some(w) => w,
-            None => Builtin.word_price(facts).await,
-        }
+        parsed.unwrap_or_else(|| Builtin::price_words(facts))
     }
 }

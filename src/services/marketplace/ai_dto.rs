@@ -3,7 +3,7 @@
 
 use super::domain::{required, text};
 use super::error::MarketplaceError;
-use super::listing::{self, Scalar, CONDITION};
+use super::listing::{self, CarFields, Patch, Scalar};
 use super::service::ai::recommend::{Profile, Wishes, PRESETS};
 use crate::providers::car_ai::{CarFacts, Interpretation};
 use serde::{Deserialize, Serialize};
@@ -129,16 +129,6 @@ fn optional(
     v.as_deref().map(|v| text(field, v, max)).transpose()
 }
 
-fn make_model(
-    make: &Option<String>,
-    model: &Option<String>,
-) -> Result<(String, String), MarketplaceError> {
-    Ok((
-        text("make", required("make", make)?, 50)?,
-        text("model", required("model", model)?, 80)?,
-    ))
-}
-
 fn required_scalar<'a>(
     field: &'static str,
     v: &'a Option<Scalar>,
@@ -163,26 +153,60 @@ pub fn budget(v: &Option<Scalar>) -> Result<f64, MarketplaceError> {
     Ok(b)
 }
 
+/// The facts of `f`, checked by the listing's own rules; each field of `needed` must be sent.
+fn checked_facts(
+    f: &CarFields,
+    needed: &[&'static str],
+    this_year: i32,
+) -> Result<CarFacts, MarketplaceError> {
+    let p = Patch::parse(f)?;
+    let sent = [
+        ("make", p.make.is_some()),
+        ("model", p.model.is_some()),
+        ("year", p.year.is_some()),
+        ("mileage", p.mileage.is_some()),
+        ("condition", p.condition.is_some()),
+    ];
+    if let Some((field, _)) = sent.iter().find(|(f, sent)| !sent && needed.contains(f)) {
+        return Err(MarketplaceError::Validation {
+            field,
+            value: None,
+            message: format!("{field} is required"),
+        });
+    }
+    Ok(CarFacts {
+        make: p.make.unwrap_or_default(),
+        model: p.model.unwrap_or_default(),
+        year: p.year,
+        mileage: p.mileage,
+        price: p.price,
+        fuel_type: p.fuel_type.map(str::to_owned),
+        transmission: p.transmission.map(str::to_owned),
+        body_type: p.body_type.map(str::to_owned),
+        exterior_color: p.color,
+        interior_color: None,
+        condition: p.condition.map(str::to_owned),
+        features: p.features.unwrap_or_default(),
+        this_year,
+    })
+}
+
 impl GenerateListingRequest {
     pub fn facts(&self, this_year: i32) -> Result<CarFacts, MarketplaceError> {
-        let (make, model) = make_model(&self.make, &self.model)?;
-        Ok(CarFacts {
-            make,
-            model,
-            year: Some(listing::year(required_scalar("year", &self.year)?)?),
-            mileage: Some(listing::mileage(required_scalar(
-                "mileage",
-                &self.mileage,
-            )?)?),
-            condition: Some(
-                CONDITION
-                    .parse(required("condition", &self.condition)?)?
-                    .to_owned(),
-            ),
-            features: listing::features(self.features.as_deref().unwrap_or_default())?,
-            this_year,
+        let fields = CarFields {
+            make: self.make.clone(),
+            model: self.model.clone(),
+            year: self.year.clone(),
+            mileage: self.mileage.clone(),
+            condition: self.condition.clone(),
+            features: self.features.clone(),
             ..Default::default()
-        })
+        };
+        checked_facts(
+            &fields,
+            &["make", "model", "year", "mileage", "condition"],
+            this_year,
+        )
     }
 }
 
@@ -194,43 +218,37 @@ impl EnhanceRequest {
             required("description", &self.description)?,
             5000,
         )?;
-        let facts = CarFacts {
-            make: optional("make", &self.make, 50)?.unwrap_or_default(),
-            model: optional("model", &self.model, 80)?.unwrap_or_default(),
-            year: self.year.as_ref().map(listing::year).transpose()?,
-            this_year,
+        let fields = CarFields {
+            make: self.make.clone(),
+            model: self.model.clone(),
+            year: self.year.clone(),
             ..Default::default()
         };
-        Ok((description, facts))
+        Ok((description, checked_facts(&fields, &[], this_year)?))
     }
 }
 
 impl DescribeRequest {
     pub fn facts(&self, this_year: i32) -> Result<CarFacts, MarketplaceError> {
-        let (make, model) = make_model(&self.make, &self.model)?;
-        let choice = |c: &listing::Choice, v: &Option<String>| {
-            v.as_deref()
-                .map(|v| c.parse(v).map(str::to_owned))
-                .transpose()
+        let exterior_color = optional("exteriorColor", &self.exterior_color, 40)?;
+        let interior_color = optional("interiorColor", &self.interior_color, 40)?;
+        let fields = CarFields {
+            make: self.make.clone(),
+            model: self.model.clone(),
+            year: self.year.clone(),
+            price: self.price.clone(),
+            mileage: self.mileage.clone(),
+            fuel_type: self.fuel_type.clone(),
+            transmission: self.transmission.clone(),
+            body_type: self.body_type.clone(),
+            condition: self.condition.clone(),
+            features: self.features.clone(),
+            ..Default::default()
         };
         Ok(CarFacts {
-            make,
-            model,
-            year: Some(listing::year(required_scalar("year", &self.year)?)?),
-            mileage: self.mileage.as_ref().map(listing::mileage).transpose()?,
-            price: self
-                .price
-                .as_ref()
-                .map(|p| listing::price("price", p))
-                .transpose()?,
-            fuel_type: choice(&listing::FUEL_TYPE, &self.fuel_type)?,
-            transmission: choice(&listing::TRANSMISSION, &self.transmission)?,
-            body_type: choice(&listing::BODY_TYPE, &self.body_type)?,
-            exterior_color: optional("exteriorColor", &self.exterior_color, 40)?,
-            interior_color: optional("interiorColor", &self.interior_color, 40)?,
-            condition: choice(&CONDITION, &self.condition)?,
-            features: listing::features(self.features.as_deref().unwrap_or_default())?,
-            this_year,
+            exterior_color,
+            interior_color,
+            ..checked_facts(&fields, &["make", "model", "year"], this_year)?
         })
     }
 }

@@ -49,6 +49,15 @@ async fn answer(model: &MockServer, prompt_part: &str, reply: ResponseTemplate) 
         .await;
 }
 
+/// A fake model answering each prompt that contains the first text with the second.
+async fn model_answering(replies: &[(&str, Value)]) -> MockServer {
+    let model = MockServer::start().await;
+    for (prompt_part, reply) in replies {
+        answer(&model, prompt_part, chat(reply.clone())).await;
+    }
+    model
+}
+
 async fn ai(app: &TestApp, endpoint: &str, body: Value) -> Response {
     post(app, &format!("/ai/{endpoint}"), body).await
 }
@@ -62,6 +71,14 @@ async fn ai_as(app: &TestApp, token: &str, endpoint: &str, body: Value) -> Respo
         Some(body),
     )
     .await
+}
+
+async fn ai_ok(app: &TestApp, endpoint: &str, body: Value) -> Value {
+    assert_ok(ai(app, endpoint, body).await, 200).await
+}
+
+async fn ai_ok_as(app: &TestApp, token: &str, endpoint: &str, body: Value) -> Value {
+    assert_ok(ai_as(app, token, endpoint, body).await, 200).await
 }
 
 async fn assert_invalid(res: Response, field: &str) {
@@ -340,11 +357,7 @@ async fn natural_language_queries_are_read_into_filters() {
         ("something nice", json!({})),
     ];
     for (query, expected) in cases {
-        let data = assert_ok(
-            ai(&app, "search-natural-language", json!({"query": query})).await,
-            200,
-        )
-        .await;
+        let data = ai_ok(&app, "search-natural-language", json!({"query": query})).await;
         assert_eq!(data["interpretedQuery"], reading(expected), "{query}");
     }
 }
@@ -355,13 +368,7 @@ async fn natural_language_search_answers_real_listings_and_says_what_it_relaxed(
     stock(&app).await;
     let search = |q: &'static str| {
         let app = &app;
-        async move {
-            assert_ok(
-                ai(app, "search-natural-language", json!({"query": q})).await,
-                200,
-            )
-            .await
-        }
+        async move { ai_ok(app, "search-natural-language", json!({"query": q})).await }
     };
     let v = search("family SUV under 30k, automatic, low mileage").await;
     assert_eq!(names(&v["results"]), ["Toyota RAV4"]);
@@ -411,14 +418,10 @@ async fn natural_language_search_answers_real_listings_and_says_what_it_relaxed(
     assert_eq!(v["relaxed"], json!(["bodyType"]));
     assert_eq!(v["results"], json!([]));
 
-    let v = assert_ok(
-        ai(
-            &app,
-            "search-natural-language",
-            json!({"query": "sedan", "limit": 1}),
-        )
-        .await,
-        200,
+    let v = ai_ok(
+        &app,
+        "search-natural-language",
+        json!({"query": "sedan", "limit": 1}),
     )
     .await;
     assert_eq!(
@@ -457,11 +460,7 @@ async fn listing_text_and_enhancement_are_for_dealers_only() {
     let (dealer_token, _) = dealer(&app, &admin).await;
     let (user_token, _) = user(&app).await;
 
-    let v = assert_ok(
-        ai_as(&app, &dealer_token, "generate-listing", corolla()).await,
-        200,
-    )
-    .await;
+    let v = ai_ok_as(&app, &dealer_token, "generate-listing", corolla()).await;
     let description = v["description"].as_str().unwrap();
     assert!(
         description
@@ -480,11 +479,7 @@ async fn listing_text_and_enhancement_are_for_dealers_only() {
 
     let raw = "  great car  ,one owner!!  full service history\nnew tyres 2023. new tyres 2023.";
     let body = json!({"description": raw, "make": "Toyota", "model": "Corolla", "year": 2019});
-    let v = assert_ok(
-        ai_as(&app, &dealer_token, "enhance-description", body.clone()).await,
-        200,
-    )
-    .await;
+    let v = ai_ok_as(&app, &dealer_token, "enhance-description", body.clone()).await;
     assert_eq!(
         v["description"],
         "2019 Toyota Corolla\n\nGreat car, one owner! Full service history. New tyres 2023."
@@ -557,23 +552,15 @@ async fn a_description_is_generated_from_the_facts_sent() {
         "mileage": 42000, "fuelType": "Petrol", "transmission": "Automatic", "bodyType": "Sedan",
         "exteriorColor": "Silver", "interiorColor": "black", "condition": "Used",
         "features": ["Bluetooth", "Backup Camera"]});
-    let v = assert_ok(
-        ai(&app, "generate-car-description", body.clone()).await,
-        200,
-    )
-    .await;
+    let v = ai_ok(&app, "generate-car-description", body.clone()).await;
     assert_eq!(
         v["description"],
         "For sale: 2019 Toyota Corolla, an Automatic Petrol Sedan. It has Silver paint and a black interior. Condition: Used, with 42,000 km driven. Equipment includes Bluetooth and Backup Camera. Asking price: 15,500."
     );
-    let v = assert_ok(
-        ai(
-            &app,
-            "generate-car-description",
-            json!({"make": "Mazda", "model": "MX-5", "year": 2014}),
-        )
-        .await,
-        200,
+    let v = ai_ok(
+        &app,
+        "generate-car-description",
+        json!({"make": "Mazda", "model": "MX-5", "year": 2014}),
     )
     .await;
     assert_eq!(v["description"], "For sale: 2014 Mazda MX-5.");
@@ -595,7 +582,7 @@ async fn recommendations_score_real_listings_within_budget() {
     stock(&app).await;
     let body = json!({"budget": 30000, "preferences": {"fuelType": "Hybrid"},
                       "lifestyle": "I commute in the city every day"});
-    let v = assert_ok(ai(&app, "recommendations", body).await, 200).await;
+    let v = ai_ok(&app, "recommendations", body).await;
     assert_eq!(v["profile"]["lifestyles"], json!(["commute"]));
     let recs = v["recommendations"].as_array().unwrap();
     assert_eq!(v["considered"], 9, "{v}");
@@ -615,14 +602,10 @@ async fn recommendations_score_real_listings_within_budget() {
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
 
     // A family's life ranks a minivan and an SUV with family features first.
-    let v = assert_ok(
-        ai(
-            &app,
-            "recommendations",
-            json!({"budget": 30000, "lifestyle": "big family with three kids"}),
-        )
-        .await,
-        200,
+    let v = ai_ok(
+        &app,
+        "recommendations",
+        json!({"budget": 30000, "lifestyle": "big family with three kids"}),
     )
     .await;
     let mut first: Vec<&str> = v["recommendations"].as_array().unwrap()[..2]
@@ -632,11 +615,7 @@ async fn recommendations_score_real_listings_within_budget() {
     first.sort();
     assert_eq!(first, ["Minivan", "SUV"], "{v}");
 
-    let v = assert_ok(
-        ai(&app, "recommendations", json!({"budget": 10000})).await,
-        200,
-    )
-    .await;
+    let v = ai_ok(&app, "recommendations", json!({"budget": 10000})).await;
     assert_eq!(
         names(
             &v["recommendations"]
@@ -674,7 +653,12 @@ async fn recommendations_score_real_listings_within_budget() {
 async fn lifestyle_quiz_answers_pick_the_cars() {
     let app = ai_app().await;
     stock(&app).await;
-    let v = assert_ok(ai(&app, "lifestyle-recommendations", json!({"budget": 40000, "primaryUse": "work", "terrain": "offroad", "transmission": "any"})).await, 200).await;
+    let v = ai_ok(
+        &app,
+        "lifestyle-recommendations",
+        json!({"budget": 40000, "primaryUse": "work", "terrain": "offroad", "transmission": "any"}),
+    )
+    .await;
     assert_eq!(v["profile"]["lifestyles"], json!(["work", "adventure"]));
     assert_eq!(v["recommendations"][0]["car"]["model"], "F-150", "{v}");
     assert!(
@@ -684,7 +668,7 @@ async fn lifestyle_quiz_answers_pick_the_cars() {
             .contains(&json!("Has Tow Hitch")),
         "{v}"
     );
-    let v = assert_ok(ai(&app, "lifestyle-recommendations", json!({"budget": 30000, "primaryUse": "commute", "passengers": 7, "ecoFriendly": true, "transmission": "Automatic"})).await, 200).await;
+    let v = ai_ok(&app, "lifestyle-recommendations", json!({"budget": 30000, "primaryUse": "commute", "passengers": 7, "ecoFriendly": true, "transmission": "Automatic"})).await;
     assert_eq!(
         v["profile"]["lifestyles"],
         json!(["commute", "family", "eco"])
@@ -774,11 +758,7 @@ async fn pricing_insights_compare_with_real_listings_as_narrowly_as_possible() {
     let app = ai_app().await;
     let (corolla, yaris, vesta, niva) = pricing_stock(&app).await;
     // Same make and model within two years, priced and active: the 2018 and 2021 Corollas.
-    let v = assert_ok(
-        ai(&app, "pricing-insights", json!({"carId": corolla})).await,
-        200,
-    )
-    .await;
+    let v = ai_ok(&app, "pricing-insights", json!({"carId": corolla})).await;
     assert_eq!(
         numbers(&v),
         json!([
@@ -805,11 +785,7 @@ async fn pricing_insights_compare_with_real_listings_as_narrowly_as_possible() {
         assert!(c["_id"].as_str().is_some() && c["year"].as_i64().is_some());
     }
     // No other Yaris: every other priced active Toyota.
-    let v = assert_ok(
-        ai(&app, "pricing-insights", json!({"carId": yaris})).await,
-        200,
-    )
-    .await;
+    let v = ai_ok(&app, "pricing-insights", json!({"carId": yaris})).await;
     assert_eq!(
         numbers(&v),
         json!([
@@ -823,18 +799,10 @@ async fn pricing_insights_compare_with_real_listings_as_narrowly_as_possible() {
         ])
     );
     // No other Lada: the other sedans.
-    let v = assert_ok(
-        ai(&app, "pricing-insights", json!({"carId": vesta})).await,
-        200,
-    )
-    .await;
+    let v = ai_ok(&app, "pricing-insights", json!({"carId": vesta})).await;
     assert_eq!(v["comparedBy"], "bodyType");
     assert_eq!(v["comparableCount"], 4);
-    let v = assert_ok(
-        ai(&app, "pricing-insights", json!({"carId": niva})).await,
-        200,
-    )
-    .await;
+    let v = ai_ok(&app, "pricing-insights", json!({"carId": niva})).await;
     assert_eq!(
         numbers(&v),
         json!([6000.0, null, null, null, 0, "none", []])
@@ -889,25 +857,12 @@ async fn the_ai_helpers_share_a_rate_limit_per_caller() {
 
 #[actix_web::test]
 async fn the_model_writes_the_words_when_it_answers_well() {
-    let model = MockServer::start().await;
-    answer(&model, "Write a listing for this car", chat(json!({"description": "MODEL: a lovely 2019 Toyota Corolla.", "highlights": ["Model highlight"]}))).await;
-    answer(
-        &model,
-        "Improve the structure",
-        chat(json!({"description": "MODEL: One careful owner since 2019."})),
-    )
-    .await;
-    answer(
-        &model,
-        "Write a description of this car",
-        chat(json!({"description": "MODEL: the Toyota Corolla described."})),
-    )
-    .await;
-    answer(
-        &model,
-        "Read this car search",
-        chat(json!({"bodyType": "pickup", "maxPrice": 30000, "priorityFeatures": []})),
-    )
+    let model = model_answering(&[
+        ("Write a listing for this car", json!({"description": "MODEL: a lovely 2019 Toyota Corolla.", "highlights": ["Model highlight"]})),
+        ("Improve the structure", json!({"description": "MODEL: One careful owner since 2019."})),
+        ("Write a description of this car", json!({"description": "MODEL: the Toyota Corolla described."})),
+        ("Read this car search", json!({"bodyType": "pickup", "maxPrice": 30000, "priorityFeatures": []})),
+    ])
     .await;
     answer(
         &model,
@@ -922,47 +877,31 @@ async fn the_model_writes_the_words_when_it_answers_well() {
     let (dealer_token, _) = dealer(&app, &admin).await;
     stock(&app).await;
 
-    let v = assert_ok(
-        ai_as(&app, &dealer_token, "generate-listing", corolla()).await,
-        200,
-    )
-    .await;
+    let v = ai_ok_as(&app, &dealer_token, "generate-listing", corolla()).await;
     assert_eq!(
         v,
         json!({"description": "MODEL: a lovely 2019 Toyota Corolla.", "highlights": ["Model highlight"]})
     );
-    let v = assert_ok(
-        ai_as(
-            &app,
-            &dealer_token,
-            "enhance-description",
-            json!({"description": "one careful owner since 2019"}),
-        )
-        .await,
-        200,
+    let v = ai_ok_as(
+        &app,
+        &dealer_token,
+        "enhance-description",
+        json!({"description": "one careful owner since 2019"}),
     )
     .await;
     assert_eq!(v["description"], "MODEL: One careful owner since 2019.");
-    let v = assert_ok(
-        ai(
-            &app,
-            "generate-car-description",
-            json!({"make": "Toyota", "model": "Corolla", "year": 2019}),
-        )
-        .await,
-        200,
+    let v = ai_ok(
+        &app,
+        "generate-car-description",
+        json!({"make": "Toyota", "model": "Corolla", "year": 2019}),
     )
     .await;
     assert_eq!(v["description"], "MODEL: the Toyota Corolla described.");
     // The model reads the query; the cars still come from the listings.
-    let v = assert_ok(
-        ai(
-            &app,
-            "search-natural-language",
-            json!({"query": "something to haul my boat"}),
-        )
-        .await,
-        200,
+    let v = ai_ok(
+        &app,
+        "search-natural-language",
+        json!({"query": "something to haul my boat"}),
     )
     .await;
     assert_eq!(
@@ -987,16 +926,8 @@ async fn pricing_numbers_are_the_same_with_and_without_the_model() {
     let builtin = ai_app().await;
     let (a, _, _, _) = pricing_stock(&with_model).await;
     let (b, _, _, _) = pricing_stock(&builtin).await;
-    let worded = assert_ok(
-        ai(&with_model, "pricing-insights", json!({"carId": a})).await,
-        200,
-    )
-    .await;
-    let plain = assert_ok(
-        ai(&builtin, "pricing-insights", json!({"carId": b})).await,
-        200,
-    )
-    .await;
+    let worded = ai_ok(&with_model, "pricing-insights", json!({"carId": a})).await;
+    let plain = ai_ok(&builtin, "pricing-insights", json!({"carId": b})).await;
     assert_eq!(worded["priceAnalysis"], "MODEL analysis.");
     assert_eq!(worded["recommendation"], "MODEL recommendation.");
     assert_eq!(numbers(&worded), numbers(&plain));
@@ -1007,11 +938,7 @@ async fn assert_builtin_answers(app: &TestApp) {
     let admin = admin_token(app).await;
     let (dealer_token, _) = dealer(app, &admin).await;
     stock(app).await;
-    let v = assert_ok(
-        ai_as(app, &dealer_token, "generate-listing", corolla()).await,
-        200,
-    )
-    .await;
+    let v = ai_ok_as(app, &dealer_token, "generate-listing", corolla()).await;
     assert!(
         v["description"]
             .as_str()
@@ -1019,37 +946,25 @@ async fn assert_builtin_answers(app: &TestApp) {
             .starts_with("This 2019 Toyota Corolla is offered"),
         "{v}"
     );
-    let v = assert_ok(
-        ai_as(
-            app,
-            &dealer_token,
-            "enhance-description",
-            json!({"description": "one owner since 2019"}),
-        )
-        .await,
-        200,
+    let v = ai_ok_as(
+        app,
+        &dealer_token,
+        "enhance-description",
+        json!({"description": "one owner since 2019"}),
     )
     .await;
     assert_eq!(v["description"], "One owner since 2019.");
-    let v = assert_ok(
-        ai(
-            app,
-            "generate-car-description",
-            json!({"make": "Toyota", "model": "Corolla", "year": 2019}),
-        )
-        .await,
-        200,
+    let v = ai_ok(
+        app,
+        "generate-car-description",
+        json!({"make": "Toyota", "model": "Corolla", "year": 2019}),
     )
     .await;
     assert_eq!(v["description"], "For sale: 2019 Toyota Corolla.");
-    let v = assert_ok(
-        ai(
-            app,
-            "search-natural-language",
-            json!({"query": "truck under 30k"}),
-        )
-        .await,
-        200,
+    let v = ai_ok(
+        app,
+        "search-natural-language",
+        json!({"query": "truck under 30k"}),
     )
     .await;
     assert_eq!(
@@ -1058,7 +973,7 @@ async fn assert_builtin_answers(app: &TestApp) {
     );
     assert_eq!(names(&v["results"]), ["Chevrolet Silverado", "Ford F-150"]);
     let id = v["results"][0]["_id"].as_str().unwrap();
-    let v = assert_ok(ai(app, "pricing-insights", json!({"carId": id})).await, 200).await;
+    let v = ai_ok(app, "pricing-insights", json!({"carId": id})).await;
     assert!(
         v["priceAnalysis"]
             .as_str()
@@ -1078,52 +993,37 @@ async fn an_error_status_falls_back_to_the_builtin_writer() {
 #[actix_web::test]
 async fn a_slow_model_falls_back_to_the_builtin_writer() {
     let model = MockServer::start().await;
-    answer(
-        &model,
-        "",
-        chat(json!({"description": "too late"})).set_delay(Duration::from_secs(3)),
-    )
-    .await;
+    let late = chat(json!({"description": "too late"})).set_delay(Duration::from_secs(3));
+    answer(&model, "", late).await;
     assert_builtin_answers(&model_app(&model).await).await;
 }
 
 #[actix_web::test]
 async fn malformed_or_unusable_answers_fall_back_to_the_builtin_writer() {
-    let model = MockServer::start().await;
-    // Not JSON at all.
-    answer(
-        &model,
-        "Write a listing for this car",
-        chat(json!("Sure! Here is a great listing.")),
-    )
-    .await;
-    // A number of the description lost.
-    answer(
-        &model,
-        "Improve the structure",
-        chat(json!({"description": "One owner."})),
-    )
-    .await;
-    // Not about the car.
-    answer(
-        &model,
-        "Write a description of this car",
-        chat(json!({"description": "A fine vehicle."})),
-    )
-    .await;
-    // A body type that is not one of the listings'.
-    answer(
-        &model,
-        "Read this car search",
-        chat(json!({"bodyType": "Spaceship", "maxPrice": 30000})),
-    )
-    .await;
-    // The wrong shape.
-    answer(
-        &model,
-        "analyse the asking price",
-        chat(json!({"priceAnalysis": 42})),
-    )
+    let model = model_answering(&[
+        // Not JSON at all.
+        (
+            "Write a listing for this car",
+            json!("Sure! Here is a great listing."),
+        ),
+        // A number of the description lost.
+        (
+            "Improve the structure",
+            json!({"description": "One owner."}),
+        ),
+        // Not about the car.
+        (
+            "Write a description of this car",
+            json!({"description": "A fine vehicle."}),
+        ),
+        // A body type that is not one of the listings'.
+        (
+            "Read this car search",
+            json!({"bodyType": "Spaceship", "maxPrice": 30000}),
+        ),
+        // The wrong shape.
+        ("analyse the asking price", json!({"priceAnalysis": 42})),
+    ])
     .await;
     assert_builtin_answers(&model_app(&model).await).await;
 }
