@@ -325,6 +325,13 @@ pub fn interpret(query: &str, vocab: &Vocabulary) -> Interpretation {
     if family && q.body_type.is_none() {
         q.body_type = Some(FAMILY_BODY.to_owned());
     }
+    // Contradictory bounds ("2018 or newer before 2010") keep the lower bound only.
+    if q.min_year.zip(q.max_year).is_some_and(|(lo, hi)| lo > hi) {
+        q.max_year = None;
+    }
+    if q.min_price.zip(q.max_price).is_some_and(|(lo, hi)| lo > hi) {
+        q.max_price = None;
+    }
     listed_make_and_model(&ws, vocab, &mut q);
     // Spell every choice as the vocabulary does (all of these are in it by construction).
     q.checked(vocab).unwrap_or_default()
@@ -417,6 +424,14 @@ mod tests {
             (q.make.as_deref(), q.fuel_type.as_deref()),
             (Some("Toyota"), Some("Hybrid"))
         );
+    }
+
+    #[test]
+    fn contradictory_bounds_keep_the_lower_one() {
+        let q = interpret("2018 or newer before 2010 over 30k under 10k suv", &vocab());
+        assert_eq!((q.min_year, q.max_year), (Some(2018), None));
+        assert_eq!((q.min_price, q.max_price), (Some(30_000.0), None));
+        assert_eq!(q.body_type.as_deref(), Some("SUV"));
     }
 
     #[test]
