@@ -111,6 +111,8 @@ impl Vocabulary {
 /// How a natural-language search was read: filters over the listings (`None`: not asked).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", default)]
+// The advanced search's `Interpretation` holds the OpenAPI name.
+#[schema(as = InterpretedQuery)]
 pub struct Interpretation {
     pub make: Option<String>,
     pub model: Option<String>,
