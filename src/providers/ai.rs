@@ -2,11 +2,10 @@
 //! and an OpenAI-compatible chat-completions adapter that falls back to the built-in one
 //! whenever the model fails, times out or answers something unusable.
 
+use super::openai_chat::{json_in, ChatClient};
 use super::settings::AiSettings;
 use async_trait::async_trait;
-use serde_json::{json, Value};
 use std::sync::Arc;
-use std::time::Duration;
 use switchboard_actors::interview::{AnswerScore, Interviewer, JobProfile, Question, Turn};
 
 /// Skills the built-in interviewer recognises in job descriptions, CVs and answers.
@@ -111,11 +110,7 @@ fn count_any(text: &str, markers: &[&str]) -> usize {
 pub fn from_settings(cfg: &AiSettings, http: reqwest::Client) -> Arc<dyn Interviewer> {
     match cfg.provider.as_str() {
         "openai" => Arc::new(OpenAiInterviewer {
-            http,
-            base_url: cfg.base_url.trim_end_matches('/').to_owned(),
-            api_key: cfg.api_key.clone(),
-            model: cfg.model.clone(),
-            timeout: Duration::from_secs(cfg.timeout_secs.max(1)),
+            client: ChatClient::new(cfg, http),
             fallback: BuiltinInterviewer,
         }),
         _ => Arc::new(BuiltinInterviewer),
@@ -545,55 +540,11 @@ impl Interviewer for BuiltinInterviewer {
 
 /// Talks to an OpenAI-compatible `/chat/completions` endpoint.
 pub struct OpenAiInterviewer {
-    http: reqwest::Client,
-    base_url: String,
-    api_key: String,
-    model: String,
-    timeout: Duration,
+    client: ChatClient,
     fallback: BuiltinInterviewer,
 }
 
 impl OpenAiInterviewer {
-    async fn chat(&self, system: &str, user: &str) -> Result<String, String> {
-        let body = json!({
-            "model": self.model,
-            "temperature": 0.3,
-            "messages": [
-                {"role": "system", "content": system},
-                {"role": "user", "content": user},
-            ],
-        });
-        let call = self
-            .http
-            .post(format!("{}/chat/completions", self.base_url))
-            .bearer_auth(&self.api_key)
-            .json(&body)
-            .send();
-        let res = tokio::time::timeout(self.timeout, call)
-            .await
-            .map_err(|_| "timed out".to_owned())?
-            .map_err(|e| e.to_string())?;
-        if !res.status().is_success() {
-            return Err(format!("status {}", res.status()));
-        }
-        let v: Value = tokio::time::timeout(self.timeout, res.json())
-            .await
-            .map_err(|_| "timed out".to_owned())?
-            .map_err(|e| e.to_string())?;
-        v["choices"][0]["message"]["content"]
-            .as_str()
-            .map(|s| s.trim().to_owned())
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| "no content in the answer".to_owned())
-    }
-
-    /// Models often wrap JSON in a code fence; take the outermost object.
-    fn json_in(text: &str) -> Option<Value> {
-        let start = text.find('{')?;
-        let end = text.rfind('}')?;
-        serde_json::from_str(text.get(start..=end)?).ok()
-    }
-
     fn context(job: &JobProfile) -> String {
         format!(
             "Job title: {}\nCategory: {}\nExperience level: {}\nJob description: {}\nCandidate CV: {}",
@@ -624,7 +575,7 @@ impl Interviewer for OpenAiInterviewer {
             "{}\n\nWrite a two-sentence greeting to the candidate {} that says there will be {} questions and up to {} minutes. Plain text only.",
             Self::context(job), job.candidate_name, job.max_questions, job.time_limit_minutes
         );
-        match self.chat(SYSTEM, &prompt).await {
+        match self.client.chat(SYSTEM, &prompt).await {
             Ok(text) => text,
             Err(e) => {
                 tracing::warn!(error = %e, "AI greeting failed; using the built-in interviewer");
@@ -649,8 +600,8 @@ impl Interviewer for OpenAiInterviewer {
             "{}\n\nConversation so far:\n{past}\nAsk question {number} of {total}, in the category {category}. Answer only with JSON: {{\"question\": string, \"suggestions\": [up to 3 short quick replies]}}",
             Self::context(job)
         );
-        let parsed = self.chat(SYSTEM, &prompt).await.and_then(|t| {
-            let v = Self::json_in(&t).ok_or("answer was not JSON")?;
+        let parsed = self.client.chat(SYSTEM, &prompt).await.and_then(|t| {
+            let v = json_in(&t).ok_or("answer was not JSON")?;
             let content = v["question"]
                 .as_str()
                 .filter(|s| !s.trim().is_empty())
@@ -683,8 +634,8 @@ impl Interviewer for OpenAiInterviewer {
             "{}\n\nQuestion ({}): {}\nCandidate answer: {}\n\nScore the answer 0-100 on technical, communication, problem_solving and cultural_fit. Answer only with JSON: {{\"technical\": n, \"communication\": n, \"problem_solving\": n, \"cultural_fit\": n, \"summary\": string, \"skills\": [string], \"strengths\": [string], \"weaknesses\": [string], \"red_flags\": [string], \"highlight\": string or null}}",
             Self::context(job), question.category, question.content, answer
         );
-        let parsed = self.chat(SYSTEM, &prompt).await.and_then(|t| {
-            let v = Self::json_in(&t).ok_or("answer was not JSON")?;
+        let parsed = self.client.chat(SYSTEM, &prompt).await.and_then(|t| {
+            let v = json_in(&t).ok_or("answer was not JSON")?;
             let num = |k: &str| {
                 v[k].as_f64()
                     .filter(|x| x.is_finite())

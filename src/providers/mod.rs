@@ -2,8 +2,10 @@
 //! default (the local outbox) and a real adapter chosen in config.
 
 pub mod ai;
+pub mod car_ai;
 pub mod email;
 pub mod kyc;
+pub mod openai_chat;
 pub mod outbox;
 pub mod settings;
 pub mod sms;
@@ -24,6 +26,8 @@ pub struct Providers {
     pub outbox: Arc<outbox::Outbox>,
     pub sms: Arc<dyn sms::SmsSender>,
     pub interviewer: Arc<dyn switchboard_actors::interview::Interviewer>,
+    /// The marketplace's AI helpers' writer (the same `[ai]` model as the interviewer).
+    pub car_writer: Arc<dyn car_ai::CarWriter>,
     /// The client for providers' HTTP APIs.
     pub http: reqwest::Client,
     /// `[providers.*]`.
@@ -45,6 +49,7 @@ impl Providers {
         Ok(Self {
             sms: sms::from_settings(&channels.sms, outbox.clone(), clock, http.clone()),
             interviewer: ai::from_settings(ai, http.clone()),
+            car_writer: car_ai::from_settings(ai, http.clone()),
             outbox,
             http,
             settings: Arc::new(channels.clone()),

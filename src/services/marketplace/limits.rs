@@ -23,8 +23,9 @@ const AUTH_ROUTES: [&str; 7] = [
 
 type LimitOf = fn(&MarketplaceRateLimits) -> LimitSettings;
 
-/// The interactions the spec limits on their own (all POST, per caller): path, bucket, limit.
-const INTERACTION_ROUTES: [(&str, &str, LimitOf); 5] = [
+/// The interactions the spec limits on their own and the AI helpers (which share one budget,
+/// since each may cost a model call); all POST, per caller: path, bucket, limit.
+const CALLER_ROUTES: [(&str, &str, LimitOf); 12] = [
     ("/cars/{id}/like", "likes", |l| l.likes),
     ("/cars/comments/{commentId}/like", "likes", |l| l.likes),
     ("/cars/{id}/comments", "comments", |l| l.comments),
@@ -32,17 +33,24 @@ const INTERACTION_ROUTES: [(&str, &str, LimitOf); 5] = [
         l.comments
     }),
     ("/cars/{id}/views", "views", |l| l.views),
+    ("/ai/generate-listing", "ai", |l| l.ai),
+    ("/ai/enhance-description", "ai", |l| l.ai),
+    ("/ai/search-natural-language", "ai", |l| l.ai),
+    ("/ai/recommendations", "ai", |l| l.ai),
+    ("/ai/pricing-insights", "ai", |l| l.ai),
+    ("/ai/generate-car-description", "ai", |l| l.ai),
+    ("/ai/lifestyle-recommendations", "ai", |l| l.ai),
 ];
 
 pub fn limits(st: &MarketplaceState) -> Limits {
     let l = &st.cfg.rate_limits;
-    let interactions = INTERACTION_ROUTES
+    let per_caller = CALLER_ROUTES
         .iter()
         .map(|&(path, bucket, limit)| Rule::new(Method::POST, path, bucket, limit(l), Per::Caller));
     let auth = AUTH_ROUTES
         .iter()
         .map(|path| Rule::new(Method::POST, path, "auth", l.auth, Per::Ip));
-    auth.chain(interactions)
+    auth.chain(per_caller)
         .fold(
             Limits::new(
                 "marketplace",

@@ -1,6 +1,8 @@
 //! Car marketplace: phone-verified accounts with roles (user, dealer, admin); listings,
 //! dealers and customers follow (`specs/car-marketplace.md`).
 
+mod ai;
+mod ai_dto;
 mod auth;
 mod business_hours;
 mod car_dto;
@@ -187,6 +189,13 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
                 .service(reviews::list_reviews)
                 .service(reviews::review)
                 .service(vin_lookup::lookup)
+                .service(ai::generate_listing)
+                .service(ai::enhance_description)
+                .service(ai::search_natural_language)
+                .service(ai::recommendations)
+                .service(ai::pricing_insights)
+                .service(ai::generate_car_description)
+                .service(ai::lifestyle_recommendations)
                 .service(cars::browse)
                 .service(cars::facets)
                 .service(cars::advanced_search)

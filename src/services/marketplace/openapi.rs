@@ -50,7 +50,7 @@ impl ErrorDocs for MarketplaceErrors {
     info(title = "Switchboard car marketplace", version = "1.0",
          description = "Phone-verified accounts, car listings, dealers and customers."),
     modifiers(&BearerScheme),
-    tags((name = "auth"), (name = "cars"), (name = "catalogue"), (name = "interactions"), (name = "customers"), (name = "dealers"), (name = "health"))
+    tags((name = "auth"), (name = "ai"), (name = "cars"), (name = "catalogue"), (name = "interactions"), (name = "customers"), (name = "dealers"), (name = "health"))
 )]
 struct ApiDoc;
 

@@ -80,6 +80,8 @@ pub struct MarketplaceRateLimits {
     pub comments: LimitSettings,
     /// Recorded views, per caller.
     pub views: LimitSettings,
+    /// The AI helpers, per caller (address when anonymous): each may cost a model call.
+    pub ai: LimitSettings,
 }
 
 impl Default for MarketplaceRateLimits {
@@ -91,6 +93,7 @@ impl Default for MarketplaceRateLimits {
             likes: LimitSettings::new(50, 15 * 60),
             comments: LimitSettings::new(20, 15 * 60),
             views: LimitSettings::new(100, 15 * 60),
+            ai: LimitSettings::new(30, 15 * 60),
         }
     }
 }

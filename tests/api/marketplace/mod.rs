@@ -2,6 +2,7 @@
 
 mod accounts;
 mod admin_cli;
+mod ai;
 mod cars;
 mod catalogue;
 mod customers;

@@ -1,6 +1,7 @@
 //! Workflows of the marketplace, apart from HTTP.
 
 pub mod accounts;
+pub mod ai;
 pub mod cars;
 pub mod catalogue;
 pub mod counters;
