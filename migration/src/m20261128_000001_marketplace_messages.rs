@@ -1,7 +1,7 @@
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
 
-use crate::schema_helpers::cascade_to;
+use crate::schema_helpers::{cascade_to, index};
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
@@ -80,18 +80,11 @@ impl MigrationTrait for Migration {
         )
         .await?;
         for (table, name, unique, cols) in INDEXES {
-            let mut index = Index::create();
-            index
-                .if_not_exists()
-                .name(format!("idx_{table}_{name}"))
-                .table(table);
+            let mut index = index(table, name, cols);
             if unique {
                 index.unique();
             }
-            for c in cols {
-                index.col(*c);
-            }
-            m.create_index(index.to_owned()).await?;
+            m.create_index(index).await?;
         }
         Ok(())
     }

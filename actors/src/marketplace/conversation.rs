@@ -178,3 +178,111 @@ impl Conversations {
             .unwrap_or(Err(ConversationError::Unavailable))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{DateTime, Utc};
+    use sea_orm::{ActiveModelTrait, ConnectOptions, ConnectionTrait, Database, Schema, Set};
+    use serde_json::Value;
+    use std::sync::Mutex;
+    use switchboard_entities::marketplace::conversation;
+
+    struct SystemTime;
+
+    impl TimeSource for SystemTime {
+        fn now(&self) -> DateTime<Utc> {
+            Utc::now()
+        }
+    }
+
+    /// Every event, with its recipient.
+    #[derive(Default)]
+    struct Heard(Mutex<Vec<(Uuid, String, Value)>>);
+
+    impl UserFeed for Heard {
+        fn to_user(&self, user: Uuid, event: &str, data: &Value) {
+            self.0
+                .lock()
+                .unwrap()
+                .push((user, event.to_owned(), data.clone()));
+        }
+    }
+
+    impl Heard {
+        fn of(&self, event: &str) -> Vec<(Uuid, Value)> {
+            let all = self.0.lock().unwrap();
+            all.iter()
+                .filter(|(_, e, _)| e == event)
+                .map(|(u, _, d)| (*u, d.clone()))
+                .collect()
+        }
+    }
+
+    /// A conversation between two fresh users in a private in-memory database.
+    async fn setup(idle: Duration) -> (Conversations, Arc<Heard>, Uuid, Uuid, Uuid) {
+        let mut opts = ConnectOptions::new("sqlite::memory:");
+        // One connection: every connection to `:memory:` is a database of its own.
+        opts.max_connections(1).sqlx_logging(false);
+        let db = Database::connect(opts).await.unwrap();
+        let schema = Schema::new(db.get_database_backend());
+        db.execute(&schema.create_table_from_entity(conversation::Entity))
+            .await
+            .unwrap();
+        db.execute(&schema.create_table_from_entity(message::Entity))
+            .await
+            .unwrap();
+        let (a, b, id) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        conversation::ActiveModel {
+            id: Set(id),
+            user_a: Set(a),
+            user_b: Set(b),
+            last_seq: Set(0),
+            last_message_id: Set(None),
+            last_message_at: Set(None),
+            created_at: Set(Utc::now()),
+        }
+        .insert(&db)
+        .await
+        .unwrap();
+        let heard = Arc::new(Heard::default());
+        let conversations = Conversations::new(Deps {
+            db,
+            clock: Arc::new(SystemTime),
+            feed: heard.clone(),
+            idle,
+        });
+        (conversations, heard, id, a, b)
+    }
+
+    #[actix::test]
+    async fn an_idle_actor_stops_and_the_next_one_continues_the_sequence() {
+        let (conv, heard, id, a, b) = setup(Duration::from_millis(50)).await;
+        let first = conv.post(id, a, b, "one".into()).await.unwrap();
+        assert_eq!((first.seq, conv.live()), (1, 1));
+        actix::clock::sleep(Duration::from_millis(200)).await;
+        assert_eq!(conv.live(), 0, "stopped when idle");
+        let second = conv.post(id, a, b, "two".into()).await.unwrap();
+        assert_eq!(second.seq, 2);
+        let told = heard.of(NEW_MESSAGE);
+        assert_eq!(told.len(), 2);
+        assert!(told.iter().all(|(to, _)| *to == b), "only the receiver");
+        assert_eq!(told[1].1["messageId"], second.id.to_string());
+    }
+
+    #[actix::test]
+    async fn a_receipt_is_written_and_announced_once() {
+        let (conv, heard, id, a, b) = setup(Duration::from_secs(60)).await;
+        let m = conv.post(id, a, b, "hello".into()).await.unwrap();
+        // The sender reads nothing of their own.
+        assert!(conv.read(id, a, None).await.unwrap().is_empty());
+        let read = conv.read(id, b, Some(m.id)).await.unwrap();
+        assert_eq!(read.len(), 1);
+        assert!(read[0].read_at.is_some());
+        assert!(conv.read(id, b, Some(m.id)).await.unwrap().is_empty());
+        assert!(conv.read(id, b, None).await.unwrap().is_empty());
+        let receipts = heard.of(MESSAGE_READ);
+        assert_eq!(receipts.len(), 1);
+        assert_eq!(receipts[0].0, a, "to the sender");
+    }
+}

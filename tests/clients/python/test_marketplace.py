@@ -6,11 +6,11 @@ import asyncio
 import json
 import os
 import random
-import urllib.error
 import urllib.request
 
 import pytest
 import socketio
+from events import Recorder
 
 TIMEOUT = 10
 
@@ -42,29 +42,13 @@ def signup(name):
     return data["token"], data["user"]["_id"]
 
 
-class Recorder:
-    """Queues the marketplace's events as they arrive."""
-
-    NAMES = ["new_message", "message_read", "car_viewed", "new_inquiry"]
-
-    def __init__(self, sio):
-        self.queue = asyncio.Queue()
-        for name in self.NAMES:
-            sio.on(name, self._handler(name))
-
-    def _handler(self, name):
-        async def handle(data=None):
-            await self.queue.put((name, data))
-
-        return handle
-
-    async def next(self, timeout=TIMEOUT):
-        return await asyncio.wait_for(self.queue.get(), timeout)
+# The marketplace's live events.
+EVENTS = ["new_message", "message_read", "car_viewed", "new_inquiry"]
 
 
 async def connected(token):
     sio = socketio.AsyncClient()
-    rec = Recorder(sio)
+    rec = Recorder(sio, EVENTS)
     await sio.connect(base(), auth={"token": token}, wait_timeout=TIMEOUT)
     return sio, rec
 
