@@ -369,3 +369,17 @@ async fn car_owners_hear_views_and_dealers_hear_inquiries() {
     assert_eq!(e["message"], "Is the price negotiable?");
     bystander.silent_for(Duration::from_millis(300)).await;
 }
+
+#[actix_web::test]
+async fn socket_transport_requests_do_not_spend_the_general_limit() {
+    let app = app_with(|s| s.services.marketplace.rate_limits.general.limit = 2).await;
+    for _ in 0..5 {
+        let res = reqwest::get(format!(
+            "{}/socket.io/?EIO=4&transport=polling",
+            app.marketplace
+        ))
+        .await
+        .unwrap();
+        assert_eq!(res.status().as_u16(), 200);
+    }
+}
