@@ -193,7 +193,14 @@ pub async fn read_one(st: &MarketplaceState, me: Uuid, id: Uuid) -> Result<messa
         .conversations
         .read(found.conversation_id, me, Some(id))
         .await?;
-    Ok(read.into_iter().next().unwrap_or(found))
+    match read.into_iter().next() {
+        Some(now_read) => Ok(now_read),
+        // Read before (perhaps just now, from another tab): as stored.
+        None => Ok(message::Entity::find_by_id(id)
+            .one(&st.core.db)
+            .await?
+            .unwrap_or(found)),
+    }
 }
 
 /// Marks read everything the caller received from `other`; answers how many were unread.
