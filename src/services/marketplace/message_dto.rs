@@ -14,8 +14,10 @@ pub const MESSAGE_CHARS: usize = 2000;
 #[serde(rename_all = "camelCase")]
 pub struct SendMessageRequest {
     /// The user the message is for; not the sender.
+    #[schema(format = Uuid)]
     pub receiver_id: Option<String>,
     /// 1 to 2000 characters (trimmed).
+    #[schema(min_length = 1, max_length = 2000)]
     pub message: Option<String>,
 }
 

@@ -21,8 +21,17 @@ fn user_id(raw: &str) -> Result<Uuid> {
     Ok(Uuid::parse_str(raw).map_err(|_| MarketplaceError::UserNotFound)?)
 }
 
-#[utoipa::path(tag = "messages", security(("bearer" = [])), request_body = SendMessageRequest,
-    responses((status = 201, body = Success<Message>), Errors))]
+#[utoipa::path(tag = "messages", operation_id = "send_message", security(("bearer" = [])),
+    request_body = SendMessageRequest,
+    responses((status = 201, body = Success<Message>, links(
+        ("conversation_messages" = (operation_id = "conversation_messages",
+            parameters(("receiverId" = "$response.body#/data/receiverId")))),
+        ("mark_message_read" = (operation_id = "mark_message_read",
+            parameters(("messageId" = "$response.body#/data/_id")))),
+        ("conversation_unread_count" = (operation_id = "conversation_unread_count",
+            parameters(("participantId" = "$response.body#/data/receiverId")))),
+        ("mark_conversation_read" = (operation_id = "mark_conversation_read",
+            parameters(("participantId" = "$response.body#/data/receiverId")))))), Errors))]
 #[post("/messages/send")]
 pub async fn send(
     auth: Bearer,
@@ -39,7 +48,8 @@ pub async fn send(
     Ok(HttpResponse::Created().json(ok_with("Message sent", Message::from(sent))))
 }
 
-#[utoipa::path(tag = "messages", security(("bearer" = [])), params(PageParams),
+#[utoipa::path(tag = "messages", operation_id = "conversations", security(("bearer" = [])),
+    params(PageParams),
     responses((status = 200, description = "Newest message first", body = List<Conversation>),
         Errors))]
 #[get("/messages/conversations")]
@@ -53,8 +63,8 @@ pub async fn conversations(
     Ok(HttpResponse::Ok().json(list(page.map(|c| Conversation::new(c, me)))))
 }
 
-#[utoipa::path(tag = "messages", security(("bearer" = [])),
-    params(("receiverId" = String, Path, description = "The other participant's id"), PageParams),
+#[utoipa::path(tag = "messages", operation_id = "conversation_messages",
+    security(("bearer" = [])), params(("receiverId" = String, Path, description = "The other participant's id"), PageParams),
     responses((status = 200, description = "Newest first: page 1 holds the latest messages",
         body = List<Message>), Errors))]
 #[get("/messages/conversations/{receiverId}")]
@@ -68,7 +78,7 @@ pub async fn messages(
     Ok(HttpResponse::Ok().json(list(page.map(Message::from))))
 }
 
-#[utoipa::path(tag = "messages", security(("bearer" = [])),
+#[utoipa::path(tag = "messages", operation_id = "mark_message_read", security(("bearer" = [])),
     params(("messageId" = String, Path, description = "A message the caller received")),
     responses((status = 200, description = "Read (again: unchanged)", body = Success<Message>),
         Errors))]
@@ -83,7 +93,7 @@ pub async fn read_one(
     Ok(HttpResponse::Ok().json(ok(Message::from(read))))
 }
 
-#[utoipa::path(tag = "messages", security(("bearer" = [])),
+#[utoipa::path(tag = "messages", operation_id = "unread_count", security(("bearer" = [])),
     responses((status = 200, body = Success<UnreadCount>), Errors))]
 #[get("/messages/unread-count")]
 pub async fn unread_total(auth: Bearer, st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
@@ -91,7 +101,8 @@ pub async fn unread_total(auth: Bearer, st: web::Data<MarketplaceState>) -> Resu
     Ok(HttpResponse::Ok().json(ok(UnreadCount { unread_count })))
 }
 
-#[utoipa::path(tag = "messages", security(("bearer" = [])),
+#[utoipa::path(tag = "messages", operation_id = "conversation_unread_count",
+    security(("bearer" = [])),
     params(("participantId" = String, Path, description = "The other participant's id")),
     responses((status = 200, body = Success<UnreadCount>), Errors))]
 #[get("/messages/conversations/{participantId}/unread-count")]
@@ -104,7 +115,8 @@ pub async fn unread_with(
     Ok(HttpResponse::Ok().json(ok(UnreadCount { unread_count })))
 }
 
-#[utoipa::path(tag = "messages", security(("bearer" = [])),
+#[utoipa::path(tag = "messages", operation_id = "mark_conversation_read",
+    security(("bearer" = [])),
     params(("participantId" = String, Path, description = "The other participant's id")),
     responses((status = 200, body = Success<MarkedRead>), Errors))]
 #[put("/messages/conversations/{participantId}/read")]
