@@ -52,6 +52,13 @@ async fn between(
         .await?)
 }
 
+/// The caller's conversation with `other` (who must exist), if they have exchanged anything.
+async fn with(st: &MarketplaceState, me: Uuid, other: Uuid) -> Result<Option<conversation::Model>> {
+    let db = &st.core.db;
+    participant(db, other).await?;
+    between(db, me, other).await
+}
+
 /// The pair's conversation, created on first use (a concurrent creator wins harmlessly).
 async fn open(st: &MarketplaceState, me: Uuid, other: Uuid) -> Result<conversation::Model> {
     let db = &st.core.db;
@@ -99,6 +106,10 @@ pub async fn send(
         .await?)
 }
 
+fn keyed<T>(rows: Vec<T>, key: impl Fn(&T) -> Uuid) -> HashMap<Uuid, T> {
+    rows.into_iter().map(|r| (key(&r), r)).collect()
+}
+
 /// The caller's conversations with at least one message, newest message first.
 pub async fn conversations(
     st: &MarketplaceState,
@@ -123,20 +134,10 @@ pub async fn conversations(
         .iter()
         .filter_map(|c| c.last_message_id)
         .collect();
-    let mut users: HashMap<Uuid, user::Model> = user::Entity::find()
-        .filter(user::Column::Id.is_in(others))
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|u| (u.id, u))
-        .collect();
-    let mut last: HashMap<Uuid, message::Model> = message::Entity::find()
-        .filter(message::Column::Id.is_in(lasts))
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|m| (m.conversation_id, m))
-        .collect();
+    let users = user::Entity::find().filter(user::Column::Id.is_in(others));
+    let mut users = keyed(users.all(db).await?, |u| u.id);
+    let last = message::Entity::find().filter(message::Column::Id.is_in(lasts));
+    let mut last = keyed(last.all(db).await?, |m| m.conversation_id);
     let unread: HashMap<Uuid, i64> = unread_of(me)
         .filter(message::Column::ConversationId.is_in(ids))
         .select_only()
@@ -164,9 +165,7 @@ pub async fn messages(
     other: Uuid,
     window: Window,
 ) -> Result<Page<message::Model>> {
-    let db = &st.core.db;
-    participant(db, other).await?;
-    let Some(conv) = between(db, me, other).await? else {
+    let Some(conv) = with(st, me, other).await? else {
         return Ok(Page {
             items: Vec::new(),
             total: 0,
@@ -176,7 +175,7 @@ pub async fn messages(
     let select = message::Entity::find()
         .filter(message::Column::ConversationId.eq(conv.id))
         .order_by_desc(message::Column::Seq);
-    page::fetch(select, db, window).await
+    page::fetch(select, &st.core.db, window).await
 }
 
 /// Marks one message read by its receiver; already read, it stays as it was.
@@ -205,9 +204,7 @@ pub async fn read_one(st: &MarketplaceState, me: Uuid, id: Uuid) -> Result<messa
 
 /// Marks read everything the caller received from `other`; answers how many were unread.
 pub async fn read_all(st: &MarketplaceState, me: Uuid, other: Uuid) -> Result<usize> {
-    let db = &st.core.db;
-    participant(db, other).await?;
-    let Some(conv) = between(db, me, other).await? else {
+    let Some(conv) = with(st, me, other).await? else {
         return Ok(0);
     };
     Ok(st.conversations.read(conv.id, me, None).await?.len())
@@ -227,13 +224,11 @@ pub async fn unread_total(st: &MarketplaceState, me: Uuid) -> Result<u64> {
 
 /// The caller's unread messages from `other`.
 pub async fn unread_with(st: &MarketplaceState, me: Uuid, other: Uuid) -> Result<u64> {
-    let db = &st.core.db;
-    participant(db, other).await?;
-    let Some(conv) = between(db, me, other).await? else {
+    let Some(conv) = with(st, me, other).await? else {
         return Ok(0);
     };
     Ok(unread_of(me)
         .filter(message::Column::ConversationId.eq(conv.id))
-        .count(db)
+        .count(&st.core.db)
         .await?)
 }
