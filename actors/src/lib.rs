@@ -3,6 +3,7 @@
 //! and reaches the outside world only through the port traits it defines.
 
 pub mod interview;
+pub mod marketplace;
 pub mod registry;
 pub mod webhook;
 

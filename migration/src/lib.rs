@@ -18,6 +18,7 @@ mod m20261127_000001_marketplace_cars;
 mod m20261127_000002_marketplace_dealer_profiles;
 mod m20261127_000003_marketplace_catalogue;
 mod m20261127_000003_marketplace_interactions;
+mod m20261128_000001_marketplace_messages;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -40,6 +41,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000002_marketplace_dealer_profiles::Migration),
             Box::new(m20261127_000003_marketplace_catalogue::Migration),
             Box::new(m20261127_000003_marketplace_interactions::Migration),
+            Box::new(m20261128_000001_marketplace_messages::Migration),
         ]
     }
 }

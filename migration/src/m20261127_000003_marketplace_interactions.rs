@@ -1,7 +1,7 @@
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
 
-use crate::schema_helpers::cascade_to;
+use crate::schema_helpers::{cascade_to, index};
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
@@ -171,15 +171,7 @@ impl MigrationTrait for Migration {
         )
         .await?;
         for (table, name, cols) in INDEXES {
-            let mut index = Index::create();
-            index
-                .if_not_exists()
-                .name(format!("idx_{table}_{name}"))
-                .table(table);
-            for c in cols {
-                index.col(*c);
-            }
-            m.create_index(index.to_owned()).await?;
+            m.create_index(index(table, name, cols)).await?;
         }
         Ok(())
     }

@@ -14,3 +14,16 @@ pub fn cascade_to(
         .on_delete(ForeignKeyAction::Cascade)
         .to_owned()
 }
+
+/// The index `idx_{table}_{name}` on `cols`, in that order (created unless it exists).
+pub fn index(table: &'static str, name: &str, cols: &[&'static str]) -> IndexCreateStatement {
+    let mut index = Index::create();
+    index
+        .if_not_exists()
+        .name(format!("idx_{table}_{name}"))
+        .table(table);
+    for c in cols {
+        index.col(*c);
+    }
+    index.to_owned()
+}

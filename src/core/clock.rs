@@ -24,6 +24,15 @@ pub fn real_time_until(now: DateTime<Utc>, at: DateTime<Utc>) -> std::time::Dura
 
 pub type SharedClock = Arc<dyn Clock>;
 
+/// The clock as the actors' time port.
+pub struct ActorClock(pub SharedClock);
+
+impl switchboard_actors::interview::TimeSource for ActorClock {
+    fn now(&self) -> DateTime<Utc> {
+        self.0.now()
+    }
+}
+
 pub struct SystemClock;
 
 impl Clock for SystemClock {

@@ -1,5 +1,6 @@
 //! Engine.IO / Socket.IO server settings.
 
+use crate::core::config::RealtimeSettings;
 use std::time::Duration;
 
 /// Timing and size limits announced to clients in the open packet.
@@ -48,6 +49,23 @@ impl Default for SocketIoConfig {
             admission_timeout: None,
             max_outbound_queue: 1_024,
             max_handlers_in_flight: 32,
+        }
+    }
+}
+
+impl SocketIoConfig {
+    /// The limits of `[realtime]`, which every service serving `/socket.io/` shares.
+    pub fn from_settings(rt: &RealtimeSettings) -> Self {
+        Self {
+            coalesce_window: Duration::from_micros(rt.coalesce_window_us),
+            max_connections: rt.max_connections,
+            max_connections_per_ip: rt.max_connections_per_ip,
+            // A connection is admitted by its service (a valid token); others are closed.
+            admission_timeout: (rt.admission_timeout_secs > 0)
+                .then(|| Duration::from_secs(rt.admission_timeout_secs)),
+            max_outbound_queue: rt.max_outbound_queue,
+            max_handlers_in_flight: rt.max_handlers_in_flight,
+            ..Self::default()
         }
     }
 }

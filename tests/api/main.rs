@@ -14,3 +14,4 @@ mod marketplace;
 mod messaging;
 mod providers;
 mod retention;
+mod sio;

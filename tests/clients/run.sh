@@ -35,8 +35,8 @@ if [ ! -f "$node_dir/node_modules/.package-lock.json" ] ||
     (cd "$node_dir" && npm ci --no-audit --no-fund --silent)
 fi
 
-# The interview service for the interview-session tests (SWITCHBOARD_BIN names a
-# prebuilt binary; otherwise it is built, debug).
+# The interview and marketplace services for the interview-session and marketplace
+# tests (SWITCHBOARD_BIN names a prebuilt binary; otherwise it is built, debug).
 if [ -z "${SWITCHBOARD_BIN:-}" ]; then
     (cd "$repo" && cargo build --quiet --bin switchboard)
     SWITCHBOARD_BIN="$CARGO_TARGET_DIR/debug/switchboard"
@@ -44,17 +44,23 @@ fi
 work="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 export INTERVIEW_URL="http://127.0.0.1:$port"
+mport="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+export MARKETPLACE_URL="http://127.0.0.1:$mport"
 export INTERVIEW_API_KEY="client-test-key"
 SWITCHBOARD__DATABASE__URL="sqlite://$work/db.sqlite?mode=rwc" \
 SWITCHBOARD__OUTBOX__PATH="$work/outbox.jsonl" \
 SWITCHBOARD__SERVICES__INTERVIEW__BIND="127.0.0.1:$port" \
 SWITCHBOARD__SERVICES__INTERVIEW__PUBLIC_URL="$INTERVIEW_URL" \
 SWITCHBOARD__SERVICES__INTERVIEW__API_KEY="$INTERVIEW_API_KEY" \
-RUST_LOG=warn "$SWITCHBOARD_BIN" --config "$work/none.toml" serve --only interview &
+SWITCHBOARD__SERVICES__MARKETPLACE__BIND="127.0.0.1:$mport" \
+SWITCHBOARD__SERVICES__MARKETPLACE__RATE_LIMITS__AUTH__LIMIT=1000 \
+SWITCHBOARD__SERVICES__MARKETPLACE__RATE_LIMITS__AUTH__WINDOW_SECS=900 \
+RUST_LOG=warn "$SWITCHBOARD_BIN" --config "$work/none.toml" serve --only interview,marketplace &
 iv_pid=$!
 trap 'kill $iv_pid 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do
-    curl -fs "$INTERVIEW_URL/health" >/dev/null 2>&1 && break
+    curl -fs "$INTERVIEW_URL/health" >/dev/null 2>&1 &&
+        curl -fs "$MARKETPLACE_URL/health" >/dev/null 2>&1 && break
     sleep 0.2
 done
 

@@ -18,7 +18,7 @@ pub mod settings;
 mod socket;
 mod webhook;
 
-use crate::core::clock::SharedClock;
+use crate::core::clock::ActorClock;
 use crate::core::config::{unsafe_switch, weak_secret};
 use crate::core::http::{api_docs, resource};
 use crate::core::server::{serve, Listening, MountError};
@@ -31,7 +31,7 @@ use serde_json::Value;
 use settings::InterviewSettings;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
-use switchboard_actors::interview::{Broadcast, Deps, Registry, TimeSource, Timing};
+use switchboard_actors::interview::{Broadcast, Deps, Registry, Timing};
 use utoipa_actix_web::service_config::ServiceConfig;
 use uuid::Uuid;
 
@@ -48,14 +48,6 @@ pub struct InterviewState {
 /// The room a session's sockets join.
 pub fn room(session_id: Uuid) -> String {
     format!("session:{session_id}")
-}
-
-struct Clock(SharedClock);
-
-impl TimeSource for Clock {
-    fn now(&self) -> chrono::DateTime<chrono::Utc> {
-        self.0.now()
-    }
 }
 
 /// Session events to the sockets in the session's room. The Socket.IO server is built
@@ -106,7 +98,7 @@ impl Service for Interview {
         let hook = webhook::Webhooks::new(core, &cfg).map_err(MountError::client)?;
         let registry = Registry::new(Deps {
             db: core.db.clone(),
-            clock: Arc::new(Clock(core.clock.clone())),
+            clock: Arc::new(ActorClock(core.clock.clone())),
             ai: providers.interviewer.clone(),
             broadcast: Arc::new(broadcast.clone()),
             hook: Arc::new(hook.clone()),
@@ -121,19 +113,7 @@ impl Service for Interview {
             cfg,
             registry: registry.clone(),
         };
-        let rt = &core.settings.realtime;
-        let sio_config = SocketIoConfig {
-            coalesce_window: Duration::from_micros(rt.coalesce_window_us),
-            max_connections: rt.max_connections,
-            max_connections_per_ip: rt.max_connections_per_ip,
-            // A candidate's socket is admitted by join_session with a valid token.
-            admission_timeout: (rt.admission_timeout_secs > 0)
-                .then(|| Duration::from_secs(rt.admission_timeout_secs)),
-            max_outbound_queue: rt.max_outbound_queue,
-            max_handlers_in_flight: rt.max_handlers_in_flight,
-            ..SocketIoConfig::default()
-        };
-        let sio = SocketIoServer::builder(sio_config)
+        let sio = SocketIoServer::builder(SocketIoConfig::from_settings(&core.settings.realtime))
             .namespace("/", socket::Sessions::new(state.clone()))
             .build();
         let _ = broadcast.0.set(sio.clone());

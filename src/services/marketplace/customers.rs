@@ -10,6 +10,7 @@ use super::interaction_dto::*;
 use super::openapi::Errors;
 use super::service::cars::car_id;
 use super::service::customers::{self as svc, NewInquiryInput};
+use super::socket::NEW_INQUIRY;
 use super::MarketplaceState;
 use crate::core::auth::Bearer;
 use crate::core::json_body::Json;
@@ -71,7 +72,7 @@ pub async fn remove_favorite(
 }
 
 /// An id field of a body: required and well formed.
-fn body_id(field: &'static str, raw: &Option<String>) -> Result<Uuid, MarketplaceError> {
+pub(super) fn body_id(field: &'static str, raw: &Option<String>) -> Result<Uuid, MarketplaceError> {
     let v = required(field, raw)?;
     Uuid::parse_str(v.trim())
         .map_err(|_| MarketplaceError::invalid(field, v, format!("{field} is not a valid id")))
@@ -91,8 +92,8 @@ pub async fn inquire(
         message: inquiry_message(required("message", &body.message)?)?,
         contact_method: contact_method(required("contactMethod", &body.contact_method)?)?,
     };
-    // The notice is for the dealer's live feed, which the next increment publishes.
-    let (created, _notice) = svc::create_inquiry(&st, caller(&auth)?.id, input).await?;
+    let (created, notice) = svc::create_inquiry(&st, caller(&auth)?.id, input).await?;
+    st.notify(NEW_INQUIRY, &notice);
     Ok(HttpResponse::Created().json(ok_with("Inquiry sent", Inquiry::new(created, None))))
 }
 

@@ -3,6 +3,7 @@
 
 use crate::core::error::{snake_code, ApiError, Envelope, Kind};
 use serde_json::{json, Value};
+use switchboard_actors::marketplace::ConversationError;
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::PartialSchema;
 
@@ -53,6 +54,12 @@ pub enum MarketplaceError {
     OwnCar,
     #[error("this car is sold")]
     CarNotAvailable,
+    #[error("no user with this id")]
+    UserNotFound,
+    #[error("no message with this id")]
+    MessageNotFound,
+    #[error("only the message's receiver may mark it read")]
+    NotReceiver,
 }
 
 impl MarketplaceError {
@@ -122,6 +129,21 @@ impl From<MarketplaceError> for ApiError {
             MarketplaceError::CarNotAvailable => {
                 ApiError::new(Kind::Conflict, message).code("car_not_available")
             }
+            MarketplaceError::UserNotFound => ApiError::not_found(message).code("user_not_found"),
+            MarketplaceError::MessageNotFound => {
+                ApiError::not_found(message).code("message_not_found")
+            }
+            MarketplaceError::NotReceiver => ApiError::forbidden(message).code("not_receiver"),
+        }
+    }
+}
+
+impl From<ConversationError> for ApiError {
+    fn from(e: ConversationError) -> Self {
+        match e {
+            ConversationError::NotFound => ApiError::not_found(e.to_string()),
+            ConversationError::Unavailable => ApiError::new(Kind::Unavailable, e.to_string()),
+            ConversationError::Db(db) => ApiError::internal(db),
         }
     }
 }

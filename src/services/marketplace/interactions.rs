@@ -9,6 +9,7 @@ use super::interaction_dto::*;
 use super::openapi::Errors;
 use super::service::cars::car_id;
 use super::service::interactions::{self as svc, Viewer};
+use super::socket::CAR_VIEWED;
 use super::MarketplaceState;
 use crate::core::auth::{bearer_token, Auth, Bearer};
 use crate::core::error::ApiError;
@@ -74,6 +75,9 @@ pub async fn record_view(
         None => Viewer::Address(st.address_hash(&crate::core::client::ip(&req))),
     };
     let seen = svc::record_view(&st, car_id(&id)?, viewer).await?;
+    if let Some(notice) = &seen.notice {
+        st.notify(CAR_VIEWED, notice);
+    }
     Ok(HttpResponse::Ok().json(ok(ViewResult {
         view_count: seen.view_count,
         counted: seen.counted,

@@ -59,6 +59,9 @@ pub fn limits(st: &MarketplaceState) -> Limits {
             ),
             Limits::rule,
         )
+        // Engine.IO polls are many small requests per socket; sockets have their own limits.
+        .exempt("/socket.io")
+        .exempt("/socket.io/")
         .default_limit(l.general, Per::Caller)
 }
 

@@ -24,17 +24,21 @@ mod interaction_dto;
 mod interactions;
 mod limits;
 pub mod listing;
+mod message_dto;
+mod messages;
 mod openapi;
 mod reviews;
 pub mod sandbox;
 mod search_terms;
 pub mod service;
 pub mod settings;
+mod socket;
 pub mod vin;
 mod vin_lookup;
 pub mod vin_provider;
 
 use crate::core::auth::{Auth, AuthErrors};
+use crate::core::clock::ActorClock;
 use crate::core::config::ConfigError;
 use crate::core::error::ApiError;
 use crate::core::http::api_docs;
@@ -44,11 +48,14 @@ use crate::core::service::Service;
 use crate::core::versioning::require_version;
 use crate::core::CoreContext;
 use crate::providers::Providers;
+use crate::realtime::{self, SocketIoConfig, SocketIoServer};
 use actix_web::middleware::from_fn;
 use actix_web::web;
 use futures_util::future::BoxFuture;
 use settings::MarketplaceSettings;
 use std::sync::Arc;
+use std::time::Duration;
+use switchboard_actors::marketplace::{Conversations, Deps, UserFeed};
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
@@ -64,7 +71,14 @@ pub struct MarketplaceState {
     pub catalogue: Arc<tokio::sync::OnceCell<()>>,
     /// Where VIN lookups are answered from (`[services.marketplace.vin]`).
     pub vin: Arc<dyn vin_provider::VinDecoder>,
+    /// The conversation actors, which write messages and receipts.
+    pub conversations: Conversations,
+    /// Live events to a user's sockets.
+    pub feed: Arc<dyn UserFeed>,
 }
+
+/// A conversation actor without a command for this long stops (the database keeps all).
+const CONVERSATION_IDLE: Duration = Duration::from_secs(300);
 
 pub struct Marketplace;
 
@@ -109,12 +123,23 @@ fn listen(
     cfg: &MarketplaceSettings,
     marks: &[(&'static str, &'static str)],
 ) -> Result<Listening, MountError> {
+    let sio = SocketIoServer::builder(SocketIoConfig::from_settings(&core.settings.realtime))
+        .namespace("/", socket::Live::new(policy(core), core.clock.clone()))
+        .build();
+    let feed: Arc<dyn UserFeed> = Arc::new(socket::SocketFeed(sio.clone()));
     let state = MarketplaceState {
         core: core.clone(),
         providers: providers.clone(),
         cfg: Arc::new(cfg.clone()),
         catalogue: Arc::default(),
         vin: vin_provider::from_settings(&cfg.vin, providers.http.clone()),
+        conversations: Conversations::new(Deps {
+            db: core.db.clone(),
+            clock: Arc::new(ActorClock(core.clock.clone())),
+            feed: feed.clone(),
+            idle: CONVERSATION_IDLE,
+        }),
+        feed,
     };
     // The catalogue is filled at start; a reader that comes first waits for it.
     let filling = state.clone();
@@ -129,7 +154,7 @@ fn listen(
         bind,
         core,
         openapi::document(),
-        move |cfg| routes(cfg, data.clone()),
+        move |cfg| routes(cfg, data.clone(), sio.clone()),
         marks,
     )
 }
@@ -153,10 +178,12 @@ fn policy(core: &CoreContext) -> Auth {
     )
 }
 
-fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
+fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>, sio: SocketIoServer) {
     cfg.app_data(web::Data::new(policy(&data.core)))
         .app_data(web::Data::new(limits::limits(&data)))
         .app_data(data)
+        // Socket.IO speaks its own protocol: outside the versioned API scope.
+        .map(|c| c.service(realtime::scope(sio)))
         .service(
             scope("")
                 .wrap(from_fn(require_version::<1>))
@@ -232,6 +259,14 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>) {
                 .service(interactions::test_drive)
                 .service(interactions::test_drives)
                 .service(car_stats::analytics)
+                // Literal segments (send, conversations, unread-count) before ids.
+                .service(messages::send)
+                .service(messages::conversations)
+                .service(messages::unread_total)
+                .service(messages::unread_with)
+                .service(messages::read_all)
+                .service(messages::messages)
+                .service(messages::read_one)
                 .default_service(web::to(fallback)),
         );
 }

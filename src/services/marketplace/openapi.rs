@@ -21,10 +21,10 @@ impl ErrorDocs for MarketplaceErrors {
             Kind::Unauthorized,
             "invalid_token, invalid_credentials, invalid_refresh_token",
         ),
-        (Kind::Forbidden, "forbidden, not_owner, self_review, own_car"),
+        (Kind::Forbidden, "forbidden, not_owner, self_review, own_car, not_receiver"),
         (
             Kind::NotFound,
-            "not_found, dealer_not_found, car_not_found, make_not_found, model_not_found, comment_not_found",
+            "not_found, dealer_not_found, car_not_found, make_not_found, model_not_found, comment_not_found, user_not_found, message_not_found",
         ),
         (Kind::MethodNotAllowed, "method_not_allowed"),
         (
@@ -50,7 +50,7 @@ impl ErrorDocs for MarketplaceErrors {
     info(title = "Switchboard car marketplace", version = "1.0",
          description = "Phone-verified accounts, car listings, dealers and customers."),
     modifiers(&BearerScheme),
-    tags((name = "auth"), (name = "ai"), (name = "cars"), (name = "catalogue"), (name = "interactions"), (name = "customers"), (name = "dealers"), (name = "health"))
+    tags((name = "auth"), (name = "ai"), (name = "cars"), (name = "catalogue"), (name = "interactions"), (name = "customers"), (name = "dealers"), (name = "messages"), (name = "health"))
 )]
 struct ApiDoc;
 

@@ -1,10 +1,9 @@
 use crate::helpers::{body, spawn_app_with, TestApp};
-use futures_util::{SinkExt, StreamExt};
+pub use crate::sio::Sio;
 use reqwest::Response;
 use serde_json::{json, Value};
 use std::time::Duration;
 use switchboard::settings::Settings;
-use tokio_tungstenite::tungstenite::Message;
 
 pub const API_KEY: &str = "test-api-key";
 pub const ADMIN_KEY: &str = "test-admin-key";
@@ -138,90 +137,6 @@ pub async fn assert_error(res: Response, status: u16, code: &str) -> Value {
     assert!(v["error"]["message"].is_string());
     assert!(v["error"]["details"].is_object());
     v
-}
-
-/// A raw Socket.IO client over tokio-tungstenite (Engine.IO v4 WebSocket transport).
-pub struct Sio {
-    ws: tokio_tungstenite::WebSocketStream<
-        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
-    >,
-}
-
-impl Sio {
-    pub async fn connect(app: &TestApp) -> Self {
-        let base = app.interview.replacen("http://", "ws://", 1);
-        let (ws, _) = tokio_tungstenite::connect_async(format!(
-            "{base}/socket.io/?EIO=4&transport=websocket"
-        ))
-        .await
-        .expect("websocket");
-        let mut s = Self { ws };
-        assert!(s.raw().await.starts_with('0'), "open packet");
-        s.send("40").await;
-        assert!(s.raw().await.starts_with("40{\"sid\""), "connect answer");
-        s
-    }
-
-    async fn send(&mut self, text: &str) {
-        self.ws.send(Message::text(text)).await.expect("send");
-    }
-
-    async fn raw(&mut self) -> String {
-        loop {
-            let m = tokio::time::timeout(Duration::from_secs(5), self.ws.next())
-                .await
-                .expect("a frame within 5 s")
-                .expect("open")
-                .expect("frame");
-            if let Message::Text(t) = m {
-                if t.as_str() == "2" {
-                    self.send("3").await;
-                    continue;
-                }
-                return t.to_string();
-            }
-        }
-    }
-
-    pub async fn emit(&mut self, event: &str, data: Value) {
-        self.send(&format!("42{}", json!([event, data]))).await;
-    }
-
-    /// The next event as (name, first argument).
-    pub async fn event(&mut self) -> (String, Value) {
-        loop {
-            let t = self.raw().await;
-            if let Some(rest) = t.strip_prefix("42") {
-                let v: Value = serde_json::from_str(rest).expect("event JSON");
-                return (v[0].as_str().unwrap_or("").to_owned(), v[1].clone());
-            }
-        }
-    }
-
-    /// Skips events until `name`; returns its argument.
-    pub async fn until(&mut self, name: &str) -> Value {
-        for _ in 0..50 {
-            let (n, v) = self.event().await;
-            if n == name {
-                return v;
-            }
-        }
-        panic!("no {name} event");
-    }
-
-    /// Every event up to and including `last`.
-    pub async fn collect_until(&mut self, last: &str) -> Vec<(String, Value)> {
-        let mut out = Vec::new();
-        for _ in 0..50 {
-            let (n, v) = self.event().await;
-            let done = n == last;
-            out.push((n, v));
-            if done {
-                return out;
-            }
-        }
-        panic!("no {last} event");
-    }
 }
 
 /// An app whose interviewer is the OpenAI-compatible chat API at `model` (a wiremock server).

@@ -10,6 +10,7 @@ mod dealer_profiles;
 mod dealers;
 mod export;
 mod interactions;
+mod messages;
 mod reviews;
 mod sandbox;
 mod search;

@@ -8,6 +8,7 @@ import urllib.request
 
 import pytest
 import socketio
+from events import Recorder
 
 TIMEOUT = 10
 GOOD = (
@@ -43,27 +44,8 @@ def create(max_questions=1):
     )
 
 
-class Recorder:
-    """Queues every server event the interview uses."""
-
-    NAMES = ["session_joined", "message", "score", "status_update", "interview_complete", "error", "typing"]
-
-    def __init__(self, sio):
-        self.queue = asyncio.Queue()
-        for name in self.NAMES:
-            sio.on(name, self._handler(name))
-
-    def _handler(self, name):
-        async def handle(data=None):
-            await self.queue.put((name, data))
-
-        return handle
-
-    async def until(self, name):
-        while True:
-            got, data = await asyncio.wait_for(self.queue.get(), TIMEOUT)
-            if got == name:
-                return data
+# Every server event the interview uses.
+EVENTS = ["session_joined", "message", "score", "status_update", "interview_complete", "error", "typing"]
 
 
 @pytest.mark.asyncio
@@ -71,7 +53,7 @@ class Recorder:
 async def test_interview_over_python_socketio(transports):
     s = create()
     sio = socketio.AsyncClient()
-    rec = Recorder(sio)
+    rec = Recorder(sio, EVENTS)
     await sio.connect(base(), transports=transports, wait_timeout=TIMEOUT)
     try:
         await sio.emit("join_session", {"session_token": "unknown"})
@@ -111,7 +93,7 @@ async def test_interview_over_python_socketio(transports):
 async def test_pause_and_resume_events_reach_both_clients():
     s = create(max_questions=3)
     a, b = socketio.AsyncClient(), socketio.AsyncClient()
-    ra, rb = Recorder(a), Recorder(b)
+    ra, rb = Recorder(a, EVENTS), Recorder(b, EVENTS)
     for sio in (a, b):
         await sio.connect(base(), transports=["websocket"], wait_timeout=TIMEOUT)
     try:

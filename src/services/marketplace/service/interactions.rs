@@ -28,7 +28,7 @@ pub struct Toggled {
     pub count: i64,
 }
 
-/// Something to tell one user once the change is committed (the next issue publishes it).
+/// Something to tell one user once the change is committed (the handlers publish it to their live events).
 #[derive(Debug, Clone)]
 pub struct Notice<T> {
     pub to: Uuid,

@@ -9,6 +9,7 @@ pub mod customers;
 pub mod dealer_listings;
 pub mod dealers;
 pub mod interactions;
+pub mod messages;
 pub mod otp;
 pub mod profiles;
 pub mod reviews;

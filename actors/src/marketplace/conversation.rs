@@ -1,0 +1,288 @@
+//! The `Conversation` actix actor and the registry that finds or starts it. One mailbox per
+//! conversation: its messages and receipts are written one at a time, in arrival order, and
+//! each is announced only after its commit. An idle actor stops; the next command starts a
+//! fresh one, which needs nothing but the database.
+
+use super::events::{MESSAGE_READ, NEW_MESSAGE};
+use super::writes::{append, mark_read, ConversationError};
+use super::UserFeed;
+use crate::interview::TimeSource;
+use crate::registry::{ActorRegistry, Lease};
+use actix::prelude::*;
+use sea_orm::DatabaseConnection;
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
+use switchboard_entities::marketplace::message;
+use uuid::Uuid;
+
+pub struct Deps {
+    pub db: DatabaseConnection,
+    pub clock: Arc<dyn TimeSource>,
+    pub feed: Arc<dyn UserFeed>,
+    /// An actor without a command for this long stops.
+    pub idle: Duration,
+}
+
+/// A new message from `sender` to `receiver`, the two participants.
+#[derive(Message, Clone)]
+#[rtype(result = "Result<message::Model, ConversationError>")]
+struct Post {
+    sender: Uuid,
+    receiver: Uuid,
+    text: String,
+}
+
+/// `reader` has read one message (`only`) or everything it received.
+#[derive(Message, Clone)]
+#[rtype(result = "Result<Vec<message::Model>, ConversationError>")]
+struct Read {
+    reader: Uuid,
+    only: Option<Uuid>,
+}
+
+struct Conversation {
+    lease: Lease<Self>,
+    deps: Arc<Deps>,
+    idle_timer: Option<SpawnHandle>,
+}
+
+impl Conversation {
+    /// A command arrived: the idle stop counts again from now. Commands block the mailbox
+    /// while they run (`AtomicResponse`), so the timer never fires in the middle of one.
+    fn touch(&mut self, ctx: &mut Context<Self>) {
+        if let Some(t) = self.idle_timer.take() {
+            ctx.cancel_future(t);
+        }
+        self.idle_timer = Some(ctx.run_later(self.deps.idle, |_, ctx| ctx.stop()));
+    }
+}
+
+impl Actor for Conversation {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        self.touch(ctx);
+    }
+
+    fn stopped(&mut self, _: &mut Self::Context) {
+        self.lease.release();
+    }
+}
+
+impl Handler<Post> for Conversation {
+    type Result = AtomicResponse<Self, Result<message::Model, ConversationError>>;
+
+    fn handle(&mut self, msg: Post, ctx: &mut Self::Context) -> Self::Result {
+        self.touch(ctx);
+        let deps = self.deps.clone();
+        let id = self.lease.id();
+        let work = async move {
+            let now = deps.clock.now();
+            let created = append(&deps.db, id, msg.sender, msg.receiver, msg.text, now).await?;
+            let payload = json!({
+                "senderId": created.sender_id,
+                "message": created.text,
+                "timestamp": created.created_at,
+                "messageId": created.id,
+                "conversationId": created.conversation_id,
+            });
+            deps.feed
+                .to_user(created.receiver_id, NEW_MESSAGE, &payload);
+            Ok(created)
+        };
+        AtomicResponse::new(Box::pin(work.into_actor(self)))
+    }
+}
+
+impl Handler<Read> for Conversation {
+    type Result = AtomicResponse<Self, Result<Vec<message::Model>, ConversationError>>;
+
+    fn handle(&mut self, msg: Read, ctx: &mut Self::Context) -> Self::Result {
+        self.touch(ctx);
+        let deps = self.deps.clone();
+        let id = self.lease.id();
+        let work = async move {
+            let now = deps.clock.now();
+            let mut read = mark_read(&deps.db, id, msg.reader, msg.only, now).await?;
+            read.sort_by_key(|m| m.seq);
+            for m in &read {
+                let payload = json!({
+                    "messageId": m.id,
+                    "readAt": m.read_at,
+                    "conversationId": m.conversation_id,
+                });
+                deps.feed.to_user(m.sender_id, MESSAGE_READ, &payload);
+            }
+            Ok(read)
+        };
+        AtomicResponse::new(Box::pin(work.into_actor(self)))
+    }
+}
+
+/// The running conversation actors. Cheap to clone; every clone is the same registry.
+#[derive(Clone)]
+pub struct Conversations {
+    actors: Arc<ActorRegistry<Conversation>>,
+}
+
+impl Conversations {
+    /// Must be called inside an actix System: the actors run on the current arbiter.
+    pub fn new(deps: Deps) -> Self {
+        let deps = Arc::new(deps);
+        Self {
+            actors: ActorRegistry::new(Arbiter::current(), move |lease| Conversation {
+                lease,
+                deps: deps.clone(),
+                idle_timer: None,
+            }),
+        }
+    }
+
+    /// How many conversation actors are alive.
+    pub fn live(&self) -> usize {
+        self.actors.running()
+    }
+
+    /// Stores a message of the conversation `id` (whose participants the caller checked),
+    /// then announces `new_message` to the receiver.
+    pub async fn post(
+        &self,
+        id: Uuid,
+        sender: Uuid,
+        receiver: Uuid,
+        text: String,
+    ) -> Result<message::Model, ConversationError> {
+        let post = Post {
+            sender,
+            receiver,
+            text,
+        };
+        self.actors
+            .send(id, post)
+            .await
+            .unwrap_or(Err(ConversationError::Unavailable))
+    }
+
+    /// Marks read what `reader` received in conversation `id` (`only`: that message), then
+    /// announces `message_read` to the sender of each. Answers the messages read now.
+    pub async fn read(
+        &self,
+        id: Uuid,
+        reader: Uuid,
+        only: Option<Uuid>,
+    ) -> Result<Vec<message::Model>, ConversationError> {
+        self.actors
+            .send(id, Read { reader, only })
+            .await
+            .unwrap_or(Err(ConversationError::Unavailable))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{DateTime, Utc};
+    use sea_orm::{ActiveModelTrait, ConnectOptions, ConnectionTrait, Database, Schema, Set};
+    use serde_json::Value;
+    use std::sync::Mutex;
+    use switchboard_entities::marketplace::conversation;
+
+    struct SystemTime;
+
+    impl TimeSource for SystemTime {
+        fn now(&self) -> DateTime<Utc> {
+            Utc::now()
+        }
+    }
+
+    /// Every event, with its recipient.
+    #[derive(Default)]
+    struct Heard(Mutex<Vec<(Uuid, String, Value)>>);
+
+    impl UserFeed for Heard {
+        fn to_user(&self, user: Uuid, event: &str, data: &Value) {
+            self.0
+                .lock()
+                .unwrap()
+                .push((user, event.to_owned(), data.clone()));
+        }
+    }
+
+    impl Heard {
+        fn of(&self, event: &str) -> Vec<(Uuid, Value)> {
+            let all = self.0.lock().unwrap();
+            all.iter()
+                .filter(|(_, e, _)| e == event)
+                .map(|(u, _, d)| (*u, d.clone()))
+                .collect()
+        }
+    }
+
+    /// A conversation between two fresh users in a private in-memory database.
+    async fn setup(idle: Duration) -> (Conversations, Arc<Heard>, Uuid, Uuid, Uuid) {
+        let mut opts = ConnectOptions::new("sqlite::memory:");
+        // One connection: every connection to `:memory:` is a database of its own.
+        opts.max_connections(1).sqlx_logging(false);
+        let db = Database::connect(opts).await.unwrap();
+        let schema = Schema::new(db.get_database_backend());
+        db.execute(&schema.create_table_from_entity(conversation::Entity))
+            .await
+            .unwrap();
+        db.execute(&schema.create_table_from_entity(message::Entity))
+            .await
+            .unwrap();
+        let (a, b, id) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        conversation::ActiveModel {
+            id: Set(id),
+            user_a: Set(a),
+            user_b: Set(b),
+            last_seq: Set(0),
+            last_message_id: Set(None),
+            last_message_at: Set(None),
+            created_at: Set(Utc::now()),
+        }
+        .insert(&db)
+        .await
+        .unwrap();
+        let heard = Arc::new(Heard::default());
+        let conversations = Conversations::new(Deps {
+            db,
+            clock: Arc::new(SystemTime),
+            feed: heard.clone(),
+            idle,
+        });
+        (conversations, heard, id, a, b)
+    }
+
+    #[actix::test]
+    async fn an_idle_actor_stops_and_the_next_one_continues_the_sequence() {
+        let (conv, heard, id, a, b) = setup(Duration::from_millis(50)).await;
+        let first = conv.post(id, a, b, "one".into()).await.unwrap();
+        assert_eq!((first.seq, conv.live()), (1, 1));
+        actix::clock::sleep(Duration::from_millis(200)).await;
+        assert_eq!(conv.live(), 0, "stopped when idle");
+        let second = conv.post(id, a, b, "two".into()).await.unwrap();
+        assert_eq!(second.seq, 2);
+        let told = heard.of(NEW_MESSAGE);
+        assert_eq!(told.len(), 2);
+        assert!(told.iter().all(|(to, _)| *to == b), "only the receiver");
+        assert_eq!(told[1].1["messageId"], second.id.to_string());
+    }
+
+    #[actix::test]
+    async fn a_receipt_is_written_and_announced_once() {
+        let (conv, heard, id, a, b) = setup(Duration::from_secs(60)).await;
+        let m = conv.post(id, a, b, "hello".into()).await.unwrap();
+        // The sender reads nothing of their own.
+        assert!(conv.read(id, a, None).await.unwrap().is_empty());
+        let read = conv.read(id, b, Some(m.id)).await.unwrap();
+        assert_eq!(read.len(), 1);
+        assert!(read[0].read_at.is_some());
+        assert!(conv.read(id, b, Some(m.id)).await.unwrap().is_empty());
+        assert!(conv.read(id, b, None).await.unwrap().is_empty());
+        let receipts = heard.of(MESSAGE_READ);
+        assert_eq!(receipts.len(), 1);
+        assert_eq!(receipts[0].0, a, "to the sender");
+    }
+}
