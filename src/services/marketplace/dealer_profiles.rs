@@ -67,7 +67,10 @@ pub async fn one(st: web::Data<MarketplaceState>, id: web::Path<String>) -> Resu
 #[utoipa::path(tag = "dealers", security(("bearer" = [])),
     responses((status = 200, body = Success<Dealer>), Errors))]
 #[get("/dealers/profile/me")]
-pub async fn me(auth: Bearer<DealerRole>, st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
+pub async fn profile(
+    auth: Bearer<DealerRole>,
+    st: web::Data<MarketplaceState>,
+) -> Result<HttpResponse> {
     let dealer = profiles::dealer(&st.core.db, caller(&auth)?).await?;
     Ok(HttpResponse::Ok().json(ok(dealer)))
 }
@@ -95,7 +98,7 @@ fn some_change(changes: ProfileChanges, first: &'static str) -> Result<ProfileCh
 #[utoipa::path(tag = "dealers", request_body = ProfileRequest, security(("bearer" = [])),
     responses((status = 200, body = Success<Dealer>), Errors))]
 #[put("/dealers/profile/me")]
-pub async fn update_me(
+pub async fn update_profile(
     auth: Bearer<DealerRole>,
     st: web::Data<MarketplaceState>,
     body: Json<ProfileRequest>,
