@@ -32,11 +32,16 @@ pub(super) async fn append(
     now: DateTime<Utc>,
 ) -> Result<message::Model, ConversationError> {
     let txn = begin_write(db).await?;
+    // One statement takes the next number and makes this the conversation's last message
+    // (every statement is a round trip to SQLite's connection thread).
+    let id = Uuid::new_v4();
     let bumped = conversation::Entity::update_many()
         .col_expr(
             conversation::Column::LastSeq,
             Expr::col(conversation::Column::LastSeq).add(1),
         )
+        .col_expr(conversation::Column::LastMessageId, Expr::value(id))
+        .col_expr(conversation::Column::LastMessageAt, Expr::value(now))
         .filter(conversation::Column::Id.eq(conversation_id))
         .exec_with_returning(&txn)
         .await?;
@@ -45,7 +50,7 @@ pub(super) async fn append(
         .next()
         .ok_or(ConversationError::NotFound)?;
     let created = message::ActiveModel {
-        id: Set(Uuid::new_v4()),
+        id: Set(id),
         conversation_id: Set(conversation_id),
         seq: Set(conv.last_seq),
         sender_id: Set(sender),
@@ -56,12 +61,6 @@ pub(super) async fn append(
     }
     .insert(&txn)
     .await?;
-    conversation::Entity::update_many()
-        .col_expr(conversation::Column::LastMessageId, Expr::value(created.id))
-        .col_expr(conversation::Column::LastMessageAt, Expr::value(now))
-        .filter(conversation::Column::Id.eq(conversation_id))
-        .exec(&txn)
-        .await?;
     txn.commit().await?;
     Ok(created)
 }

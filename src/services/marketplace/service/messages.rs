@@ -62,9 +62,12 @@ async fn with(st: &MarketplaceState, me: Uuid, other: Uuid) -> Result<Option<con
 /// The pair's conversation, created on first use (a concurrent creator wins harmlessly).
 async fn open(st: &MarketplaceState, me: Uuid, other: Uuid) -> Result<conversation::Model> {
     let db = &st.core.db;
+    // A conversation's participants exist (its rows go with theirs), so only a first message
+    // looks the receiver up.
     if let Some(c) = between(db, me, other).await? {
         return Ok(c);
     }
+    participant(db, other).await?;
     let (a, b) = ordered(me, other);
     conversation::Entity::insert(conversation::ActiveModel {
         id: Set(Uuid::new_v4()),
@@ -98,7 +101,6 @@ pub async fn send(
         )
         .into());
     }
-    participant(&st.core.db, receiver).await?;
     let conv = open(st, sender, receiver).await?;
     Ok(st
         .conversations
