@@ -185,6 +185,25 @@ impl<R: Roles> FromRequest for Bearer<R> {
     }
 }
 
+/// The verified claims of a bearer token when one is sent (operations open to anonymous
+/// callers that know a signed-in one): `None` without a token; a token that is sent but
+/// invalid is refused, never taken for an anonymous caller.
+pub struct MaybeBearer(pub Option<Claims>);
+
+impl FromRequest for MaybeBearer {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(Auth::of(req).and_then(|auth| {
+            let claims = bearer_token(req, auth)?
+                .map(|token| auth.verify(token))
+                .transpose()?;
+            Ok(Self(claims))
+        }))
+    }
+}
+
 /// The `X-API-Key` a caller presented, not yet resolved (a service whose keys are records
 /// looks it up; see [`ServiceKey`] for one configured key).
 pub struct PresentedKey(pub String);

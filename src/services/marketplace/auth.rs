@@ -14,7 +14,6 @@ use crate::core::json_body::Json;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use sea_orm::EntityTrait;
 use switchboard_entities::marketplace::user;
-use uuid::Uuid;
 
 /// The same answer whether or not the phone has an account.
 const CODE_SENT_IF_ACCOUNT: &str = "If an account can use it, a verification code was sent";
@@ -88,7 +87,7 @@ pub async fn refresh_token(
     responses((status = 200, body = Success<User>), Errors))]
 #[get("/auth/me")]
 pub async fn me(auth: Bearer, st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
-    let id = Uuid::parse_str(&auth.claims.sub).map_err(|_| MarketplaceError::AccountGone)?;
+    let id = super::dealers::account(&auth.claims)?;
     let u = user::Entity::find_by_id(id)
         .one(&st.core.db)
         .await?

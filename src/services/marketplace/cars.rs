@@ -13,11 +13,10 @@ use super::MarketplaceState;
 use crate::core::auth::{Bearer, Role};
 use crate::core::json_body::Json;
 use actix_web::{delete, get, post, put, web, HttpResponse};
-use uuid::Uuid;
 
 pub(super) fn caller(auth: &Bearer) -> Result<Caller> {
     Ok(Caller {
-        id: Uuid::parse_str(&auth.claims.sub).map_err(|_| MarketplaceError::AccountGone)?,
+        id: super::dealers::account(&auth.claims)?,
         admin: auth.claims.roles.contains(&Role::Admin),
     })
 }

@@ -9,12 +9,18 @@ use super::service::dealers::{self, NewApplication};
 use super::MarketplaceState;
 use crate::core::auth::{AdminRole, Bearer, Roles};
 use crate::core::json_body::Json;
+use crate::core::jwt::Claims;
 use actix_web::{get, post, put, web, HttpResponse};
 use uuid::Uuid;
 
-/// The caller's user id (a token whose subject is not one names no account).
+/// The caller's user id.
 pub fn caller<R: Roles>(auth: &Bearer<R>) -> Result<Uuid> {
-    Ok(Uuid::parse_str(&auth.claims.sub).map_err(|_| MarketplaceError::AccountGone)?)
+    account(&auth.claims)
+}
+
+/// The account a token names (a subject that is not an id names no account).
+pub fn account(claims: &Claims) -> Result<Uuid> {
+    Ok(Uuid::parse_str(&claims.sub).map_err(|_| MarketplaceError::AccountGone)?)
 }
 
 /// A dealer id of a path: what is not an id names no dealer.

@@ -1,6 +1,7 @@
 //! Car interactions over HTTP: likes, views, comments and replies, shares, test drives.
 
 use super::cars::caller;
+use super::dealers::account;
 use super::domain::{required, text};
 use super::dto::{list, ok, ok_with, List, PageParams, Success};
 use super::error::{MarketplaceError, Result};
@@ -11,7 +12,7 @@ use super::service::cars::car_id;
 use super::service::interactions::{self as svc, Viewer};
 use super::socket::CAR_VIEWED;
 use super::MarketplaceState;
-use crate::core::auth::{bearer_token, Auth, Bearer};
+use crate::core::auth::{Bearer, MaybeBearer};
 use crate::core::error::ApiError;
 use crate::core::json_body::Json;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
@@ -22,16 +23,9 @@ fn comment_id(raw: &str) -> Result<Uuid> {
     Ok(Uuid::parse_str(raw).map_err(|_| MarketplaceError::CommentNotFound)?)
 }
 
-/// The signed-in caller when a token is sent (a token sent but invalid is refused, never
-/// taken for an anonymous caller); None without one.
-fn optional_user(req: &HttpRequest) -> Result<Option<Uuid>> {
-    let auth = Auth::of(req)?;
-    let Some(token) = bearer_token(req, auth)? else {
-        return Ok(None);
-    };
-    let claims = auth.verify(token)?;
-    let id = Uuid::parse_str(&claims.sub).map_err(|_| MarketplaceError::AccountGone)?;
-    Ok(Some(id))
+/// The signed-in caller's account when a token is sent.
+fn optional_user(auth: &MaybeBearer) -> Result<Option<Uuid>> {
+    auth.0.as_ref().map(account).transpose()
 }
 
 #[utoipa::path(tag = "interactions", security(("bearer" = [])),
@@ -67,10 +61,11 @@ pub async fn views(st: web::Data<MarketplaceState>, id: web::Path<String>) -> Re
 #[post("/cars/{id}/views")]
 pub async fn record_view(
     req: HttpRequest,
+    auth: MaybeBearer,
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
-    let viewer = match optional_user(&req)? {
+    let viewer = match optional_user(&auth)? {
         Some(user) => Viewer::User(user),
         None => Viewer::Address(st.address_hash(&crate::core::client::ip(&req))),
     };
@@ -157,7 +152,7 @@ pub async fn reply(
     responses((status = 200, body = Success<ShareCount>), Errors))]
 #[post("/cars/{id}/share")]
 pub async fn share(
-    req: HttpRequest,
+    auth: MaybeBearer,
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
     body: web::Bytes,
@@ -175,7 +170,7 @@ pub async fn share(
         .as_deref()
         .map(rules::share_channel)
         .transpose()?;
-    let share_count = svc::share(&st, id, optional_user(&req)?, channel).await?;
+    let share_count = svc::share(&st, id, optional_user(&auth)?, channel).await?;
     Ok(HttpResponse::Ok().json(ok(ShareCount { share_count })))
 }
 
