@@ -88,6 +88,11 @@ async function relay() {
   const latencies = [];
   const acks = [];
   let failed = 0;
+  const failures = {};
+  const fail = (why) => {
+    failed++;
+    failures[why] = (failures[why] || 0) + 1;
+  };
   for (let p = 0; p < count; p++) {
     await connect({ token: users[2 * p + 1].token }, (name, [data]) => {
       if (name !== "new_message") return;
@@ -103,14 +108,14 @@ async function relay() {
     const t = now();
     sentAt.set(text, t);
     request("POST", "/messages/send", { receiverId: users[2 * pair + 1].id, message: text }, users[2 * pair].token)
-      .then((res) => (res.status === 201 ? acks.push(now() - t) : failed++))
-      .catch(() => failed++);
+      .then((res) => (res.status === 201 ? acks.push(now() - t) : fail(`${res.status} ${res.body?.error?.code ?? res.body?.code ?? ""}`)))
+      .catch((e) => fail(e.code ?? String(e)));
   });
   const deadline = now() + 3000;
   while (latencies.length + failed < total && now() < deadline) await sleep(10);
   const cpu = cpuMs() - cpu0;
   console.log(JSON.stringify({
-    mode: "relay", pairs: count, rate, seconds, sent: total, delivered: latencies.length, failed,
+    mode: "relay", pairs: count, rate, seconds, sent: total, delivered: latencies.length, failed, failures,
     relayed_per_s: +(latencies.length / elapsed).toFixed(1),
     server_cpu_ms_per_1000: +((cpu / total) * 1000).toFixed(2),
     p50_ms: quantile(latencies, 0.5), p99_ms: quantile(latencies, 0.99),

@@ -19,6 +19,7 @@ mod m20261127_000002_marketplace_dealer_profiles;
 mod m20261127_000003_marketplace_catalogue;
 mod m20261127_000003_marketplace_interactions;
 mod m20261128_000001_marketplace_messages;
+mod m20261129_000001_marketplace_last_message;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -42,6 +43,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000003_marketplace_catalogue::Migration),
             Box::new(m20261127_000003_marketplace_interactions::Migration),
             Box::new(m20261128_000001_marketplace_messages::Migration),
+            Box::new(m20261129_000001_marketplace_last_message::Migration),
         ]
     }
 }

@@ -1,6 +1,7 @@
 //! Database connection: SQLite (embedded default) or PostgreSQL, chosen by URL.
 
-use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DbBackend, DbErr};
+use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 use std::time::Duration;
 
 pub async fn connect(url: &str, max_connections: u32) -> Result<DatabaseConnection, DbErr> {
@@ -16,16 +17,25 @@ pub async fn connect(url: &str, max_connections: u32) -> Result<DatabaseConnecti
         .min_connections(1)
         .connect_timeout(Duration::from_secs(10))
         .acquire_timeout(Duration::from_secs(10))
-        .sqlx_logging(false);
+        .sqlx_logging(false)
+        // A ping on every checkout is a round trip per query (on SQLite, a hop to the
+        // connection's thread); only a connection idle long enough to have been dropped by
+        // a server or a proxy is checked.
+        .test_before_acquire_if_idle_for(Duration::from_secs(30))
+        // Set on every pooled connection as it opens (a PRAGMA sent after connecting
+        // reaches only the one connection that ran it).
+        .map_sqlx_sqlite_opts(|o| {
+            // WAL lets readers proceed while one writer commits. NORMAL syncs the WAL at
+            // checkpoints rather than at every commit: a killed process loses nothing
+            // committed (the WAL is in the OS's page cache); only a power loss may roll
+            // back the last commits (docs/decisions.md).
+            o.journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                // Concurrent writers wait for the lock instead of failing.
+                .busy_timeout(Duration::from_secs(10))
+                .foreign_keys(true)
+        });
     let db = Database::connect(opts).await?;
-    if db.get_database_backend() == DbBackend::Sqlite {
-        // WAL lets readers proceed while one writer commits; the busy timeout makes
-        // concurrent writers wait instead of failing.
-        db.execute_unprepared(
-            "PRAGMA journal_mode=WAL; PRAGMA busy_timeout=10000; PRAGMA foreign_keys=ON;",
-        )
-        .await?;
-    }
     Ok(db)
 }
 

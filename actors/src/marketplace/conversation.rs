@@ -183,10 +183,10 @@ impl Conversations {
 mod tests {
     use super::*;
     use chrono::{DateTime, Utc};
-    use sea_orm::{ActiveModelTrait, ConnectOptions, ConnectionTrait, Database, Schema, Set};
+    use sea_orm::{ActiveModelTrait, ConnectOptions, Database, EntityTrait, Set};
     use serde_json::Value;
     use std::sync::Mutex;
-    use switchboard_entities::marketplace::conversation;
+    use switchboard_entities::marketplace::{conversation, user};
 
     struct SystemTime;
 
@@ -219,20 +219,44 @@ mod tests {
         }
     }
 
-    /// A conversation between two fresh users in a private in-memory database.
-    async fn setup(idle: Duration) -> (Conversations, Arc<Heard>, Uuid, Uuid, Uuid) {
+    /// A conversation between two fresh users in a private in-memory database with the
+    /// project's schema (its trigger keeps the conversation's last message).
+    async fn setup(
+        idle: Duration,
+    ) -> (
+        Conversations,
+        Arc<Heard>,
+        Uuid,
+        Uuid,
+        Uuid,
+        DatabaseConnection,
+    ) {
+        use switchboard_migration::MigratorTrait;
         let mut opts = ConnectOptions::new("sqlite::memory:");
         // One connection: every connection to `:memory:` is a database of its own.
         opts.max_connections(1).sqlx_logging(false);
         let db = Database::connect(opts).await.unwrap();
-        let schema = Schema::new(db.get_database_backend());
-        db.execute(&schema.create_table_from_entity(conversation::Entity))
-            .await
-            .unwrap();
-        db.execute(&schema.create_table_from_entity(message::Entity))
+        switchboard_migration::Migrator::up(&db, None)
             .await
             .unwrap();
         let (a, b, id) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        for (n, user) in [a, b].into_iter().enumerate() {
+            user::ActiveModel {
+                id: Set(user),
+                phone: Set(format!("+4917600000{n}")),
+                email: Set(None),
+                name: Set(None),
+                password_hash: Set("-".into()),
+                role: Set("customer".into()),
+                is_phone_verified: Set(true),
+                created_at: Set(Utc::now()),
+                updated_at: Set(Utc::now()),
+            }
+            .insert(&db)
+            .await
+            .unwrap();
+        }
+        let (a, b) = if a < b { (a, b) } else { (b, a) };
         conversation::ActiveModel {
             id: Set(id),
             user_a: Set(a),
@@ -247,23 +271,33 @@ mod tests {
         .unwrap();
         let heard = Arc::new(Heard::default());
         let conversations = Conversations::new(Deps {
-            db,
+            db: db.clone(),
             clock: Arc::new(SystemTime),
             feed: heard.clone(),
             idle,
         });
-        (conversations, heard, id, a, b)
+        (conversations, heard, id, a, b, db)
     }
 
     #[actix::test]
     async fn an_idle_actor_stops_and_the_next_one_continues_the_sequence() {
-        let (conv, heard, id, a, b) = setup(Duration::from_millis(50)).await;
+        let (conv, heard, id, a, b, db) = setup(Duration::from_millis(50)).await;
         let first = conv.post(id, a, b, "one".into()).await.unwrap();
         assert_eq!((first.seq, conv.live()), (1, 1));
         actix::clock::sleep(Duration::from_millis(200)).await;
         assert_eq!(conv.live(), 0, "stopped when idle");
         let second = conv.post(id, a, b, "two".into()).await.unwrap();
         assert_eq!(second.seq, 2);
+        let row = conversation::Entity::find_by_id(id)
+            .one(&db)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (row.last_seq, row.last_message_id, row.last_message_at),
+            (2, Some(second.id), Some(second.created_at)),
+            "the conversation records its last message"
+        );
         let told = heard.of(NEW_MESSAGE);
         assert_eq!(told.len(), 2);
         assert!(told.iter().all(|(to, _)| *to == b), "only the receiver");
@@ -272,7 +306,7 @@ mod tests {
 
     #[actix::test]
     async fn a_receipt_is_written_and_announced_once() {
-        let (conv, heard, id, a, b) = setup(Duration::from_secs(60)).await;
+        let (conv, heard, id, a, b, _) = setup(Duration::from_secs(60)).await;
         let m = conv.post(id, a, b, "hello".into()).await.unwrap();
         // The sender reads nothing of their own.
         assert!(conv.read(id, a, None).await.unwrap().is_empty());

@@ -1,15 +1,12 @@
-//! The conversation's writes, each one transaction that commits before anything is
-//! announced. Sequence numbers come from an atomic `last_seq + 1` on the conversation row,
-//! and receipts from `UPDATE … WHERE read_at IS NULL … RETURNING`, so two writers (two
-//! processes) can neither share a number nor both announce one receipt.
+//! The conversation's writes, each one statement that commits before anything is
+//! announced. Sequence numbers come from the conversation row's `last_seq + 1` (unique per
+//! conversation), and receipts from `UPDATE … WHERE read_at IS NULL … RETURNING`, so two
+//! writers (two processes) can neither share a number nor both announce one receipt.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, ExprTrait};
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, Set,
-};
+use sea_orm::sea_query::{Expr, ExprTrait, LockType, Query};
+use sea_orm::{ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter};
 use switchboard_entities::marketplace::{conversation, message};
-use switchboard_entities::txn::begin_write;
 use uuid::Uuid;
 
 #[derive(Debug, thiserror::Error)]
@@ -22,7 +19,12 @@ pub enum ConversationError {
     Unavailable,
 }
 
-/// Appends a message with the conversation's next sequence number.
+/// Appends a message with the conversation's next sequence number, in one statement:
+/// `INSERT … SELECT last_seq + 1 FROM the conversation … RETURNING`, and the database's
+/// trigger (migration m20261129_000001) makes it the conversation's last message in the same
+/// statement. A statement is atomic and, on SQLite, takes the write lock before it reads;
+/// on PostgreSQL `FOR UPDATE` makes a second writer wait for the first's number. One
+/// statement is one round trip to SQLite's connection thread instead of four.
 pub(super) async fn append(
     db: &DatabaseConnection,
     conversation_id: Uuid,
@@ -31,38 +33,40 @@ pub(super) async fn append(
     text: String,
     now: DateTime<Utc>,
 ) -> Result<message::Model, ConversationError> {
-    let txn = begin_write(db).await?;
-    // One statement takes the next number and makes this the conversation's last message
-    // (every statement is a round trip to SQLite's connection thread).
-    let id = Uuid::new_v4();
-    let bumped = conversation::Entity::update_many()
-        .col_expr(
-            conversation::Column::LastSeq,
-            Expr::col(conversation::Column::LastSeq).add(1),
-        )
-        .col_expr(conversation::Column::LastMessageId, Expr::value(id))
-        .col_expr(conversation::Column::LastMessageAt, Expr::value(now))
-        .filter(conversation::Column::Id.eq(conversation_id))
-        .exec_with_returning(&txn)
-        .await?;
-    let conv = bumped
-        .into_iter()
-        .next()
-        .ok_or(ConversationError::NotFound)?;
-    let created = message::ActiveModel {
-        id: Set(id),
-        conversation_id: Set(conversation_id),
-        seq: Set(conv.last_seq),
-        sender_id: Set(sender),
-        receiver_id: Set(receiver),
-        text: Set(text),
-        created_at: Set(now),
-        read_at: Set(None),
-    }
-    .insert(&txn)
-    .await?;
-    txn.commit().await?;
-    Ok(created)
+    use message::Column as M;
+    let next = Query::select()
+        .expr(Expr::val(Uuid::new_v4()))
+        .column(conversation::Column::Id)
+        .expr(Expr::col(conversation::Column::LastSeq).add(1))
+        .expr(Expr::val(sender))
+        .expr(Expr::val(receiver))
+        .expr(Expr::val(text))
+        .expr(Expr::val(now))
+        .from(conversation::Entity)
+        .and_where(Expr::col(conversation::Column::Id).eq(conversation_id))
+        .lock(LockType::Update)
+        .to_owned();
+    let insert = Query::insert()
+        .into_table(message::Entity)
+        .columns([
+            M::Id,
+            M::ConversationId,
+            M::Seq,
+            M::SenderId,
+            M::ReceiverId,
+            M::Text,
+            M::CreatedAt,
+        ])
+        .select_from(next)
+        .map_err(|e| DbErr::Custom(e.to_string()))?
+        .returning_all()
+        .to_owned();
+    let stmt = db.get_database_backend().build(&insert);
+    message::Entity::find()
+        .from_raw_sql(stmt)
+        .one(db)
+        .await?
+        .ok_or(ConversationError::NotFound)
 }
 
 /// Marks read what `reader` received in the conversation and had not read (`only`: just
@@ -75,7 +79,7 @@ pub(super) async fn mark_read(
     only: Option<Uuid>,
     now: DateTime<Utc>,
 ) -> Result<Vec<message::Model>, ConversationError> {
-    let txn = begin_write(db).await?;
+    // One UPDATE is atomic on its own: no transaction, one round trip.
     let mut update = message::Entity::update_many()
         .col_expr(message::Column::ReadAt, Expr::value(now))
         .filter(message::Column::ConversationId.eq(conversation_id))
@@ -84,7 +88,5 @@ pub(super) async fn mark_read(
     if let Some(id) = only {
         update = update.filter(message::Column::Id.eq(id));
     }
-    let read = update.exec_with_returning(&txn).await?;
-    txn.commit().await?;
-    Ok(read)
+    Ok(update.exec_with_returning(db).await?)
 }

@@ -11,6 +11,7 @@ use sea_orm::{
     QuerySelect, Set,
 };
 use std::collections::HashMap;
+use switchboard_actors::marketplace::ConversationError;
 use switchboard_entities::marketplace::{conversation, message, user};
 use uuid::Uuid;
 
@@ -59,18 +60,29 @@ async fn with(st: &MarketplaceState, me: Uuid, other: Uuid) -> Result<Option<con
     between(db, me, other).await
 }
 
+/// The id of the pair's conversation: derived from the pair, so that sending needs no
+/// lookup. (Rows created before ids were derived keep theirs and are found by the pair.)
+fn pair_id(me: Uuid, other: Uuid) -> Uuid {
+    let (a, b) = ordered(me, other);
+    let mut name = [0u8; 32];
+    name[..16].copy_from_slice(a.as_bytes());
+    name[16..].copy_from_slice(b.as_bytes());
+    Uuid::new_v5(&CONVERSATION_NAMESPACE, &name)
+}
+
+/// The namespace of derived conversation ids (a fixed random UUID).
+const CONVERSATION_NAMESPACE: Uuid = Uuid::from_u128(0x6c2f_95d1_0b8e_4e57_9a43_d2f1_7c08_b3e6);
+
 /// The pair's conversation, created on first use (a concurrent creator wins harmlessly).
 async fn open(st: &MarketplaceState, me: Uuid, other: Uuid) -> Result<conversation::Model> {
     let db = &st.core.db;
-    // A conversation's participants exist (its rows go with theirs), so only a first message
-    // looks the receiver up.
     if let Some(c) = between(db, me, other).await? {
         return Ok(c);
     }
     participant(db, other).await?;
     let (a, b) = ordered(me, other);
     conversation::Entity::insert(conversation::ActiveModel {
-        id: Set(Uuid::new_v4()),
+        id: Set(pair_id(a, b)),
         user_a: Set(a),
         user_b: Set(b),
         last_seq: Set(0),
@@ -100,6 +112,17 @@ pub async fn send(
             "you cannot send a message to yourself",
         )
         .into());
+    }
+    // A conversation's participants exist (its rows go with theirs), so a message to a
+    // pair that already talks is one statement; only the first one (or a conversation
+    // stored under an older id) looks the receiver and the pair up.
+    match st
+        .conversations
+        .post(pair_id(sender, receiver), sender, receiver, text.clone())
+        .await
+    {
+        Err(ConversationError::NotFound) => {}
+        done => return Ok(done?),
     }
     let conv = open(st, sender, receiver).await?;
     Ok(st
