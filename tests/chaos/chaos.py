@@ -195,7 +195,8 @@ def main():
         sys.stdout.write(out.read())
         failed += p.returncode != 0
     kind = "sqlite" if args.db_url.startswith("sqlite") else "postgres"
-    print(f"chaos ({kind}): {len(seeds) - failed} passed, {failed} failed")
+    print(f"chaos runs on {kind}, seeds {args.seeds}:")
+    print(f"chaos: {len(seeds) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
 
