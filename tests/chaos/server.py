@@ -64,6 +64,9 @@ class Server:
             # A dead process's claimed jobs are taken again after the lease; the default
             # minute would outlast the whole run.
             "JOBS__LEASE_SECS": "3",
+            # The same for a dead process's claims on messages in a provider call (a key of
+            # the crash-safe dispatch; older binaries ignore it). The outbox answers at once.
+            "SERVICES__MESSAGING__CLAIM_SECS": "5",
             "JOBS__BACKOFF_BASE_SECS": "1",
             "JOBS__POLL_INTERVAL_MS": "250",
         }
