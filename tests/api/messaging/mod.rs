@@ -3,7 +3,9 @@
 mod account;
 mod bulk;
 mod carrier;
+mod dispatch;
 mod providers;
+mod retake;
 mod send;
 mod webhooks;
 
