@@ -19,13 +19,8 @@ impl MigrationTrait for Migration {
             integer("attempts").default(0).to_owned(),
             string_null("claimed_by"),
         ] {
-            m.alter_table(
-                Table::alter()
-                    .table(MESSAGES)
-                    .add_column(column)
-                    .to_owned(),
-            )
-            .await?;
+            m.alter_table(Table::alter().table(MESSAGES).add_column(column).to_owned())
+                .await?;
         }
         // Reconciliation looks for messages long in `sent`.
         m.create_index(

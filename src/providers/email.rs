@@ -27,8 +27,11 @@ pub struct EmailMessage<'a> {
 pub trait EmailSender: Send + Sync + 'static {
     /// Sends the email `h.message_id`. SMTP has no look-up, so a retaken hand-over sends
     /// again there; the sandbox hands each message over once.
-    async fn send(&self, h: &Handover<'_>, msg: &EmailMessage<'_>)
-        -> Result<Accepted, ProviderError>;
+    async fn send(
+        &self,
+        h: &Handover<'_>,
+        msg: &EmailMessage<'_>,
+    ) -> Result<Accepted, ProviderError>;
     /// The provider's status word for a message it accepted; None when it keeps none.
     async fn status(&self, _id: &str, _message_id: Uuid) -> Result<Option<String>, ProviderError> {
         Ok(None)
@@ -62,15 +65,10 @@ impl EmailSender for OutboxEmail {
         h: &Handover<'_>,
         msg: &EmailMessage<'_>,
     ) -> Result<Accepted, ProviderError> {
+        let text = msg.text.or(msg.html).unwrap_or_default();
         let entry = OutboxEntry {
-            channel: "email",
-            to: msg.to,
             subject: Some(msg.subject),
-            text: msg.text.or(msg.html).unwrap_or_default(),
-            service: msg.service,
-            created_at: self.clock.now(),
-            provider_message_id: None,
-            message_id: None,
+            ..OutboxEntry::new("email", msg.to, text, msg.service, self.clock.now())
         };
         Ok(self.outbox.hand_over("EM", h, entry).await?)
     }

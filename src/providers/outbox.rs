@@ -28,6 +28,28 @@ pub struct OutboxEntry<'a> {
     pub message_id: Option<Uuid>,
 }
 
+impl<'a> OutboxEntry<'a> {
+    /// A line without subject, provider id or message id (the sender adds those it has).
+    pub fn new(
+        channel: &'a str,
+        to: &'a str,
+        text: &'a str,
+        service: &'a str,
+        created_at: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            channel,
+            to,
+            subject: None,
+            text,
+            service,
+            created_at,
+            provider_message_id: None,
+            message_id: None,
+        }
+    }
+}
+
 pub struct Outbox {
     path: PathBuf,
     // Serialises appends (and look-ups before an append) so that lines from concurrent
@@ -141,16 +163,8 @@ mod tests {
     use super::*;
 
     fn entry() -> OutboxEntry<'static> {
-        OutboxEntry {
-            channel: "sms",
-            to: "+14155550123",
-            subject: None,
-            text: "hi",
-            service: "messaging",
-            created_at: DateTime::from_timestamp(1_700_000_000, 0).unwrap_or_default(),
-            provider_message_id: None,
-            message_id: None,
-        }
+        let at = DateTime::from_timestamp(1_700_000_000, 0).unwrap_or_default();
+        OutboxEntry::new("sms", "+14155550123", "hi", "messaging", at)
     }
 
     #[tokio::test]
@@ -164,7 +178,14 @@ mod tests {
             taken: &[],
         };
         let first = outbox
-            .hand_over("SM", &Handover { message_id: id, retake: None }, entry())
+            .hand_over(
+                "SM",
+                &Handover {
+                    message_id: id,
+                    retake: None,
+                },
+                entry(),
+            )
             .await
             .unwrap();
         let again = Handover {
@@ -180,7 +201,13 @@ mod tests {
             message_id: Uuid::new_v4(),
             retake: Some(retake),
         };
-        assert_ne!(outbox.hand_over("SM", &other, entry()).await.unwrap(), first);
-        assert_eq!(outbox.find(id).await.unwrap(), Some(first.provider_message_id));
+        assert_ne!(
+            outbox.hand_over("SM", &other, entry()).await.unwrap(),
+            first
+        );
+        assert_eq!(
+            outbox.find(id).await.unwrap(),
+            Some(first.provider_message_id)
+        );
     }
 }

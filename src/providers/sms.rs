@@ -70,16 +70,7 @@ pub struct OutboxSms {
 
 impl OutboxSms {
     fn entry<'a>(&self, msg: &SmsMessage<'a>) -> OutboxEntry<'a> {
-        OutboxEntry {
-            channel: "sms",
-            to: msg.to,
-            subject: None,
-            text: msg.body,
-            service: msg.service,
-            created_at: self.clock.now(),
-            provider_message_id: None,
-            message_id: None,
-        }
+        OutboxEntry::new("sms", msg.to, msg.body, msg.service, self.clock.now())
     }
 }
 

@@ -67,7 +67,11 @@ impl TwilioApi {
     }
 
     /// POSTs `form` to the `resource` collection (`Messages`, `Calls`); the new sid.
-    pub async fn create(&self, resource: &str, form: &[(&str, &str)]) -> Result<String, ProviderError> {
+    pub async fn create(
+        &self,
+        resource: &str,
+        form: &[(&str, &str)],
+    ) -> Result<String, ProviderError> {
         #[derive(Deserialize)]
         struct Created {
             sid: String,

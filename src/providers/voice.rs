@@ -25,8 +25,11 @@ pub trait VoiceCaller: Send + Sync + 'static {
     async fn call(&self, h: &Handover<'_>, call: &VoiceCall<'_>)
         -> Result<Accepted, ProviderError>;
     /// The provider's status word for a call it placed; None when it keeps none.
-    async fn status(&self, call_id: &str, message_id: Uuid)
-        -> Result<Option<String>, ProviderError>;
+    async fn status(
+        &self,
+        call_id: &str,
+        message_id: Uuid,
+    ) -> Result<Option<String>, ProviderError>;
     fn is_sandbox(&self) -> bool {
         false
     }
@@ -60,16 +63,7 @@ impl VoiceCaller for OutboxVoice {
         h: &Handover<'_>,
         call: &VoiceCall<'_>,
     ) -> Result<Accepted, ProviderError> {
-        let entry = OutboxEntry {
-            channel: "voice",
-            to: call.to,
-            subject: None,
-            text: call.text,
-            service: call.service,
-            created_at: self.clock.now(),
-            provider_message_id: None,
-            message_id: None,
-        };
+        let entry = OutboxEntry::new("voice", call.to, call.text, call.service, self.clock.now());
         Ok(self.outbox.hand_over("CA", h, entry).await?)
     }
 

@@ -66,16 +66,7 @@ impl WhatsAppSender for OutboxWhatsApp {
         h: &Handover<'_>,
         msg: &WhatsAppMessage<'_>,
     ) -> Result<Accepted, ProviderError> {
-        let entry = OutboxEntry {
-            channel: "whatsapp",
-            to: msg.to,
-            subject: None,
-            text: msg.body,
-            service: msg.service,
-            created_at: self.clock.now(),
-            provider_message_id: None,
-            message_id: None,
-        };
+        let entry = OutboxEntry::new("whatsapp", msg.to, msg.body, msg.service, self.clock.now());
         Ok(self.outbox.hand_over("wamid.", h, entry).await?)
     }
 

@@ -74,16 +74,7 @@ fn outbox_lines(app: &TestApp, id: &str) -> Vec<Value> {
 }
 
 async fn sent_sms(app: &TestApp, key: &str) -> String {
-    let res = app
-        .post_key("/api/v1/messages/send", key, sms("+14155550123", "crash me"))
-        .await;
-    assert_eq!(res.status(), 201);
-    let id = json_body(res).await["data"]["message_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    wait_status(app, key, &id, "delivered").await;
-    id
+    send_until(app, key, "+14155550123", "crash me", "delivered").await
 }
 
 #[actix_web::test]
@@ -92,9 +83,19 @@ async fn an_expired_claim_is_finished_without_a_second_outbox_line_and_a_live_on
     let ws = workspace(&app, "5").await;
     let id = sent_sms(&app, &ws.key).await;
     let first = outbox_lines(&app, &id);
-    assert_eq!(first.len(), 1, "every messaging outbox line names its message");
+    assert_eq!(
+        first.len(),
+        1,
+        "every messaging outbox line names its message"
+    );
     let claim = i64::try_from(app.settings.services.messaging.claim_secs).unwrap();
-    crash_mid_handover(&app, &id, None, app.clock_now() + chrono::Duration::seconds(claim)).await;
+    crash_mid_handover(
+        &app,
+        &id,
+        None,
+        app.clock_now() + chrono::Duration::seconds(claim),
+    )
+    .await;
 
     // The claim is live: the retaken job leaves the message alone.
     app.jobs.run_due().await.unwrap();

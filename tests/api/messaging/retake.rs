@@ -49,14 +49,7 @@ async fn requests(twilio: &MockServer, verb: &str) -> Vec<Request> {
 
 /// Sends one SMS and waits until it is sent; its id.
 async fn sent_sms(app: &TestApp, key: &str, text: &str) -> String {
-    let res = app.post_key("/api/v1/messages/send", key, sms(TO, text)).await;
-    assert_eq!(res.status(), 201);
-    let id = json_body(res).await["data"]["message_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    wait_status(app, key, &id, "sent").await;
-    id
+    send_until(app, key, TO, text, "sent").await
 }
 
 #[actix_web::test]
@@ -93,10 +86,12 @@ async fn a_retaken_claim_without_a_sid_adopts_the_providers_record() {
         .and(path("/2010-04-01/Accounts/AC9/Messages.json"))
         .and(query_param("To", TO))
         .and(query_param("DateSent>", day.as_str()))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"messages": [
-            {"sid": "SMother", "status": "delivered", "body": "another text"},
-            {"sid": "SMr2", "status": "sent", "body": "adopt me"},
-        ]})))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"messages": [
+                {"sid": "SMother", "status": "delivered", "body": "another text"},
+                {"sid": "SMr2", "status": "sent", "body": "adopt me"},
+            ]})),
+        )
         .expect(1)
         .mount(&twilio)
         .await;
@@ -106,7 +101,11 @@ async fn a_retaken_claim_without_a_sid_adopts_the_providers_record() {
     let m = wait_status(&app, &ws.key, &id, "sent").await;
     assert_eq!(m["provider_message_id"], "SMr2");
     assert_eq!(stored(&app, &id).await.attempts, 2);
-    assert_eq!(requests(&twilio, "POST").await.len(), 1, "adopted, not sent again");
+    assert_eq!(
+        requests(&twilio, "POST").await.len(),
+        1,
+        "adopted, not sent again"
+    );
 }
 
 #[actix_web::test]
@@ -157,19 +156,9 @@ async fn a_callback_finds_its_message_by_the_id_in_its_url_before_the_sid_is_sto
     assert_eq!(m["status"], "delivered");
     assert_eq!(m["provider_message_id"], "SMcb1");
     // The message id is signed with the URL: another id is refused.
-    let sig = carrier_signature(
-        "carrier-token",
-        &format!("https://sb.example.com/carrier/status?message_id={id}"),
-        &params,
-    );
-    let res = app
-        .client
-        .post(app.m(&format!("/carrier/status?message_id={}", Uuid::new_v4())))
-        .header("X-Carrier-Signature", sig)
-        .form(&params)
-        .send()
-        .await
-        .unwrap();
+    let signed = format!("/carrier/status?message_id={id}");
+    let other = format!("/carrier/status?message_id={}", Uuid::new_v4());
+    let res = carrier_post_signed_for(&app, &other, &signed, &params).await;
     assert_eq!(res.status(), 403);
 }
 
@@ -212,14 +201,7 @@ async fn stale_sent_messages_are_reconciled_against_the_providers_status() {
     .await;
     let ws = workspace(&app, "5").await;
     let delivered = sent_sms(&app, &ws.key, "one").await;
-    let res = app
-        .post_key("/api/v1/messages/send", &ws.key, sms("+14155550124", "two"))
-        .await;
-    let failed = json_body(res).await["data"]["message_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    wait_status(&app, &ws.key, &failed, "sent").await;
+    let failed = send_until(&app, &ws.key, "+14155550124", "two", "sent").await;
     assert_eq!(stale_count(&app).await, 0);
     app.advance(chrono::Duration::seconds(601));
     assert_eq!(stale_count(&app).await, 2);
@@ -229,14 +211,20 @@ async fn stale_sent_messages_are_reconciled_against_the_providers_status() {
     app.jobs.run_due().await.unwrap();
     wait_status(&app, &ws.key, &delivered, "delivered").await;
     let m = wait_status(&app, &ws.key, &failed, "failed").await;
-    assert!(m["error_message"].as_str().unwrap().contains("undelivered"), "{m}");
+    assert!(
+        m["error_message"].as_str().unwrap().contains("undelivered"),
+        "{m}"
+    );
     assert_eq!(stale_count(&app).await, 0);
     let fetched: Vec<String> = requests(&twilio, "GET")
         .await
         .iter()
         .map(|r| r.url.path().to_owned())
         .collect();
-    assert!(fetched.contains(&format!("{accounts}/SMst1.json")), "{fetched:?}");
+    assert!(
+        fetched.contains(&format!("{accounts}/SMst1.json")),
+        "{fetched:?}"
+    );
     // The carrier took it: a carrier failure is not refunded.
     assert_eq!(app.balance(&ws.key).await, json!(3));
 }

@@ -2,8 +2,8 @@
 
 use super::super::domain::Status;
 use super::super::MessagingState;
-use super::status::{adopt_provider_id, apply_status};
 use super::events::{self, Emitted};
+use super::status::{adopt_provider_id, apply_status};
 use crate::core::db::is_unique_violation;
 use base64::Engine;
 use hmac::{Hmac, KeyInit, Mac};

@@ -16,7 +16,7 @@ use super::billing::refund;
 use super::events::Emitted;
 use super::handover;
 use super::reports;
-use super::status::{apply_status, failed_event, sent_event, to_failed};
+use super::status::{apply_status, failed_event, moved_to, sent_event, to_failed};
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, Jobs, NewJob};
 use crate::providers::{Accepted, Handover, ProviderError, Retake};
 use chrono::{DateTime, Utc};
@@ -114,7 +114,12 @@ async fn claim<'a>(
     owner: &'a str,
     now: DateTime<Utc>,
 ) -> Result<Option<Claim<'a>>, DbErr> {
-    let until = now + chrono::Duration::seconds(i64::try_from(st.cfg.claim_secs).unwrap_or(i64::MAX).clamp(1, 86_400));
+    let until = now
+        + chrono::Duration::seconds(
+            i64::try_from(st.cfg.claim_secs)
+                .unwrap_or(i64::MAX)
+                .clamp(1, 86_400),
+        );
     let mut q = message::Entity::update_many()
         .col_expr(message::Column::Status, Expr::value(SENDING))
         .col_expr(message::Column::ClaimExpiresAt, Expr::value(until))
@@ -138,7 +143,10 @@ async fn claim<'a>(
 }
 
 /// Provider ids other messages to the same recipient hold: a look-up never adopts them.
-async fn ids_taken_by_others(st: &MessagingState, m: &message::Model) -> Result<Vec<String>, DbErr> {
+async fn ids_taken_by_others(
+    st: &MessagingState,
+    m: &message::Model,
+) -> Result<Vec<String>, DbErr> {
     message::Entity::find()
         .select_only()
         .column(message::Column::ProviderMessageId)
@@ -167,7 +175,8 @@ async fn finish(
     };
     txn.commit().await?;
     if !moved {
-        tracing::warn!(message_id = %m.id, "claim lost during the provider call; its outcome is the retaking node's");
+        // A callback moved it on first, or the claim lapsed and another node retook it.
+        tracing::info!(message_id = %m.id, "message moved on during its provider call; this run records nothing");
         return Ok(());
     }
     emitted.notify(st);
@@ -194,15 +203,8 @@ async fn sent(
     now: DateTime<Utc>,
 ) -> Result<(bool, Emitted), DbErr> {
     let id = accepted.provider_message_id.as_str();
-    let q = message::Entity::update_many()
-        .col_expr(message::Column::Status, Expr::value("sent"))
-        .col_expr(message::Column::ProviderMessageId, Expr::value(id))
-        .col_expr(message::Column::SentAt, Expr::value(now))
-        .col_expr(message::Column::UpdatedAt, Expr::value(now))
-        .col_expr(
-            message::Column::ClaimExpiresAt,
-            Expr::value(Option::<DateTime<Utc>>::None),
-        );
+    let q = moved_to(Status::Sent.as_str(), message::Column::SentAt, now)
+        .col_expr(message::Column::ProviderMessageId, Expr::value(id));
     if claim.held(q, m.id).exec(txn).await?.rows_affected != 1 {
         return Ok((false, Emitted::default()));
     }

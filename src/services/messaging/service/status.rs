@@ -32,18 +32,44 @@ pub async fn adopt_provider_id(
     Ok(res.rows_affected == 1)
 }
 
-/// The move to `failed` with its error, for the caller to make conditional.
-pub fn to_failed(code: &str, text: &str, now: DateTime<Utc>) -> UpdateMany<message::Entity> {
+/// The move to `status` stamped now in `at` (which also ends any claim), for the caller to
+/// make conditional.
+pub fn moved_to(
+    status: &str,
+    at: message::Column,
+    now: DateTime<Utc>,
+) -> UpdateMany<message::Entity> {
     message::Entity::update_many()
-        .col_expr(message::Column::Status, Expr::value("failed"))
-        .col_expr(message::Column::ErrorCode, Expr::value(code))
-        .col_expr(message::Column::ErrorMessage, Expr::value(text))
-        .col_expr(message::Column::FailedAt, Expr::value(now))
+        .col_expr(message::Column::Status, Expr::value(status))
+        .col_expr(at, Expr::value(now))
         .col_expr(message::Column::UpdatedAt, Expr::value(now))
         .col_expr(
             message::Column::ClaimExpiresAt,
             Expr::value(Option::<DateTime<Utc>>::None),
         )
+}
+
+/// The move to `failed` with its error, for the caller to make conditional.
+pub fn to_failed(code: &str, text: &str, now: DateTime<Utc>) -> UpdateMany<message::Entity> {
+    moved_to("failed", message::Column::FailedAt, now)
+        .col_expr(message::Column::ErrorCode, Expr::value(code))
+        .col_expr(message::Column::ErrorMessage, Expr::value(text))
+}
+
+/// Moves message `id` to `status` if it is in one of the states before it.
+async fn forward<C: sea_orm::ConnectionTrait>(
+    status: Status,
+    at: message::Column,
+    id: Uuid,
+    now: DateTime<Utc>,
+    db: &C,
+) -> Result<bool, DbErr> {
+    let res = moved_to(status.as_str(), at, now)
+        .filter(message::Column::Id.eq(id))
+        .filter(message::Column::Status.is_in(status.predecessors().iter().copied()))
+        .exec(db)
+        .await?;
+    Ok(res.rows_affected == 1)
 }
 
 async fn mark_failed<C: sea_orm::ConnectionTrait>(
@@ -62,28 +88,28 @@ async fn mark_failed<C: sea_orm::ConnectionTrait>(
     Ok(res.rows_affected == 1)
 }
 
+/// message.<status> of `m`: the fields every message event carries, then the event's own.
+async fn message_event<C: sea_orm::ConnectionTrait>(
+    db: &C,
+    m: &message::Model,
+    status: &str,
+    error: Option<(&str, &str)>,
+    now: DateTime<Utc>,
+    own: serde_json::Value,
+) -> Result<Emitted, DbErr> {
+    let data = events::message_data(m.id, &m.channel, &m.recipient, status, error, now, own);
+    let event = format!("message.{status}");
+    events::emit(db, now, m.workspace_id, &event, data).await
+}
+
 pub async fn sent_event<C: sea_orm::ConnectionTrait>(
     db: &C,
     m: &message::Model,
     provider_message_id: &str,
     now: DateTime<Utc>,
 ) -> Result<Emitted, DbErr> {
-    events::emit(
-        db,
-        now,
-        m.workspace_id,
-        "message.sent",
-        events::message_data(
-            m.id,
-            &m.channel,
-            &m.recipient,
-            "sent",
-            None,
-            now,
-            json!({ "provider_message_id": provider_message_id }),
-        ),
-    )
-    .await
+    let own = json!({ "provider_message_id": provider_message_id });
+    message_event(db, m, "sent", None, now, own).await
 }
 
 pub async fn failed_event<C: sea_orm::ConnectionTrait>(
@@ -93,22 +119,7 @@ pub async fn failed_event<C: sea_orm::ConnectionTrait>(
     text: &str,
     now: DateTime<Utc>,
 ) -> Result<Emitted, DbErr> {
-    events::emit(
-        db,
-        now,
-        m.workspace_id,
-        "message.failed",
-        events::message_data(
-            m.id,
-            &m.channel,
-            &m.recipient,
-            "failed",
-            Some((code, text)),
-            now,
-            json!({}),
-        ),
-    )
-    .await
+    message_event(db, m, "failed", Some((code, text)), now, json!({})).await
 }
 
 /// Moves the message with this provider id forward to `status` (never backwards) and emits
@@ -133,19 +144,7 @@ pub async fn apply_status(
     let (moved, emitted) = match status {
         Status::Queued => (false, Emitted::default()),
         Status::Sent => {
-            let res = message::Entity::update_many()
-                .col_expr(message::Column::Status, Expr::value("sent"))
-                .col_expr(message::Column::SentAt, Expr::value(now))
-                .col_expr(
-                    message::Column::ClaimExpiresAt,
-                    Expr::value(Option::<DateTime<Utc>>::None),
-                )
-                .col_expr(message::Column::UpdatedAt, Expr::value(now))
-                .filter(message::Column::Id.eq(m.id))
-                .filter(message::Column::Status.is_in(status.predecessors().iter().copied()))
-                .exec(&txn)
-                .await?;
-            let moved = res.rows_affected == 1;
+            let moved = forward(status, message::Column::SentAt, m.id, now, &txn).await?;
             let emitted = if moved {
                 sent_event(&txn, &m, provider_message_id, now).await?
             } else {
@@ -154,39 +153,11 @@ pub async fn apply_status(
             (moved, emitted)
         }
         Status::Delivered => {
-            let res = message::Entity::update_many()
-                .col_expr(message::Column::Status, Expr::value("delivered"))
-                .col_expr(message::Column::DeliveredAt, Expr::value(now))
-                .col_expr(
-                    message::Column::ClaimExpiresAt,
-                    Expr::value(Option::<DateTime<Utc>>::None),
-                )
-                .col_expr(message::Column::UpdatedAt, Expr::value(now))
-                .filter(message::Column::Id.eq(m.id))
-                .filter(message::Column::Status.is_in(status.predecessors().iter().copied()))
-                .exec(&txn)
-                .await?;
-            let moved = res.rows_affected == 1;
+            let moved = forward(status, message::Column::DeliveredAt, m.id, now, &txn).await?;
             let emitted = if moved {
-                events::emit(
-                    &txn,
-                    now,
-                    m.workspace_id,
-                    "message.delivered",
-                    events::message_data(
-                        m.id,
-                        &m.channel,
-                        &m.recipient,
-                        "delivered",
-                        None,
-                        now,
-                        json!({
-                            "delivered_at":
-                                now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-                        }),
-                    ),
-                )
-                .await?
+                let at = now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+                let own = json!({ "delivered_at": at });
+                message_event(&txn, &m, "delivered", None, now, own).await?
             } else {
                 Emitted::default()
             };
