@@ -20,6 +20,7 @@ mod m20261127_000003_marketplace_catalogue;
 mod m20261127_000003_marketplace_interactions;
 mod m20261128_000001_marketplace_messages;
 mod m20261129_000001_marketplace_last_message;
+mod m20261130_000001_messaging_claims;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000003_marketplace_interactions::Migration),
             Box::new(m20261128_000001_marketplace_messages::Migration),
             Box::new(m20261129_000001_marketplace_last_message::Migration),
+            Box::new(m20261130_000001_messaging_claims::Migration),
         ]
     }
 }

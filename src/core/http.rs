@@ -197,6 +197,10 @@ pub struct Health {
     pub version: &'static str,
     pub build: String,
     pub timestamp: chrono::DateTime<chrono::Utc>,
+    /// Service-specific figures for operators (absent when the service reports none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub details: Option<serde_json::Value>,
 }
 
 impl Health {
@@ -207,7 +211,14 @@ impl Health {
             version,
             build: ctx.settings.server.version.clone(),
             timestamp: ctx.now(),
+            details: None,
         }
+    }
+
+    /// Adds the service's own figures.
+    pub fn with_details(mut self, details: serde_json::Value) -> Self {
+        self.details = Some(details);
+        self
     }
 
     /// Marks the body unhealthy unless `up`.

@@ -2,7 +2,7 @@
 
 use super::outbox::{Outbox, OutboxEntry};
 use super::settings::EmailProviderSettings;
-use super::ProviderError;
+use super::{Accepted, Handover, ProviderError};
 use crate::core::clock::SharedClock;
 use async_trait::async_trait;
 use lettre::message::{header::ContentType, Mailbox, MultiPart, SinglePart};
@@ -10,6 +10,7 @@ use lettre::transport::smtp::authentication::Credentials;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use std::sync::Arc;
 use std::time::Duration;
+use uuid::Uuid;
 
 #[derive(Debug, Clone)]
 pub struct EmailMessage<'a> {
@@ -22,14 +23,19 @@ pub struct EmailMessage<'a> {
     pub service: &'a str,
 }
 
-#[derive(Debug, Clone)]
-pub struct EmailReceipt {
-    pub provider_message_id: String,
-}
-
 #[async_trait]
 pub trait EmailSender: Send + Sync + 'static {
-    async fn send(&self, msg: &EmailMessage<'_>) -> Result<EmailReceipt, ProviderError>;
+    /// Sends the email `h.message_id`. SMTP has no look-up, so a retaken hand-over sends
+    /// again there; the sandbox hands each message over once.
+    async fn send(
+        &self,
+        h: &Handover<'_>,
+        msg: &EmailMessage<'_>,
+    ) -> Result<Accepted, ProviderError>;
+    /// The provider's status word for a message it accepted; None when it keeps none.
+    async fn status(&self, _id: &str, _message_id: Uuid) -> Result<Option<String>, ProviderError> {
+        Ok(None)
+    }
     /// True for the built-in sandbox (it may report delivery itself).
     fn is_sandbox(&self) -> bool {
         false
@@ -54,20 +60,21 @@ pub struct OutboxEmail {
 
 #[async_trait]
 impl EmailSender for OutboxEmail {
-    async fn send(&self, msg: &EmailMessage<'_>) -> Result<EmailReceipt, ProviderError> {
+    async fn send(
+        &self,
+        h: &Handover<'_>,
+        msg: &EmailMessage<'_>,
+    ) -> Result<Accepted, ProviderError> {
+        let text = msg.text.or(msg.html).unwrap_or_default();
         let entry = OutboxEntry {
-            channel: "email",
-            to: msg.to,
             subject: Some(msg.subject),
-            text: msg.text.or(msg.html).unwrap_or_default(),
-            service: msg.service,
-            created_at: self.clock.now(),
-            provider_message_id: None,
+            ..OutboxEntry::new("email", msg.to, text, msg.service, self.clock.now())
         };
-        let id = self.outbox.accept("EM", entry).await?;
-        Ok(EmailReceipt {
-            provider_message_id: id,
-        })
+        Ok(self.outbox.hand_over("EM", h, entry).await?)
+    }
+
+    async fn status(&self, _: &str, message_id: Uuid) -> Result<Option<String>, ProviderError> {
+        Ok(self.outbox.status(message_id).await?)
     }
 
     fn is_sandbox(&self) -> bool {
@@ -104,7 +111,11 @@ impl SmtpEmail {
 
 #[async_trait]
 impl EmailSender for SmtpEmail {
-    async fn send(&self, msg: &EmailMessage<'_>) -> Result<EmailReceipt, ProviderError> {
+    async fn send(
+        &self,
+        _: &Handover<'_>,
+        msg: &EmailMessage<'_>,
+    ) -> Result<Accepted, ProviderError> {
         let rejected = |m: String| ProviderError::Rejected {
             status: 0,
             message: m,
@@ -147,9 +158,7 @@ impl EmailSender for SmtpEmail {
                 ProviderError::Unreachable(e.to_string())
             }
         })?;
-        Ok(EmailReceipt {
-            provider_message_id: message_id,
-        })
+        Ok(Accepted::new(message_id))
     }
 }
 

@@ -2,10 +2,12 @@
 
 use super::outbox::{Outbox, OutboxEntry};
 use super::settings::SmsProviderSettings;
-use super::ProviderError;
+use super::twilio::TwilioApi;
+use super::{Accepted, Handover, ProviderError};
 use crate::core::clock::SharedClock;
 use async_trait::async_trait;
 use std::sync::Arc;
+use uuid::Uuid;
 
 #[derive(Debug, Clone)]
 pub struct SmsMessage<'a> {
@@ -24,7 +26,21 @@ pub struct SmsReceipt {
 
 #[async_trait]
 pub trait SmsSender: Send + Sync + 'static {
+    /// Sends a one-off text (a code): every call sends.
     async fn send(&self, msg: &SmsMessage<'_>) -> Result<SmsReceipt, ProviderError>;
+    /// Hands the message `h.message_id` over once: a retaken hand-over finds the first one
+    /// (where the provider keeps a record of it) instead of sending again.
+    async fn hand_over(
+        &self,
+        h: &Handover<'_>,
+        msg: &SmsMessage<'_>,
+    ) -> Result<Accepted, ProviderError>;
+    /// The provider's status word for a message it accepted; None when it keeps none.
+    async fn status(
+        &self,
+        provider_message_id: &str,
+        message_id: Uuid,
+    ) -> Result<Option<String>, ProviderError>;
 }
 
 pub fn from_settings(
@@ -35,10 +51,12 @@ pub fn from_settings(
 ) -> Arc<dyn SmsSender> {
     match settings.provider.as_str() {
         "twilio" => Arc::new(TwilioSms {
-            http,
-            base_url: settings.base_url.trim_end_matches('/').to_owned(),
-            account_sid: settings.account_sid.clone(),
-            auth_token: settings.auth_token.clone(),
+            api: TwilioApi::new(
+                http,
+                &settings.base_url,
+                &settings.account_sid,
+                &settings.auth_token,
+            ),
             from: settings.from.clone(),
         }),
         _ => Arc::new(OutboxSms { outbox, clock }),
@@ -50,46 +68,43 @@ pub struct OutboxSms {
     pub clock: SharedClock,
 }
 
+impl OutboxSms {
+    fn entry<'a>(&self, msg: &SmsMessage<'a>) -> OutboxEntry<'a> {
+        OutboxEntry::new("sms", msg.to, msg.body, msg.service, self.clock.now())
+    }
+}
+
 #[async_trait]
 impl SmsSender for OutboxSms {
     async fn send(&self, msg: &SmsMessage<'_>) -> Result<SmsReceipt, ProviderError> {
-        let id = self
-            .outbox
-            .accept(
-                "SM",
-                OutboxEntry {
-                    channel: "sms",
-                    to: msg.to,
-                    subject: None,
-                    text: msg.body,
-                    service: msg.service,
-                    created_at: self.clock.now(),
-                    provider_message_id: None,
-                },
-            )
-            .await?;
+        let id = self.outbox.accept("SM", self.entry(msg)).await?;
         Ok(SmsReceipt {
             provider_message_id: id,
         })
+    }
+
+    async fn hand_over(
+        &self,
+        h: &Handover<'_>,
+        msg: &SmsMessage<'_>,
+    ) -> Result<Accepted, ProviderError> {
+        Ok(self.outbox.hand_over("SM", h, self.entry(msg)).await?)
+    }
+
+    async fn status(&self, _: &str, message_id: Uuid) -> Result<Option<String>, ProviderError> {
+        Ok(self.outbox.status(message_id).await?)
     }
 }
 
 /// Twilio's Messages API (and any service that speaks it).
 pub struct TwilioSms {
-    http: reqwest::Client,
-    base_url: String,
-    account_sid: String,
-    auth_token: String,
+    api: TwilioApi,
     from: String,
 }
 
 #[async_trait]
 impl SmsSender for TwilioSms {
     async fn send(&self, msg: &SmsMessage<'_>) -> Result<SmsReceipt, ProviderError> {
-        let url = format!(
-            "{}/2010-04-01/Accounts/{}/Messages.json",
-            self.base_url, self.account_sid
-        );
         let mut form = vec![
             ("To", msg.to),
             ("From", self.from.as_str()),
@@ -98,11 +113,32 @@ impl SmsSender for TwilioSms {
         if let Some(cb) = msg.status_callback {
             form.push(("StatusCallback", cb));
         }
-        let sid =
-            super::twilio::create(&self.http, url, &self.account_sid, &self.auth_token, &form)
-                .await?;
+        let sid = self.api.create("Messages", &form).await?;
         Ok(SmsReceipt {
             provider_message_id: sid,
         })
+    }
+
+    async fn hand_over(
+        &self,
+        h: &Handover<'_>,
+        msg: &SmsMessage<'_>,
+    ) -> Result<Accepted, ProviderError> {
+        if let Some(retake) = &h.retake {
+            let same_body = |r: &super::twilio::Record| r.body.as_deref() == Some(msg.body);
+            let earlier = self
+                .api
+                .earlier("Messages", retake, msg.to, "DateSent>", same_body)
+                .await?;
+            if let Some(found) = earlier {
+                return Ok(found);
+            }
+        }
+        let receipt = self.send(msg).await?;
+        Ok(Accepted::new(receipt.provider_message_id))
+    }
+
+    async fn status(&self, sid: &str, _: Uuid) -> Result<Option<String>, ProviderError> {
+        Ok(self.api.fetch("Messages", sid).await?.map(|r| r.status))
     }
 }

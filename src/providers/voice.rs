@@ -3,10 +3,12 @@
 
 use super::outbox::{Outbox, OutboxEntry};
 use super::settings::VoiceProviderSettings;
-use super::ProviderError;
+use super::twilio::TwilioApi;
+use super::{Accepted, Handover, ProviderError};
 use crate::core::clock::SharedClock;
 use async_trait::async_trait;
 use std::sync::Arc;
+use uuid::Uuid;
 
 #[derive(Debug, Clone)]
 pub struct VoiceCall<'a> {
@@ -18,8 +20,16 @@ pub struct VoiceCall<'a> {
 
 #[async_trait]
 pub trait VoiceCaller: Send + Sync + 'static {
-    /// Places the call; returns the provider's call id.
-    async fn call(&self, call: &VoiceCall<'_>) -> Result<String, ProviderError>;
+    /// Places the call for message `h.message_id` once: a retaken hand-over finds the call
+    /// the first one placed instead of calling again.
+    async fn call(&self, h: &Handover<'_>, call: &VoiceCall<'_>)
+        -> Result<Accepted, ProviderError>;
+    /// The provider's status word for a call it placed; None when it keeps none.
+    async fn status(
+        &self,
+        call_id: &str,
+        message_id: Uuid,
+    ) -> Result<Option<String>, ProviderError>;
     fn is_sandbox(&self) -> bool {
         false
     }
@@ -33,10 +43,7 @@ pub fn from_settings(
 ) -> Arc<dyn VoiceCaller> {
     match s.provider.as_str() {
         "twilio" => Arc::new(TwilioCalls {
-            http,
-            base_url: s.base_url.trim_end_matches('/').to_owned(),
-            account_sid: s.account_sid.clone(),
-            auth_token: s.auth_token.clone(),
+            api: TwilioApi::new(http, &s.base_url, &s.account_sid, &s.auth_token),
             from: s.from.clone(),
             voice: s.voice.clone(),
         }),
@@ -51,23 +58,17 @@ pub struct OutboxVoice {
 
 #[async_trait]
 impl VoiceCaller for OutboxVoice {
-    async fn call(&self, call: &VoiceCall<'_>) -> Result<String, ProviderError> {
-        let id = self
-            .outbox
-            .accept(
-                "CA",
-                OutboxEntry {
-                    channel: "voice",
-                    to: call.to,
-                    subject: None,
-                    text: call.text,
-                    service: call.service,
-                    created_at: self.clock.now(),
-                    provider_message_id: None,
-                },
-            )
-            .await?;
-        Ok(id)
+    async fn call(
+        &self,
+        h: &Handover<'_>,
+        call: &VoiceCall<'_>,
+    ) -> Result<Accepted, ProviderError> {
+        let entry = OutboxEntry::new("voice", call.to, call.text, call.service, self.clock.now());
+        Ok(self.outbox.hand_over("CA", h, entry).await?)
+    }
+
+    async fn status(&self, _: &str, message_id: Uuid) -> Result<Option<String>, ProviderError> {
+        Ok(self.outbox.status(message_id).await?)
     }
 
     fn is_sandbox(&self) -> bool {
@@ -76,10 +77,7 @@ impl VoiceCaller for OutboxVoice {
 }
 
 pub struct TwilioCalls {
-    http: reqwest::Client,
-    base_url: String,
-    account_sid: String,
-    auth_token: String,
+    api: TwilioApi,
     from: String,
     voice: String,
 }
@@ -111,11 +109,21 @@ fn xml_escape(s: &str) -> String {
 
 #[async_trait]
 impl VoiceCaller for TwilioCalls {
-    async fn call(&self, call: &VoiceCall<'_>) -> Result<String, ProviderError> {
-        let url = format!(
-            "{}/2010-04-01/Accounts/{}/Calls.json",
-            self.base_url, self.account_sid
-        );
+    async fn call(
+        &self,
+        h: &Handover<'_>,
+        call: &VoiceCall<'_>,
+    ) -> Result<Accepted, ProviderError> {
+        if let Some(retake) = &h.retake {
+            // A call record holds no text: a call to the recipient no other message holds.
+            let earlier = self
+                .api
+                .earlier("Calls", retake, call.to, "StartTime>", |_| true)
+                .await?;
+            if let Some(found) = earlier {
+                return Ok(found);
+            }
+        }
         let twiml = say_twiml(call.text, &self.voice);
         let mut form = vec![
             ("To", call.to),
@@ -125,10 +133,11 @@ impl VoiceCaller for TwilioCalls {
         if let Some(cb) = call.status_callback {
             form.push(("StatusCallback", cb));
         }
-        let sid =
-            super::twilio::create(&self.http, url, &self.account_sid, &self.auth_token, &form)
-                .await?;
-        Ok(sid)
+        Ok(Accepted::new(self.api.create("Calls", &form).await?))
+    }
+
+    async fn status(&self, sid: &str, _: Uuid) -> Result<Option<String>, ProviderError> {
+        Ok(self.api.fetch("Calls", sid).await?.map(|r| r.status))
     }
 }
 

@@ -2,10 +2,11 @@
 
 use super::outbox::{Outbox, OutboxEntry};
 use super::settings::WhatsAppProviderSettings;
-use super::ProviderError;
+use super::{Accepted, Handover, ProviderError};
 use crate::core::clock::SharedClock;
 use async_trait::async_trait;
 use std::sync::Arc;
+use uuid::Uuid;
 
 #[derive(Debug, Clone)]
 pub struct WhatsAppMessage<'a> {
@@ -16,8 +17,17 @@ pub struct WhatsAppMessage<'a> {
 
 #[async_trait]
 pub trait WhatsAppSender: Send + Sync + 'static {
-    /// Sends a text message; returns the provider's message id.
-    async fn send(&self, msg: &WhatsAppMessage<'_>) -> Result<String, ProviderError>;
+    /// Sends the text message `h.message_id`. The Cloud API has no look-up by recipient, so
+    /// a retaken hand-over sends again there; the sandbox hands each message over once.
+    async fn send(
+        &self,
+        h: &Handover<'_>,
+        msg: &WhatsAppMessage<'_>,
+    ) -> Result<Accepted, ProviderError>;
+    /// The provider's status word for a message it accepted; None when it keeps none.
+    async fn status(&self, _id: &str, _message_id: Uuid) -> Result<Option<String>, ProviderError> {
+        Ok(None)
+    }
     fn is_sandbox(&self) -> bool {
         false
     }
@@ -51,17 +61,17 @@ pub struct OutboxWhatsApp {
 
 #[async_trait]
 impl WhatsAppSender for OutboxWhatsApp {
-    async fn send(&self, msg: &WhatsAppMessage<'_>) -> Result<String, ProviderError> {
-        let entry = OutboxEntry {
-            channel: "whatsapp",
-            to: msg.to,
-            subject: None,
-            text: msg.body,
-            service: msg.service,
-            created_at: self.clock.now(),
-            provider_message_id: None,
-        };
-        Ok(self.outbox.accept("wamid.", entry).await?)
+    async fn send(
+        &self,
+        h: &Handover<'_>,
+        msg: &WhatsAppMessage<'_>,
+    ) -> Result<Accepted, ProviderError> {
+        let entry = OutboxEntry::new("whatsapp", msg.to, msg.body, msg.service, self.clock.now());
+        Ok(self.outbox.hand_over("wamid.", h, entry).await?)
+    }
+
+    async fn status(&self, _: &str, message_id: Uuid) -> Result<Option<String>, ProviderError> {
+        Ok(self.outbox.status(message_id).await?)
     }
 
     fn is_sandbox(&self) -> bool {
@@ -88,7 +98,11 @@ struct CloudMessage {
 
 #[async_trait]
 impl WhatsAppSender for CloudApi {
-    async fn send(&self, msg: &WhatsAppMessage<'_>) -> Result<String, ProviderError> {
+    async fn send(
+        &self,
+        _: &Handover<'_>,
+        msg: &WhatsAppMessage<'_>,
+    ) -> Result<Accepted, ProviderError> {
         // The Cloud API takes the number without the leading plus.
         let to = msg.to.trim_start_matches('+');
         let res = self
@@ -121,7 +135,7 @@ impl WhatsAppSender for CloudApi {
             .messages
             .into_iter()
             .next()
-            .map(|m| m.id)
+            .map(|m| Accepted::new(m.id))
             .ok_or_else(|| ProviderError::Unreachable("response named no message id".into()))
     }
 }

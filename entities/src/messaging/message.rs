@@ -19,7 +19,8 @@ pub struct Model {
     pub text: Option<String>,
     pub html: Option<String>,
     pub metadata: Option<Json>,
-    /// queued, sent, delivered, failed (outbound); received (inbound).
+    /// queued, sending, sent, delivered, failed (outbound); received (inbound). `sending` is
+    /// internal (claimed for its provider call) and reads as `queued` in the API.
     pub status: String,
     /// Hundredths of a credit.
     pub cost: i64,
@@ -34,6 +35,12 @@ pub struct Model {
     pub sent_at: Option<DateTimeUtc>,
     pub delivered_at: Option<DateTimeUtc>,
     pub failed_at: Option<DateTimeUtc>,
+    /// While `sending`: when the claim lapses and another node may retake the message.
+    pub claim_expires_at: Option<DateTimeUtc>,
+    /// Claims taken on this message (a retaken claim counts again).
+    pub attempts: i32,
+    /// The node holding (or last holding) the claim.
+    pub claimed_by: Option<String>,
 }
 
 impl ActiveModelBehavior for ActiveModel {}

@@ -174,6 +174,11 @@ impl Jobs {
         Ok(id)
     }
 
+    /// This node's name, as its leases name it (services claiming their own rows use it too).
+    pub fn owner(&self) -> &str {
+        &self.0.owner
+    }
+
     /// Makes this node's worker look for due jobs now.
     pub fn wake(&self) {
         self.0.wake.notify_one();

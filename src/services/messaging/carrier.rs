@@ -35,10 +35,19 @@ fn verified(st: &MessagingState, req: &HttpRequest, body: &[u8]) -> Option<Form>
     carrier::verify(token, &url, &params, presented).then(|| params.into_iter().collect())
 }
 
+/// The status callback URL this service gives carriers names the message.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StatusQuery {
+    /// The message the callback reports on (set in the callback URL at hand-over).
+    pub message_id: Option<uuid::Uuid>,
+}
+
 #[utoipa::path(tag = "carrier",
     request_body(content = String, content_type = "application/x-www-form-urlencoded",
         description = "Twilio status callback fields: MessageSid, MessageStatus, ErrorCode, …"),
-    params(("X-Carrier-Signature" = String, Header, description = "Twilio-style request signature")),
+    params(("X-Carrier-Signature" = String, Header, description = "Twilio-style request signature"),
+        StatusQuery),
     responses(
         (status = 200, description = "Acknowledged", body = String, content_type = "text/plain"),
         (status = 403, description = "Invalid signature", body = String, content_type = "text/plain"),
@@ -47,12 +56,15 @@ fn verified(st: &MessagingState, req: &HttpRequest, body: &[u8]) -> Option<Form>
 pub async fn status(
     req: HttpRequest,
     st: web::Data<MessagingState>,
+    query: web::Query<StatusQuery>,
     body: web::Bytes,
 ) -> Result<HttpResponse> {
     let Some(form) = verified(&st, &req, &body) else {
         return Ok(forbidden());
     };
-    carrier::status(&st, &form).await.map_err(ApiError::from)?;
+    carrier::status(&st, query.message_id, &form)
+        .await
+        .map_err(ApiError::from)?;
     Ok(accepted())
 }
 

@@ -401,6 +401,10 @@ pub const EVENTS: [&str; 6] = [
     "credit.depleted",
 ];
 
+/// The internal status of a message claimed by a node for its provider call. The API never
+/// shows it: it reads as `queued` in responses, list filters and webhooks.
+pub const SENDING: &str = "sending";
+
 /// Statuses in the order a message moves through them; callbacks never move backwards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
@@ -420,12 +424,22 @@ impl Status {
         }
     }
 
-    /// The states a message may be in for a move to `self` to go forward.
+    /// The states a message may be in for a move to `self` to go forward (`sending`, the
+    /// internal state of a claimed message, counts as `queued`).
     pub fn predecessors(self) -> &'static [&'static str] {
         match self {
             Self::Queued => &[],
-            Self::Sent => &["queued"],
-            Self::Delivered | Self::Failed => &["queued", "sent"],
+            Self::Sent => &["queued", SENDING],
+            Self::Delivered | Self::Failed => &["queued", SENDING, "sent"],
+        }
+    }
+
+    /// The public status of a stored status word: `sending` reads as `queued`.
+    pub fn public(stored: &str) -> &str {
+        if stored == SENDING {
+            Self::Queued.as_str()
+        } else {
+            stored
         }
     }
 

@@ -345,7 +345,7 @@ impl From<message::Model> for MessageView {
             text: m.text,
             html: m.html,
             metadata: m.metadata,
-            status: m.status,
+            status: super::domain::Status::public(&m.status).to_owned(),
             credits_used: credits_value(m.cost),
             segments: m.segments,
             provider_message_id: m.provider_message_id,

@@ -1,10 +1,12 @@
 //! Liveness with a database check, for load balancers and operators (the spec names none;
-//! the body is the core shape every service shares).
+//! the body is the core shape every service shares). Its details count the messages `sent`
+//! for longer than `stale_sent_after_secs` (reconciliation moves them on).
 
-use super::MessagingState;
+use super::{service, MessagingState};
 use crate::core::http::Health;
 use actix_web::{get, web, HttpResponse};
 use sea_orm::ConnectionTrait;
+use serde_json::json;
 
 /// The interface version of this service's API (each service versions its own).
 const INTERFACE_VERSION: &str = "1.0";
@@ -14,7 +16,9 @@ const INTERFACE_VERSION: &str = "1.0";
 #[get("/health")]
 pub async fn health(st: web::Data<MessagingState>) -> HttpResponse {
     let db_up = st.core.db.execute_unprepared("SELECT 1").await.is_ok();
+    let stale = service::reports::stale_count(&st).await.ok();
     Health::new("messaging", INTERFACE_VERSION, &st.core)
-        .checked(db_up)
+        .checked(db_up && stale.is_some())
+        .with_details(json!({ "stale_sent_messages": stale }))
         .response()
 }

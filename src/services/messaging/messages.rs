@@ -437,7 +437,12 @@ pub async fn list(
             ))
             .into());
         }
-        find = find.filter(message::Column::Status.eq(s.as_str()));
+        // A claimed message (`sending`) is still queued to the API.
+        find = if s == "queued" {
+            find.filter(message::Column::Status.is_in(["queued", super::domain::SENDING]))
+        } else {
+            find.filter(message::Column::Status.eq(s.as_str()))
+        };
     }
     if let Some(c) = &q.channel {
         let c = Channel::parse(c)?;

@@ -28,14 +28,11 @@ use crate::providers::voice::VoiceCaller;
 use crate::providers::whatsapp::WhatsAppSender;
 use crate::providers::{email, voice, whatsapp, Providers};
 use actix_web::web;
-use dashmap::DashSet;
 use settings::MessagingSettings;
 use std::sync::Arc;
 use std::time::Duration;
 use switchboard_actors::{EndpointDeps, RetryPolicy, WebhookRegistry};
-use tokio::sync::mpsc::UnboundedSender;
 use utoipa_actix_web::service_config::ServiceConfig;
-use uuid::Uuid;
 
 pub use error::MessagingEnvelope;
 pub use service::admin::{add_credits, create_workspace, AdminError, NewWorkspace};
@@ -51,18 +48,6 @@ pub struct MessagingState {
     /// Whether SMS goes to the built-in sandbox (which may report delivery itself).
     pub sms_sandbox: bool,
     pub webhooks: Arc<WebhookRegistry>,
-    queue: UnboundedSender<Uuid>,
-    in_flight: Arc<DashSet<Uuid>>,
-}
-
-impl MessagingState {
-    /// Hands stored, queued messages to the dispatcher.
-    pub fn dispatch(&self, ids: &[Uuid]) {
-        for id in ids {
-            // A closed channel means the process is stopping; the start-up scan resends.
-            let _ = self.queue.send(*id);
-        }
-    }
 }
 
 fn retry_policy(s: &MessagingSettings) -> RetryPolicy {
@@ -102,8 +87,9 @@ impl Service for Messaging {
         .collect()
     }
 
-    /// Builds the service's state and background workers (dispatcher, webhook actors, which
-    /// resume work left by an earlier run), registers its recurring jobs and starts its listener.
+    /// Builds the service's state and the webhook actors (which resume work left by an
+    /// earlier run), registers its jobs (dispatch, delivery reports, reconciliation and the
+    /// recurring ones) and starts its listener.
     fn mount(
         core: &CoreContext,
         providers: &Providers,
@@ -122,7 +108,6 @@ impl Service for Messaging {
             clock: Arc::new(service::transport::Clock(core.clock.clone())),
             policy: retry_policy(&cfg),
         });
-        let (tx, rx) = service::dispatch::channel();
         let state = MessagingState {
             core: core.clone(),
             providers: providers.clone(),
@@ -141,11 +126,8 @@ impl Service for Messaging {
             ),
             sms_sandbox: channels.sms.provider != "twilio",
             webhooks: registry.clone(),
-            queue: tx,
-            in_flight: Arc::new(DashSet::new()),
             cfg: cfg.clone(),
         };
-        tokio::spawn(service::dispatch::run(state.clone(), rx));
         register_jobs(&state);
         let data = web::Data::new(state);
         serve::<MessagingEnvelope, _>(
@@ -158,9 +140,31 @@ impl Service for Messaging {
     }
 }
 
-/// Webhook actors for pending deliveries now (work left by an earlier run) and then on a
-/// recurring job (work another node left behind); the retention purge.
+/// Message dispatch and the sandbox's delivery reports (one job per message, written with the
+/// message), reconciliation of stale messages, webhook actors for pending deliveries now
+/// (work left by an earlier run) and then on a recurring job (work another node left behind),
+/// and the retention purge.
 fn register_jobs(state: &MessagingState) {
+    let jobs = &state.core.jobs;
+    let st = state.clone();
+    jobs.handle(service::dispatch::TOPIC, move |job| {
+        let st = st.clone();
+        async move { service::dispatch::run(&st, job).await }
+    });
+    let st = state.clone();
+    jobs.handle(service::reports::DELIVERY_REPORT, move |job| {
+        let st = st.clone();
+        async move { service::reports::deliver(&st, job).await }
+    });
+    let st = state.clone();
+    jobs.every(
+        service::reports::RECONCILE,
+        Duration::from_secs(state.cfg.reconcile_interval_secs.max(1)),
+        move |_| {
+            let st = st.clone();
+            async move { service::reports::reconcile(&st).await }
+        },
+    );
     let registry = state.webhooks.clone();
     tokio::spawn(async move { resume_webhooks(&registry).await });
     let registry = state.webhooks.clone();

@@ -29,8 +29,13 @@ pub struct MessagingSettings {
     pub default_low_credit_threshold: f64,
     /// The outbox sandboxes report delivery themselves, so the whole cycle runs locally.
     pub sandbox_delivery_reports: bool,
-    /// Messages handed to providers at the same time.
-    pub dispatch_concurrency: usize,
+    /// How long a node's claim on a message lasts while it hands it to its provider; a claim
+    /// left by a node that died is retaken (with a look-up at the provider) after it.
+    pub claim_secs: u64,
+    /// A message `sent` for longer than this is stale: reconciliation asks its provider.
+    pub stale_sent_after_secs: u64,
+    /// How often (across all nodes) stale messages are reconciled.
+    pub reconcile_interval_secs: u64,
     /// How long an Idempotency-Key is remembered.
     pub idempotency_ttl_hours: i64,
     pub default_deliveries_limit: u64,
@@ -58,7 +63,9 @@ impl Default for MessagingSettings {
             max_webhooks_per_workspace: 20,
             default_low_credit_threshold: 10.0,
             sandbox_delivery_reports: true,
-            dispatch_concurrency: 8,
+            claim_secs: 120,
+            stale_sent_after_secs: 600,
+            reconcile_interval_secs: 60,
             idempotency_ttl_hours: 24,
             default_deliveries_limit: 50,
             max_deliveries_limit: 1000,

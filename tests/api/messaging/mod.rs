@@ -3,7 +3,9 @@
 mod account;
 mod bulk;
 mod carrier;
+mod dispatch;
 mod providers;
+mod retake;
 mod send;
 mod webhooks;
 
@@ -159,6 +161,20 @@ pub async fn message(app: &TestApp, key: &str, id: &str) -> Value {
     json_body(res).await["data"].clone()
 }
 
+/// Sends one SMS to `to` and waits until it reaches `status`; its id.
+pub async fn send_until(app: &TestApp, key: &str, to: &str, text: &str, status: &str) -> String {
+    let res = app
+        .post_key("/api/v1/messages/send", key, sms(to, text))
+        .await;
+    assert_eq!(res.status(), 201);
+    let id = json_body(res).await["data"]["message_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    wait_status(app, key, &id, status).await;
+    id
+}
+
 pub async fn wait_status(app: &TestApp, key: &str, id: &str, status: &str) -> Value {
     eventually(&format!("message {id} {status}"), || async {
         let m = message(app, key, id).await;
@@ -257,9 +273,22 @@ pub fn carrier_signature(token: &str, url: &str, params: &[(&str, &str)]) -> Str
 
 /// Posts a correctly signed carrier callback.
 pub async fn carrier_post(app: &TestApp, path: &str, params: &[(&str, &str)]) -> Response {
+    carrier_post_signed_for(app, path, path, params).await
+}
+
+/// Posts a carrier callback to `path` with the signature of one to `signed_path`.
+pub async fn carrier_post_signed_for(
+    app: &TestApp,
+    path: &str,
+    signed_path: &str,
+    params: &[(&str, &str)],
+) -> Response {
     let sig = carrier_signature(
         &app.settings.providers.sms.auth_token,
-        &format!("{}{}", app.settings.services.messaging.public_url, path),
+        &format!(
+            "{}{}",
+            app.settings.services.messaging.public_url, signed_path
+        ),
         params,
     );
     app.client

@@ -1023,8 +1023,11 @@ async fn pending_work_resumes_after_a_restart() {
     .await;
     first.stop();
 
-    // Second run on the same database, sandbox carrier.
-    clock.advance(chrono::Duration::seconds(40));
+    // Second run on the same database, sandbox carrier, once the first run's claim on the
+    // message ([services.messaging] claim_secs) and its job's lease have lapsed.
+    clock.advance(chrono::Duration::seconds(
+        settings.services.messaging.claim_secs as i64 + 10,
+    ));
     let second = Detached::start(settings.clone(), clock.clone());
     let v = eventually("retried delivery", || async {
         let v: serde_json::Value = client

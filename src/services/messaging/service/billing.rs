@@ -114,6 +114,9 @@ pub async fn commit(
                 sent_at: Set(None),
                 delivered_at: Set(None),
                 failed_at: Set(None),
+                claim_expires_at: Set(None),
+                attempts: Set(0),
+                claimed_by: Set(None),
             });
         message::Entity::insert_many(rows)
             .exec_without_returning(&txn)
@@ -133,6 +136,8 @@ pub async fn commit(
             .exec_without_returning(&txn)
             .await?;
     }
+    // The dispatch jobs commit with the messages: a commit means they will be sent.
+    super::dispatch::enqueue(&st.core.jobs, &txn, ids).await?;
     emitted
         .extend(credit_events(&txn, now, workspace_id, balance + total, balance, threshold).await?);
 
@@ -160,7 +165,7 @@ pub async fn commit(
     }
     txn.commit().await?;
     emitted.notify(st);
-    st.dispatch(ids);
+    st.core.jobs.wake();
     Ok(Committed::Created)
 }
 

@@ -2,8 +2,8 @@
 
 use super::super::domain::Status;
 use super::super::MessagingState;
-use super::dispatch::apply_status;
 use super::events::{self, Emitted};
+use super::status::{adopt_provider_id, apply_status};
 use crate::core::db::is_unique_violation;
 use base64::Engine;
 use hmac::{Hmac, KeyInit, Mac};
@@ -51,10 +51,19 @@ fn field<'a>(form: &'a Form, names: &[&str]) -> Option<&'a str> {
 
 /// A status callback for a message (MessageSid/MessageStatus) or a voice call
 /// (CallSid/CallStatus). Unknown ids and intermediate statuses are acknowledged and ignored.
-pub async fn status(st: &MessagingState, form: &Form) -> Result<bool, DbErr> {
+/// `message_id` comes from the callback URL (signed with it): it finds a message whose
+/// provider id is not stored yet, because the callback overtook the hand-over's commit.
+pub async fn status(
+    st: &MessagingState,
+    message_id: Option<Uuid>,
+    form: &Form,
+) -> Result<bool, DbErr> {
     let Some(sid) = field(form, &["MessageSid", "SmsSid", "CallSid"]) else {
         return Ok(false);
     };
+    if let Some(id) = message_id {
+        adopt_provider_id(st, id, sid).await?;
+    }
     let Some(word) = field(form, &["MessageStatus", "SmsStatus", "CallStatus"]) else {
         return Ok(false);
     };
@@ -114,6 +123,9 @@ pub async fn inbound(st: &MessagingState, form: &Form) -> Result<Option<Uuid>, D
         sent_at: Set(None),
         delivered_at: Set(None),
         failed_at: Set(None),
+        claim_expires_at: Set(None),
+        attempts: Set(0),
+        claimed_by: Set(None),
     })
     .exec_without_returning(&txn)
     .await;

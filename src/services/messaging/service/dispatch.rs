@@ -1,391 +1,238 @@
-//! Hands queued messages to their providers. A message is a row before the API answers; the
-//! dispatcher picks it up from a channel (and, after a restart, from the database), moves it
-//! to `sent` when the provider accepts it (emitting message.sent once) or to `failed` with a
-//! refund when the provider refuses it.
+//! Hands queued messages to their providers, on the core job queue: one `messaging.dispatch`
+//! job per message, written in the transaction that stores and charges for it, so a commit
+//! means the message will be dispatched by some node.
+//!
+//! A run claims the message before its provider call (a conditional UPDATE to the internal
+//! status `sending` with a lease, an attempt count and this node's name) and stores the
+//! provider's outcome with the next state in one transaction, conditional on the claim still
+//! being this one: `sent` with the provider id, message.sent and the sandbox's delivery
+//! report job; or `failed` with the refund and message.failed. A claim whose node died is
+//! retaken once it lapses, and the retaken hand-over looks for the earlier one at the
+//! provider instead of sending blindly (`providers::Handover`).
 
-use super::super::domain::Status;
+use super::super::domain::{Status, SENDING};
 use super::super::MessagingState;
 use super::billing::refund;
-use super::events::{self, Emitted};
-use crate::providers::email::EmailMessage;
-use crate::providers::sms::SmsMessage;
-use crate::providers::voice::VoiceCall;
-use crate::providers::whatsapp::WhatsAppMessage;
-use crate::providers::ProviderError;
+use super::events::Emitted;
+use super::handover;
+use super::reports;
+use super::status::{apply_status, failed_event, moved_to, sent_event, to_failed};
+use crate::core::jobs::{Done, Job, JobFailure, JobResult, Jobs, NewJob};
+use crate::providers::{Accepted, Handover, ProviderError, Retake};
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
-use serde_json::json;
-use std::sync::Arc;
+use sea_orm::sea_query::{Expr, ExprTrait};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter,
+    QuerySelect, UpdateMany,
+};
+use serde::{Deserialize, Serialize};
 use switchboard_entities::messaging::message;
-use tokio::sync::{mpsc, Semaphore};
 use uuid::Uuid;
 
-pub fn channel() -> (mpsc::UnboundedSender<Uuid>, mpsc::UnboundedReceiver<Uuid>) {
-    mpsc::unbounded_channel()
+pub const TOPIC: &str = "messaging.dispatch";
+
+#[derive(Serialize, Deserialize)]
+struct Payload {
+    message_id: Uuid,
 }
 
-/// Runs until the process stops: first the messages left queued by an earlier run, then
-/// whatever the API queues.
-pub async fn run(st: MessagingState, mut rx: mpsc::UnboundedReceiver<Uuid>) {
-    let limit = Arc::new(Semaphore::new(st.cfg.dispatch_concurrency.max(1)));
-    let leftover = message::Entity::find()
-        .select_only()
-        .column(message::Column::Id)
-        .filter(message::Column::Direction.eq("outbound"))
-        .filter(message::Column::Status.eq("queued"))
-        .filter(message::Column::ProviderMessageId.is_null())
-        .order_by_asc(message::Column::CreatedAt)
-        .into_tuple::<Uuid>()
-        .all(&st.core.db)
-        .await;
-    match leftover {
-        Ok(ids) if !ids.is_empty() => {
-            tracing::info!(count = ids.len(), "resuming queued messages");
-            for id in ids {
-                spawn_one(&st, &limit, id).await;
-            }
-        }
-        Ok(_) => {}
-        Err(e) => tracing::error!(error = %e, "loading queued messages failed"),
+/// Writes the dispatch job of each message with `conn` (the transaction that stores them);
+/// call [`Jobs::wake`] after it commits.
+pub async fn enqueue<C: ConnectionTrait>(jobs: &Jobs, conn: &C, ids: &[Uuid]) -> Result<(), DbErr> {
+    for id in ids {
+        let payload = serde_json::json!(Payload { message_id: *id });
+        let job = NewJob::new(TOPIC, payload).key(format!("dispatch:{id}"));
+        jobs.enqueue(conn, job).await?;
     }
-    while let Some(id) = rx.recv().await {
-        spawn_one(&st, &limit, id).await;
+    Ok(())
+}
+
+/// This node's claim on a message: the attempt it took.
+struct Claim<'a> {
+    attempt: i32,
+    owner: &'a str,
+}
+
+impl Claim<'_> {
+    /// `q` limited to the message while this claim still holds it.
+    fn held(&self, q: UpdateMany<message::Entity>, id: Uuid) -> UpdateMany<message::Entity> {
+        q.filter(message::Column::Id.eq(id))
+            .filter(message::Column::Status.eq(SENDING))
+            .filter(message::Column::Attempts.eq(self.attempt))
+            .filter(message::Column::ClaimedBy.eq(self.owner))
     }
 }
 
-async fn spawn_one(st: &MessagingState, limit: &Arc<Semaphore>, id: Uuid) {
-    // The same id may arrive from the start-up scan and the channel; one handles it.
-    if !st.in_flight.insert(id) {
-        return;
-    }
-    let Ok(permit) = limit.clone().acquire_owned().await else {
-        return;
+/// One run of a message's dispatch job.
+pub async fn run(st: &MessagingState, job: Job) -> JobResult {
+    let Payload { message_id } = job.payload()?;
+    let Some(m) = message::Entity::find_by_id(message_id)
+        .one(&st.core.db)
+        .await?
+    else {
+        return Ok(Done::default());
     };
-    let st = st.clone();
-    tokio::spawn(async move {
-        match process(&st, id).await {
-            Ok(()) => {}
-            // At shutdown the pool closes under queued work; it stays queued for the next run.
-            Err(DbErr::ConnectionAcquire(_)) => {
-                tracing::debug!(message_id = %id, "no database connection; message stays queued")
-            }
-            Err(e) => tracing::error!(error = %e, message_id = %id, "dispatching message failed"),
-        }
-        st.in_flight.remove(&id);
-        drop(permit);
-    });
-}
-
-struct Accepted {
-    provider_message_id: String,
-    sandbox: bool,
-}
-
-async fn send(st: &MessagingState, m: &message::Model) -> Result<Accepted, ProviderError> {
-    let status_callback = format!("{}/carrier/status", st.cfg.public_url.trim_end_matches('/'));
-    let text = m.text.as_deref().unwrap_or_default();
-    match m.channel.as_str() {
-        "sms" => {
-            let r = st
-                .providers
-                .sms
-                .send(&SmsMessage {
-                    to: &m.recipient,
-                    body: text,
-                    service: "messaging",
-                    status_callback: Some(&status_callback),
-                })
-                .await?;
-            Ok(Accepted {
-                provider_message_id: r.provider_message_id,
-                sandbox: st.sms_sandbox,
-            })
-        }
-        "email" => {
-            let sender = m.sender.as_deref().unwrap_or_default();
-            let (name, address) = split_sender(sender);
-            let r = st
-                .email
-                .send(&EmailMessage {
-                    to: &m.recipient,
-                    from_name: name,
-                    from_address: address,
-                    subject: m.subject.as_deref().unwrap_or_default(),
-                    text: m.text.as_deref(),
-                    html: m.html.as_deref(),
-                    service: "messaging",
-                })
-                .await?;
-            Ok(Accepted {
-                provider_message_id: r.provider_message_id,
-                sandbox: st.email.is_sandbox(),
-            })
-        }
-        "whatsapp" => {
-            let id = st
-                .whatsapp
-                .send(&WhatsAppMessage {
-                    to: &m.recipient,
-                    body: text,
-                    service: "messaging",
-                })
-                .await?;
-            Ok(Accepted {
-                provider_message_id: id,
-                sandbox: st.whatsapp.is_sandbox(),
-            })
-        }
-        "voice" => {
-            let id = st
-                .voice
-                .call(&VoiceCall {
-                    to: &m.recipient,
-                    text,
-                    service: "messaging",
-                    status_callback: Some(&status_callback),
-                })
-                .await?;
-            Ok(Accepted {
-                provider_message_id: id,
-                sandbox: st.voice.is_sandbox(),
-            })
-        }
-        other => Err(ProviderError::Rejected {
-            status: 0,
-            message: format!("unknown channel {other}"),
-        }),
-    }
-}
-
-/// `Name <address>` → (name, address).
-fn split_sender(s: &str) -> (&str, &str) {
-    match s.rsplit_once(" <") {
-        Some((name, rest)) => (name, rest.trim_end_matches('>')),
-        None => ("", s),
-    }
-}
-
-async fn process(st: &MessagingState, id: Uuid) -> Result<(), DbErr> {
-    let Some(m) = message::Entity::find_by_id(id).one(&st.core.db).await? else {
-        return Ok(());
-    };
-    if m.status != "queued" || m.provider_message_id.is_some() {
-        return Ok(());
-    }
-    let result = send(st, &m).await;
     let now = st.core.now();
-    match result {
-        Ok(accepted) => {
-            let txn = crate::core::db::begin_write(&st.core.db).await?;
-            let moved = message::Entity::update_many()
-                .col_expr(message::Column::Status, Expr::value("sent"))
-                .col_expr(
-                    message::Column::ProviderMessageId,
-                    Expr::value(accepted.provider_message_id.clone()),
-                )
-                .col_expr(message::Column::SentAt, Expr::value(now))
-                .col_expr(message::Column::UpdatedAt, Expr::value(now))
-                .filter(message::Column::Id.eq(id))
-                .filter(message::Column::Status.eq("queued"))
-                .exec(&txn)
-                .await?;
-            let mut emitted = Emitted::default();
-            if moved.rows_affected == 1 {
-                emitted = sent_event(&txn, &m, &accepted.provider_message_id, now).await?;
-            }
-            txn.commit().await?;
-            emitted.notify(st);
-            if accepted.sandbox && st.cfg.sandbox_delivery_reports {
-                // The sandbox "carrier" confirms at once, through the same path as a callback.
-                apply_status(
-                    st,
-                    &accepted.provider_message_id,
-                    Status::Delivered,
-                    None,
-                    None,
-                )
-                .await?;
-            }
+    let retaken = match (m.status.as_str(), m.claim_expires_at) {
+        ("queued", _) => false,
+        // Another node is handing it over now; look again when its claim lapses.
+        (SENDING, Some(until)) if until > now => {
+            return Err(JobFailure::retry_at("claimed by another node", until))
         }
-        Err(e) => {
-            let (code, text) = match &e {
-                ProviderError::Rejected { status, .. } => {
-                    (format!("provider_rejected_{status}"), e.to_string())
-                }
-                _ => ("provider_unavailable".to_owned(), e.to_string()),
-            };
-            tracing::warn!(message_id = %id, error = %text, "provider did not accept message");
-            let txn = crate::core::db::begin_write(&st.core.db).await?;
-            let moved = mark_failed(&txn, id, &["queued"], &code, &text, now).await?;
-            let mut emitted = Emitted::default();
-            if moved {
-                refund(&txn, now, m.workspace_id, m.id, m.cost).await?;
-                emitted = failed_event(&txn, &m, &code, &text, now).await?;
-            }
-            txn.commit().await?;
-            emitted.notify(st);
+        (SENDING, _) => true,
+        // Already sent, delivered or failed.
+        _ => return Ok(Done::default()),
+    };
+    let owner = st.core.jobs.owner();
+    let Some(claim) = claim(st, &m, owner, now).await? else {
+        // Another node moved it meanwhile: read it again.
+        return Err(JobFailure::retry_at("claim raced", now));
+    };
+    let taken = if retaken {
+        ids_taken_by_others(st, &m).await?
+    } else {
+        Vec::new()
+    };
+    let h = Handover {
+        message_id: m.id,
+        retake: retaken.then_some(Retake {
+            provider_message_id: m.provider_message_id.as_deref(),
+            since: m.created_at,
+            taken: &taken,
+        }),
+    };
+    let outcome = handover::hand_over(st, &m, &h).await;
+    finish(st, &m, &claim, outcome).await?;
+    Ok(Done::from(1))
+}
+
+/// Takes the message for this node if it is still as read: queued, or sending under a lapsed
+/// claim (the attempt count tells a claim retaken meanwhile).
+async fn claim<'a>(
+    st: &MessagingState,
+    m: &message::Model,
+    owner: &'a str,
+    now: DateTime<Utc>,
+) -> Result<Option<Claim<'a>>, DbErr> {
+    let until = now
+        + chrono::Duration::seconds(
+            i64::try_from(st.cfg.claim_secs)
+                .unwrap_or(i64::MAX)
+                .clamp(1, 86_400),
+        );
+    let mut q = message::Entity::update_many()
+        .col_expr(message::Column::Status, Expr::value(SENDING))
+        .col_expr(message::Column::ClaimExpiresAt, Expr::value(until))
+        .col_expr(
+            message::Column::Attempts,
+            Expr::col(message::Column::Attempts).add(1),
+        )
+        .col_expr(message::Column::ClaimedBy, Expr::value(owner))
+        .col_expr(message::Column::UpdatedAt, Expr::value(now))
+        .filter(message::Column::Id.eq(m.id))
+        .filter(message::Column::Status.eq(m.status.as_str()))
+        .filter(message::Column::Attempts.eq(m.attempts));
+    if m.status == SENDING {
+        q = q.filter(message::Column::ClaimExpiresAt.lte(now));
+    }
+    let res = q.exec(&st.core.db).await?;
+    Ok((res.rows_affected == 1).then_some(Claim {
+        attempt: m.attempts + 1,
+        owner,
+    }))
+}
+
+/// Provider ids other messages to the same recipient hold: a look-up never adopts them.
+async fn ids_taken_by_others(
+    st: &MessagingState,
+    m: &message::Model,
+) -> Result<Vec<String>, DbErr> {
+    message::Entity::find()
+        .select_only()
+        .column(message::Column::ProviderMessageId)
+        .filter(message::Column::Recipient.eq(m.recipient.as_str()))
+        .filter(message::Column::Direction.eq("outbound"))
+        .filter(message::Column::Id.ne(m.id))
+        .filter(message::Column::ProviderMessageId.is_not_null())
+        .filter(message::Column::CreatedAt.gte(m.created_at - chrono::Duration::days(1)))
+        .into_tuple::<String>()
+        .all(&st.core.db)
+        .await
+}
+
+/// Stores the provider's outcome with the next state, if the claim is still ours.
+async fn finish(
+    st: &MessagingState,
+    m: &message::Model,
+    claim: &Claim<'_>,
+    outcome: Result<Accepted, ProviderError>,
+) -> Result<(), DbErr> {
+    let now = st.core.now();
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
+    let (moved, emitted) = match &outcome {
+        Ok(accepted) => sent(st, &txn, m, claim, accepted, now).await?,
+        Err(e) => failed(&txn, m, claim, e, now).await?,
+    };
+    txn.commit().await?;
+    if !moved {
+        // A callback moved it on first, or the claim lapsed and another node retook it.
+        tracing::info!(message_id = %m.id, "message moved on during its provider call; this run records nothing");
+        return Ok(());
+    }
+    emitted.notify(st);
+    st.core.jobs.wake();
+    // An earlier hand-over found at the provider may already be further along.
+    if let Ok(Accepted {
+        provider_message_id,
+        status: Some(word),
+    }) = &outcome
+    {
+        if let Some(status) = Status::from_carrier(word).filter(|s| *s != Status::Sent) {
+            apply_status(st, provider_message_id, status, None, None).await?;
         }
     }
     Ok(())
 }
 
-async fn mark_failed<C: sea_orm::ConnectionTrait>(
-    db: &C,
-    id: Uuid,
-    from: &[&str],
-    code: &str,
-    text: &str,
-    now: DateTime<Utc>,
-) -> Result<bool, DbErr> {
-    let res = message::Entity::update_many()
-        .col_expr(message::Column::Status, Expr::value("failed"))
-        .col_expr(message::Column::ErrorCode, Expr::value(code))
-        .col_expr(message::Column::ErrorMessage, Expr::value(text))
-        .col_expr(message::Column::FailedAt, Expr::value(now))
-        .col_expr(message::Column::UpdatedAt, Expr::value(now))
-        .filter(message::Column::Id.eq(id))
-        .filter(message::Column::Status.is_in(from.iter().copied()))
-        .exec(db)
-        .await?;
-    Ok(res.rows_affected == 1)
-}
-
-async fn sent_event<C: sea_orm::ConnectionTrait>(
-    db: &C,
-    m: &message::Model,
-    provider_message_id: &str,
-    now: DateTime<Utc>,
-) -> Result<Emitted, DbErr> {
-    events::emit(
-        db,
-        now,
-        m.workspace_id,
-        "message.sent",
-        events::message_data(
-            m.id,
-            &m.channel,
-            &m.recipient,
-            "sent",
-            None,
-            now,
-            json!({ "provider_message_id": provider_message_id }),
-        ),
-    )
-    .await
-}
-
-async fn failed_event<C: sea_orm::ConnectionTrait>(
-    db: &C,
-    m: &message::Model,
-    code: &str,
-    text: &str,
-    now: DateTime<Utc>,
-) -> Result<Emitted, DbErr> {
-    events::emit(
-        db,
-        now,
-        m.workspace_id,
-        "message.failed",
-        events::message_data(
-            m.id,
-            &m.channel,
-            &m.recipient,
-            "failed",
-            Some((code, text)),
-            now,
-            json!({}),
-        ),
-    )
-    .await
-}
-
-/// Moves the message with this provider id forward to `status` (never backwards) and emits
-/// message.<status>. Returns whether it moved.
-pub async fn apply_status(
+async fn sent(
     st: &MessagingState,
-    provider_message_id: &str,
-    status: Status,
-    error_code: Option<&str>,
-    error_message: Option<&str>,
-) -> Result<bool, DbErr> {
-    let Some(m) = message::Entity::find()
-        .filter(message::Column::ProviderMessageId.eq(provider_message_id))
-        .filter(message::Column::Direction.eq("outbound"))
-        .one(&st.core.db)
-        .await?
-    else {
-        return Ok(false);
+    txn: &DatabaseTransaction,
+    m: &message::Model,
+    claim: &Claim<'_>,
+    accepted: &Accepted,
+    now: DateTime<Utc>,
+) -> Result<(bool, Emitted), DbErr> {
+    let id = accepted.provider_message_id.as_str();
+    let q = moved_to(Status::Sent.as_str(), message::Column::SentAt, now)
+        .col_expr(message::Column::ProviderMessageId, Expr::value(id));
+    if claim.held(q, m.id).exec(txn).await?.rows_affected != 1 {
+        return Ok((false, Emitted::default()));
+    }
+    if handover::is_sandbox(st, &m.channel) && st.cfg.sandbox_delivery_reports {
+        reports::enqueue(st, txn, m.id, id).await?;
+    }
+    Ok((true, sent_event(txn, m, id, now).await?))
+}
+
+async fn failed(
+    txn: &DatabaseTransaction,
+    m: &message::Model,
+    claim: &Claim<'_>,
+    e: &ProviderError,
+    now: DateTime<Utc>,
+) -> Result<(bool, Emitted), DbErr> {
+    let code = match e {
+        ProviderError::Rejected { status, .. } => format!("provider_rejected_{status}"),
+        _ => "provider_unavailable".to_owned(),
     };
-    let now = st.core.now();
-    let txn = crate::core::db::begin_write(&st.core.db).await?;
-    let (moved, emitted) = match status {
-        Status::Queued => (false, Emitted::default()),
-        Status::Sent => {
-            let res = message::Entity::update_many()
-                .col_expr(message::Column::Status, Expr::value("sent"))
-                .col_expr(message::Column::SentAt, Expr::value(now))
-                .col_expr(message::Column::UpdatedAt, Expr::value(now))
-                .filter(message::Column::Id.eq(m.id))
-                .filter(message::Column::Status.is_in(status.predecessors().iter().copied()))
-                .exec(&txn)
-                .await?;
-            let moved = res.rows_affected == 1;
-            let emitted = if moved {
-                sent_event(&txn, &m, provider_message_id, now).await?
-            } else {
-                Emitted::default()
-            };
-            (moved, emitted)
-        }
-        Status::Delivered => {
-            let res = message::Entity::update_many()
-                .col_expr(message::Column::Status, Expr::value("delivered"))
-                .col_expr(message::Column::DeliveredAt, Expr::value(now))
-                .col_expr(message::Column::UpdatedAt, Expr::value(now))
-                .filter(message::Column::Id.eq(m.id))
-                .filter(message::Column::Status.is_in(status.predecessors().iter().copied()))
-                .exec(&txn)
-                .await?;
-            let moved = res.rows_affected == 1;
-            let emitted = if moved {
-                events::emit(
-                    &txn,
-                    now,
-                    m.workspace_id,
-                    "message.delivered",
-                    events::message_data(
-                        m.id,
-                        &m.channel,
-                        &m.recipient,
-                        "delivered",
-                        None,
-                        now,
-                        json!({
-                            "delivered_at":
-                                now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-                        }),
-                    ),
-                )
-                .await?
-            } else {
-                Emitted::default()
-            };
-            (moved, emitted)
-        }
-        Status::Failed => {
-            let code = error_code.unwrap_or("carrier_failed");
-            let text = error_message.unwrap_or("the carrier reported the message as failed");
-            let moved = mark_failed(&txn, m.id, status.predecessors(), code, text, now).await?;
-            let emitted = if moved {
-                failed_event(&txn, &m, code, text, now).await?
-            } else {
-                Emitted::default()
-            };
-            (moved, emitted)
-        }
-    };
-    txn.commit().await?;
-    emitted.notify(st);
-    Ok(moved)
+    let text = e.to_string();
+    tracing::warn!(message_id = %m.id, error = %text, "provider did not accept message");
+    let q = to_failed(&code, &text, now);
+    if claim.held(q, m.id).exec(txn).await?.rows_affected != 1 {
+        return Ok((false, Emitted::default()));
+    }
+    // The refund commits with the failure that causes it, once: only the claim's holder
+    // moves the message out of `sending`.
+    refund(txn, now, m.workspace_id, m.id, m.cost).await?;
+    Ok((true, failed_event(txn, m, &code, &text, now).await?))
 }

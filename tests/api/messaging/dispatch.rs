@@ -1,0 +1,170 @@
+//! Crash-safe dispatch: messages are claimed before their provider call, a claim left by a
+//! node that died is retaken after its lease without a second hand-over, and the sandbox's
+//! delivery reports are jobs.
+
+use super::*;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use switchboard_entities::core::job;
+use switchboard_entities::messaging::message;
+
+/// Leaves message `id` as a node killed during its provider call leaves it: claimed
+/// (`sending`) by that node until `claim_until`, with `provider_id` if a callback brought one,
+/// not sent; its dispatch job running under that node's lapsed lease, no delivery report job.
+pub(super) async fn crash_mid_handover(
+    app: &TestApp,
+    id: &str,
+    provider_id: Option<&str>,
+    claim_until: chrono::DateTime<chrono::Utc>,
+) {
+    let db = db(app).await;
+    let id: Uuid = id.parse().unwrap();
+    let now = app.clock_now();
+    let none = Option::<chrono::DateTime<chrono::Utc>>::None;
+    message::Entity::update_many()
+        .col_expr(message::Column::Status, Expr::value("sending"))
+        .col_expr(message::Column::ProviderMessageId, Expr::value(provider_id))
+        .col_expr(message::Column::SentAt, Expr::value(none))
+        .col_expr(message::Column::DeliveredAt, Expr::value(none))
+        .col_expr(message::Column::ClaimExpiresAt, Expr::value(claim_until))
+        .col_expr(message::Column::Attempts, Expr::value(1))
+        .col_expr(message::Column::ClaimedBy, Expr::value("gone-node"))
+        .filter(message::Column::Id.eq(id))
+        .exec(&db)
+        .await
+        .unwrap();
+    let moved = job::Entity::update_many()
+        .col_expr(job::Column::Status, Expr::value("running"))
+        .col_expr(job::Column::LeaseOwner, Expr::value("gone-node"))
+        .col_expr(job::Column::LeaseUntil, Expr::value(now))
+        .col_expr(job::Column::Attempts, Expr::value(1))
+        .filter(job::Column::Key.eq(format!("dispatch:{id}")))
+        .exec(&db)
+        .await
+        .unwrap();
+    assert_eq!(moved.rows_affected, 1, "the message has its dispatch job");
+    job::Entity::delete_many()
+        .filter(job::Column::Key.eq(format!("report:{id}")))
+        .exec(&db)
+        .await
+        .unwrap();
+    db.close().await.ok();
+}
+
+/// The stored row (the API never shows `sending`).
+pub(super) async fn stored(app: &TestApp, id: &str) -> message::Model {
+    let db = db(app).await;
+    let m = message::Entity::find_by_id(id.parse::<Uuid>().unwrap())
+        .one(&db)
+        .await
+        .unwrap()
+        .unwrap();
+    db.close().await.ok();
+    m
+}
+
+/// Outbox lines of the messaging service for message `id`.
+fn outbox_lines(app: &TestApp, id: &str) -> Vec<Value> {
+    std::fs::read_to_string(&app.outbox)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["message_id"] == id)
+        .collect()
+}
+
+async fn sent_sms(app: &TestApp, key: &str) -> String {
+    send_until(app, key, "+14155550123", "crash me", "delivered").await
+}
+
+#[actix_web::test]
+async fn an_expired_claim_is_finished_without_a_second_outbox_line_and_a_live_one_is_left() {
+    let app = app().await;
+    let ws = workspace(&app, "5").await;
+    let id = sent_sms(&app, &ws.key).await;
+    let first = outbox_lines(&app, &id);
+    assert_eq!(
+        first.len(),
+        1,
+        "every messaging outbox line names its message"
+    );
+    let claim = i64::try_from(app.settings.services.messaging.claim_secs).unwrap();
+    crash_mid_handover(
+        &app,
+        &id,
+        None,
+        app.clock_now() + chrono::Duration::seconds(claim),
+    )
+    .await;
+
+    // The claim is live: the retaken job leaves the message alone.
+    app.jobs.run_due().await.unwrap();
+    let m = message(&app, &ws.key, &id).await;
+    assert_eq!(m["status"], "queued", "sending reads as queued: {m}");
+    let listed = json_body(app.get_key("/api/v1/messages?status=queued", &ws.key).await).await;
+    assert_eq!(listed["data"]["messages"][0]["message_id"], id.as_str());
+    let row = stored(&app, &id).await;
+    assert_eq!((row.status.as_str(), row.attempts), ("sending", 1));
+    assert_eq!(row.claimed_by.as_deref(), Some("gone-node"));
+    assert_eq!(outbox_lines(&app, &id).len(), 1);
+
+    // Past the lease: another node retakes it, the sandbox answers its first id.
+    app.advance(chrono::Duration::seconds(claim + 1));
+    app.jobs.run_due().await.unwrap();
+    app.jobs.run_due().await.unwrap();
+    let m = wait_status(&app, &ws.key, &id, "delivered").await;
+    assert_eq!(m["provider_message_id"], first[0]["provider_message_id"]);
+    assert_eq!(outbox_lines(&app, &id).len(), 1, "handed over once");
+    let row = stored(&app, &id).await;
+    assert_eq!(row.attempts, 2);
+    assert_ne!(row.claimed_by.as_deref(), Some("gone-node"));
+    assert_eq!(row.claim_expires_at, None);
+    // Charged once, never refunded.
+    assert_eq!(app.balance(&ws.key).await, json!(4));
+}
+
+#[actix_web::test]
+async fn a_claim_lapsed_before_the_hand_over_sends_once() {
+    let app = app().await;
+    let ws = workspace(&app, "5").await;
+    let id = sent_sms(&app, &ws.key).await;
+    // As if the node died before its provider call: the outbox holds nothing for it.
+    std::fs::write(&app.outbox, "").unwrap();
+    crash_mid_handover(&app, &id, None, app.clock_now()).await;
+    app.jobs.run_due().await.unwrap();
+    wait_status(&app, &ws.key, &id, "delivered").await;
+    assert_eq!(outbox_lines(&app, &id).len(), 1);
+}
+
+#[actix_web::test]
+async fn the_sandbox_reports_delivery_through_a_job_and_the_webhook_fires_once() {
+    let app = app().await;
+    let ws = workspace(&app, "5").await;
+    let (rx, _) = subscribed_receiver(&app, &ws.key, &["message.delivered"]).await;
+    let id = sent_sms(&app, &ws.key).await;
+    let conn = db(&app).await;
+    let report = job::Entity::find()
+        .filter(job::Column::Key.eq(format!("report:{id}")))
+        .one(&conn)
+        .await
+        .unwrap()
+        .expect("the delivery report is a job");
+    assert_eq!(report.topic, "messaging.delivery_report");
+    assert_eq!(report.status, "done");
+    eventually("message.delivered", || async {
+        (rx.received_requests().await.unwrap().len() == 1).then_some(())
+    })
+    .await;
+    // A second run of the report (at least once) changes nothing and sends nothing.
+    job::Entity::update_many()
+        .col_expr(job::Column::Status, Expr::value("queued"))
+        .col_expr(job::Column::RunAt, Expr::value(app.clock_now()))
+        .filter(job::Column::Id.eq(report.id))
+        .exec(&conn)
+        .await
+        .unwrap();
+    conn.close().await.ok();
+    app.jobs.run_due().await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(rx.received_requests().await.unwrap().len(), 1);
+}
