@@ -518,7 +518,12 @@ impl Session {
 
     /// Ends the session: closing message, report, then the completion hook and events.
     pub(crate) async fn complete(&mut self, reason: &str) -> Result<CompleteOutcome, ActorError> {
-        let now = self.now();
+        let mut now = self.now();
+        if reason == REASON_TIME {
+            // The limit ended the session at its stored deadline, however late the timer ran
+            // (the process may have been down when it passed).
+            now = self.deadline().map_or(now, |deadline| deadline.min(now));
+        }
         let mut elapsed = self.elapsed_at(now);
         if reason == REASON_TIME {
             elapsed = elapsed.min(self.limit_secs());

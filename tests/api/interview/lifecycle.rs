@@ -398,6 +398,31 @@ async fn a_running_session_is_restored_after_a_restart() {
 }
 
 #[actix_web::test]
+async fn a_deadline_passed_while_down_ends_the_session_at_that_deadline() {
+    let first = app().await;
+    let s = create(&first, json!({"time_limit_minutes": 10})).await;
+    start(&first, &s).await;
+    let started = body(get_key(&first, &format!("/api/v1/sessions/{}", id(&s))).await).await;
+    first.stop().await;
+    // The process was down when the limit ran out; the next one finds the session overdue.
+    let db = first.settings.database.url.clone();
+    let second = app_with(|st| st.database.url = db).await;
+    second.advance(Duration::minutes(25));
+    let done = wait_status(&second, &s, "completed").await;
+    let at = |v: &serde_json::Value, key: &str| {
+        chrono::DateTime::parse_from_rfc3339(v[key].as_str().unwrap_or_default()).unwrap()
+    };
+    assert_eq!(
+        at(&done, "completed_at"),
+        at(&started, "started_at") + Duration::minutes(10),
+        "{done}"
+    );
+    let report = body(get_key(&second, &format!("/api/v1/sessions/{}/report", id(&s))).await).await;
+    assert_eq!(report["completion_reason"], "time_limit", "{report}");
+    assert_eq!(report["duration_minutes"], 10, "{report}");
+}
+
+#[actix_web::test]
 async fn an_answer_after_a_restart_continues_the_sequence() {
     let first = app().await;
     let s = create(&first, json!({"max_questions": 5})).await;
