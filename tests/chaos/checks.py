@@ -29,6 +29,20 @@ def all_messages(server, api_key):
         page += 1
 
 
+def all_ledger(server, api_key):
+    """Every entry of the workspace's credit ledger (GET /api/v1/account/ledger)."""
+    out, page = [], 1
+    while True:
+        r = requests.get(f"{server.messaging}/api/v1/account/ledger", timeout=30,
+                         params={"page": page, "limit": 500}, headers={"X-API-Key": api_key})
+        r.raise_for_status()
+        data = r.json()["data"]
+        out.extend(data["entries"])
+        if page >= data["pagination"]["total_pages"]:
+            return out
+        page += 1
+
+
 def outbox_counts(path):
     """Lines of the messaging service per message: by message_id when a line carries it,
     else by recipient and text (every text of a run is unique)."""
@@ -122,6 +136,30 @@ def messaging(server, api_key, load, receiver, start_credits):
                     f"({start_credits} − charges of {len(outbound) - by_status['failed']} "
                     f"messages; failed ones refunded); debits without their messages "
                     f"{len(bad_debits)}" + (f" ({sample(bad_debits)})" if bad_debits else "")))
+
+    # The ledger: its sum is the balance, every message has exactly one debit of its cost,
+    # every failed message exactly one refund of it, and nothing else moves credits.
+    entries = all_ledger(server, api_key)
+    debits, refunds = defaultdict(list), defaultdict(list)
+    strays = []
+    for e in entries:
+        if e["reason"] == "grant":
+            continue
+        if e["message_id"] not in outbound or e["reason"] not in ("message", "refund"):
+            strays.append(e["id"])
+            continue
+        kind = debits if e["reason"] == "message" else refunds
+        kind[e["message_id"]].append(cents(e["amount"]))
+    wrong = [i for i, m in outbound.items()
+             if debits.get(i) != [-cents(m["credits_used"])]
+             or refunds.get(i, []) != ([cents(m["credits_used"])] if m["status"] == "failed" else [])]
+    total = sum(cents(e["amount"]) for e in entries)
+    results.append(("credits equal the ledger",
+                    total == balance and not wrong and not strays,
+                    f"{len(entries)} entries summing to {total / 100:.2f} against a balance of "
+                    f"{balance / 100:.2f}; messages whose debit or refund is wrong {len(wrong)}"
+                    + (f" ({sample(wrong)})" if wrong else "")
+                    + f"; entries of no message {len(strays)}"))
     return results
 
 

@@ -1,4 +1,4 @@
-//! POST /api/v1/auth/token (API key → bearer JWT) and GET /api/v1/account.
+//! POST /api/v1/auth/token (API key → bearer JWT), GET /api/v1/account and its ledger.
 
 use super::auth::{AnyAuth, ApiKey, TOKEN_TYPE};
 use super::domain::credits_value;
@@ -8,9 +8,13 @@ use super::limits;
 use super::openapi::Errors;
 use super::MessagingState;
 use crate::core::error::ApiError;
+use crate::core::page::{self, Bounds, PageQuery};
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
-use sea_orm::EntityTrait;
-use switchboard_entities::messaging::workspace;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use switchboard_entities::messaging::{ledger_entry, workspace};
+
+/// The reasons a ledger entry has.
+const LEDGER_REASONS: [&str; 3] = ["message", "refund", "grant"];
 
 #[utoipa::path(tag = "account",
     security(("api_key" = [])),
@@ -56,5 +60,39 @@ pub async fn account(
         name: ws.name,
         credits_balance: credits_value(ws.credits_balance),
         low_credit_threshold: credits_value(ws.low_credit_threshold),
+    })))
+}
+
+/// The workspace's credit ledger, newest first: every debit (one per message), refund (one per
+/// failed message) and grant. The balance is always the sum of the entries, which is how a
+/// customer reconciles what they were charged.
+#[utoipa::path(operation_id = "list_ledger", tag = "account", params(LedgerQuery, PageQuery),
+    security(("bearer" = []), ("api_key" = [])),
+    responses((status = 200, body = Success<LedgerList>), Errors))]
+#[get("/api/v1/account/ledger")]
+pub async fn ledger(
+    req: HttpRequest,
+    st: web::Data<MessagingState>,
+    AnyAuth(ws): AnyAuth,
+    q: web::Query<LedgerQuery>,
+    paging: web::Query<PageQuery>,
+) -> Result<HttpResponse> {
+    limits::per_workspace(&req, "default", st.cfg.rate_limits.default, ws.id).await?;
+    let window = paging.window(Bounds::new(50, 500))?;
+    let mut find = ledger_entry::Entity::find().filter(ledger_entry::Column::WorkspaceId.eq(ws.id));
+    if let Some(id) = q.message_id {
+        find = find.filter(ledger_entry::Column::MessageId.eq(id));
+    }
+    if let Some(r) = &q.reason {
+        let r = super::domain::one_of("reason", r, &LEDGER_REASONS)?;
+        find = find.filter(ledger_entry::Column::Reason.eq(r));
+    }
+    let find = find
+        .order_by_desc(ledger_entry::Column::CreatedAt)
+        .order_by_desc(ledger_entry::Column::Id);
+    let page = page::fetch(find, &st.core.db, window).await?;
+    Ok(HttpResponse::Ok().json(ok(LedgerList {
+        pagination: page.numbered_meta(),
+        entries: page.items.into_iter().map(LedgerEntryView::from).collect(),
     })))
 }

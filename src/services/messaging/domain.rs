@@ -496,6 +496,23 @@ pub fn parse_credits(s: &str) -> Option<i64> {
     whole.checked_mul(100)?.checked_add(frac)
 }
 
+/// `value` of the query parameter `field` when it is one of `allowed`; a validation error
+/// naming them otherwise.
+pub fn one_of<'a>(
+    field: &str,
+    value: &'a str,
+    allowed: &[&str],
+) -> Result<&'a str, MessagingError> {
+    if allowed.contains(&value) {
+        Ok(value)
+    } else {
+        Err(MessagingError::validation(format!(
+            "{field} must be one of {}",
+            allowed.join(", ")
+        )))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@ use crate::core::page::NumberedMeta;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use switchboard_entities::messaging::{delivery_attempt, message, webhook};
+use switchboard_entities::messaging::{delivery_attempt, ledger_entry, message, webhook};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -118,6 +118,26 @@ pub struct DeliveriesQuery {
     /// Number of records, newest first (default 50, at most 1000).
     #[param(minimum = 1)]
     pub limit: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LedgerQuery {
+    /// Only the entries of this message (its debit and, if it failed, its refund).
+    pub message_id: Option<Uuid>,
+    /// `message` (a debit), `refund` or `grant`.
+    #[param(value_type = Option<LedgerReason>, inline)]
+    pub reason: Option<String>,
+}
+
+/// Why a workspace's balance moved.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "lowercase")]
+pub enum LedgerReason {
+    Message,
+    Refund,
+    Grant,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -358,6 +378,38 @@ impl From<message::Model> for MessageView {
             failed_at: m.failed_at,
         }
     }
+}
+
+/// One change of the balance; the balance is the sum of all of them.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LedgerEntryView {
+    pub id: Uuid,
+    /// The message charged (`message`) or refunded (`refund`); null for a grant.
+    pub message_id: Option<Uuid>,
+    /// Credits: negative for a debit, positive for a refund or a grant.
+    #[schema(value_type = f64)]
+    pub amount: Value,
+    #[schema(value_type = LedgerReason)]
+    pub reason: String,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<ledger_entry::Model> for LedgerEntryView {
+    fn from(e: ledger_entry::Model) -> Self {
+        Self {
+            id: e.id,
+            message_id: e.message_id,
+            amount: credits_value(e.amount),
+            reason: e.reason,
+            created_at: e.created_at,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LedgerList {
+    pub entries: Vec<LedgerEntryView>,
+    pub pagination: NumberedMeta,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -430,18 +430,12 @@ pub async fn list(
     let window = paging.window(Bounds::new(20, 100))?;
     let mut find = message::Entity::find().filter(message::Column::WorkspaceId.eq(ws.id));
     if let Some(s) = &q.status {
-        if !STATUSES.contains(&s.as_str()) {
-            return Err(MessagingError::validation(format!(
-                "status must be one of {}",
-                STATUSES.join(", ")
-            ))
-            .into());
-        }
+        let s = super::domain::one_of("status", s, &STATUSES)?;
         // A claimed message (`sending`) is still queued to the API.
         find = if s == "queued" {
             find.filter(message::Column::Status.is_in(["queued", super::domain::SENDING]))
         } else {
-            find.filter(message::Column::Status.eq(s.as_str()))
+            find.filter(message::Column::Status.eq(s))
         };
     }
     if let Some(c) = &q.channel {

@@ -213,6 +213,7 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MessagingState>) {
         .service(messages::get)
         .service(account::token)
         .service(account::account)
+        .service(account::ledger)
         .service(webhooks::create)
         .service(webhooks::list)
         .service(webhooks::get)

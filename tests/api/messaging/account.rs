@@ -190,3 +190,93 @@ async fn health_reports_service_and_database() {
     let res = app.client.post(app.m("/health")).send().await.unwrap();
     assert_eq!(res.status(), 405);
 }
+
+#[actix_web::test]
+async fn the_ledger_lists_every_balance_change_and_sums_to_the_balance() {
+    let app = app().await;
+    let ws = workspace(&app, "10").await;
+    let first = send_until(&app, &ws.key, "+14155550123", "first", "delivered").await;
+    // 161 characters: two segments, two credits.
+    let second = send_until(&app, &ws.key, "+14155550124", &"b".repeat(161), "delivered").await;
+    let rows = ledger(&app, &ws.key).await;
+    let summary: Vec<(Option<String>, i64, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r.message_id.map(|id| id.to_string()),
+                r.amount,
+                r.reason.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (Some(second.clone()), -200, "message"),
+            (Some(first.clone()), -100, "message"),
+            (None, 1000, "grant"),
+        ],
+        "newest first"
+    );
+    assert_eq!(rows.iter().map(|r| r.amount).sum::<i64>(), 700);
+    assert_eq!(app.balance(&ws.key).await, json!(7));
+
+    // Filters: one message's entries, one reason; paging.
+    let v = json_body(
+        app.get_key(
+            &format!("/api/v1/account/ledger?message_id={first}"),
+            &ws.key,
+        )
+        .await,
+    )
+    .await;
+    let entries = v["data"]["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["amount"], json!(-1));
+    assert_eq!(entries[0]["reason"], "message");
+    let v = json_body(
+        app.get_key("/api/v1/account/ledger?reason=grant", &ws.key)
+            .await,
+    )
+    .await;
+    assert_eq!(v["data"]["entries"].as_array().unwrap().len(), 1);
+    assert_eq!(v["data"]["entries"][0]["amount"], json!(10));
+    let v = json_body(
+        app.get_key("/api/v1/account/ledger?limit=1&page=2", &ws.key)
+            .await,
+    )
+    .await;
+    assert_eq!(v["data"]["entries"][0]["message_id"], json!(first));
+    assert_eq!(v["data"]["pagination"]["total"], json!(3));
+
+    // Another workspace sees only its own.
+    let other = workspace(&app, "1").await;
+    let rows = ledger(&app, &other.key).await;
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].reason, "grant");
+}
+
+#[actix_web::test]
+async fn the_ledger_refuses_bad_filters_and_missing_credentials() {
+    let app = app().await;
+    let ws = workspace(&app, "1").await;
+    for query in [
+        "reason=bonus",
+        "message_id=not-a-uuid",
+        "page=0",
+        "limit=0",
+        "limit=abc",
+    ] {
+        let res = app
+            .get_key(&format!("/api/v1/account/ledger?{query}"), &ws.key)
+            .await;
+        assert_err(res, 400, "validation_error").await;
+    }
+    let res = app
+        .client
+        .get(app.m("/api/v1/account/ledger"))
+        .send()
+        .await
+        .unwrap();
+    assert_err(res, 401, "unauthorized").await;
+}

@@ -238,20 +238,38 @@ pub async fn db(app: &TestApp) -> sea_orm::DatabaseConnection {
         .expect("database")
 }
 
-/// Every ledger row of a workspace (grants, debits, refunds), in no particular order.
-pub async fn ledger(
-    app: &TestApp,
-    workspace_id: Uuid,
-) -> Vec<switchboard_entities::messaging::ledger_entry::Model> {
-    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
-    use switchboard_entities::messaging::ledger_entry;
-    let db = db(app).await;
-    let rows = ledger_entry::Entity::find()
-        .filter(ledger_entry::Column::WorkspaceId.eq(workspace_id))
-        .all(&db)
-        .await
-        .expect("ledger rows");
-    db.close().await.ok();
+/// One entry of a workspace's credit ledger as `GET /api/v1/account/ledger` shows it, with
+/// the amount in hundredths of a credit.
+#[derive(Debug)]
+pub struct LedgerRow {
+    pub message_id: Option<Uuid>,
+    pub amount: i64,
+    pub reason: String,
+}
+
+/// Every ledger entry of the workspace with `key` (grants, debits, refunds), read page by
+/// page through the API.
+pub async fn ledger(app: &TestApp, key: &str) -> Vec<LedgerRow> {
+    let mut rows = Vec::new();
+    for page in 1.. {
+        let res = app
+            .get_key(
+                &format!("/api/v1/account/ledger?page={page}&limit=500"),
+                key,
+            )
+            .await;
+        assert_eq!(res.status(), 200);
+        let v = json_body(res).await;
+        let entries = v["data"]["entries"].as_array().unwrap().clone();
+        rows.extend(entries.iter().map(|e| LedgerRow {
+            message_id: e["message_id"].as_str().map(|s| s.parse().unwrap()),
+            amount: (e["amount"].as_f64().unwrap() * 100.0).round() as i64,
+            reason: e["reason"].as_str().unwrap().to_owned(),
+        }));
+        if entries.len() < 500 {
+            break;
+        }
+    }
     rows
 }
 

@@ -318,7 +318,7 @@ async fn a_refund_is_a_ledger_row_of_plus_the_message_cost() {
     assert_eq!(v["data"]["credits_used"], json!(2));
     let id: uuid::Uuid = v["data"]["message_id"].as_str().unwrap().parse().unwrap();
     wait_status(&app, &ws.key, &id.to_string(), "failed").await;
-    let rows = ledger(&app, ws.id).await;
+    let rows = ledger(&app, &ws.key).await;
     let mut of_message: Vec<(String, i64)> = rows
         .iter()
         .filter(|r| r.message_id == Some(id))
@@ -346,7 +346,7 @@ async fn a_provider_5xx_refunds_the_credits() {
     assert_eq!(m["error_code"], "provider_rejected_503");
     assert_eq!(m["credits_used"], json!(1), "charged before the attempt");
     assert_eq!(app.balance(&ws.key).await, json!(5));
-    let rows = ledger(&app, ws.id).await;
+    let rows = ledger(&app, &ws.key).await;
     assert_eq!(rows.iter().filter(|r| r.reason == "refund").count(), 1);
 }
 
@@ -361,7 +361,7 @@ async fn an_unreachable_provider_refunds_the_credits() {
     let m = send_until_failed(&app, &ws.key).await;
     assert_eq!(m["error_code"], "provider_unavailable");
     assert_eq!(app.balance(&ws.key).await, json!(5));
-    let rows = ledger(&app, ws.id).await;
+    let rows = ledger(&app, &ws.key).await;
     assert_eq!(rows.iter().filter(|r| r.reason == "refund").count(), 1);
     assert_eq!(rows.iter().map(|r| r.amount).sum::<i64>(), 500);
 }

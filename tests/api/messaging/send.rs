@@ -563,7 +563,7 @@ async fn every_charge_is_one_ledger_row_of_minus_the_message_cost() {
         6,
         "five requests, one replayed, six messages"
     );
-    let rows = ledger(&app, ws.id).await;
+    let rows = ledger(&app, &ws.key).await;
     let db = db(&app).await;
     let messages = message_row::Entity::find()
         .filter(message_row::Column::WorkspaceId.eq(ws.id))
