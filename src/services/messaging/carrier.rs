@@ -56,13 +56,17 @@ pub struct StatusQuery {
 pub async fn status(
     req: HttpRequest,
     st: web::Data<MessagingState>,
-    query: web::Query<StatusQuery>,
     body: web::Bytes,
 ) -> Result<HttpResponse> {
     let Some(form) = verified(&st, &req, &body) else {
         return Ok(forbidden());
     };
-    carrier::status(&st, query.message_id, &form)
+    // Read only once the signature (over the full URL) holds: a URL that carries a
+    // malformed id was not made here, and its sender gets the 403 above, not a 400.
+    let message_id = web::Query::<StatusQuery>::from_query(req.query_string())
+        .ok()
+        .and_then(|q| q.into_inner().message_id);
+    carrier::status(&st, message_id, &form)
         .await
         .map_err(ApiError::from)?;
     Ok(accepted())

@@ -84,6 +84,23 @@ async fn bad_signatures_get_403_in_plain_text() {
         .await
         .unwrap();
     assert_eq!(res.status(), 403);
+    // A message id in the URL that is malformed or unsigned is refused like any forgery,
+    // never a 400 that tells the sender what the URL should look like.
+    for query in [
+        "message_id=",
+        "message_id=not-a-uuid",
+        &format!("message_id={id}"),
+    ] {
+        let res = app
+            .client
+            .post(app.m(&format!("/carrier/status?{query}")))
+            .header("X-Carrier-Signature", "bogus")
+            .form(&params)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 403, "{query}");
+    }
     assert_eq!(message(&app, &ws.key, &id).await["status"], "sent");
 }
 
