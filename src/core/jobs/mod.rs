@@ -179,6 +179,18 @@ impl Jobs {
         &self.0.owner
     }
 
+    /// [`Jobs::enqueue`] for many jobs at once, in multi-row INSERTs; answers how many were
+    /// written (a job whose key is taken is skipped).
+    pub async fn enqueue_many<C: ConnectionTrait>(
+        &self,
+        conn: &C,
+        jobs: Vec<NewJob>,
+    ) -> Result<u64, DbErr> {
+        let n = queue::insert_many(conn, jobs, self.0.clock.now(), self.0.cfg.max_attempts).await?;
+        self.wake();
+        Ok(n)
+    }
+
     /// Makes this node's worker look for due jobs now.
     pub fn wake(&self) {
         self.0.wake.notify_one();

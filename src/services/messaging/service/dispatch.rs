@@ -39,11 +39,14 @@ struct Payload {
 /// Writes the dispatch job of each message with `conn` (the transaction that stores them);
 /// call [`Jobs::wake`] after it commits.
 pub async fn enqueue<C: ConnectionTrait>(jobs: &Jobs, conn: &C, ids: &[Uuid]) -> Result<(), DbErr> {
-    for id in ids {
-        let payload = serde_json::json!(Payload { message_id: *id });
-        let job = NewJob::new(TOPIC, payload).key(format!("dispatch:{id}"));
-        jobs.enqueue(conn, job).await?;
-    }
+    let all = ids
+        .iter()
+        .map(|id| {
+            let payload = serde_json::json!(Payload { message_id: *id });
+            NewJob::new(TOPIC, payload).key(format!("dispatch:{id}"))
+        })
+        .collect();
+    jobs.enqueue_many(conn, all).await?;
     Ok(())
 }
 
