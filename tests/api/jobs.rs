@@ -382,3 +382,71 @@ async fn a_delivery_pending_at_upgrade_is_delivered_by_the_queue() {
         id.to_string().as_str()
     );
 }
+
+#[actix_web::test]
+async fn a_batch_handler_gets_its_topics_jobs_together_and_each_ends_on_its_own() {
+    let clock = ManualClock::new();
+    clock.freeze();
+    let app = spawn_app_on(clock.clone(), node).await;
+    let batches = Arc::new(std::sync::Mutex::new(Vec::<Vec<i64>>::new()));
+    let seen = batches.clone();
+    app.jobs.handle_batch("test.batch", 3, move |jobs| {
+        let orders: Vec<i64> = jobs
+            .iter()
+            .map(|j| j.payload["order"].as_i64().unwrap())
+            .collect();
+        seen.lock().unwrap().push(orders.clone());
+        async move {
+            // Order 4 fails for now; order 7 gets no result at all (a handler's slip).
+            orders
+                .iter()
+                .filter(|&&o| o != 7)
+                .map(|&o| {
+                    if o == 4 {
+                        Err(JobFailure::retry("order 4 not ready"))
+                    } else {
+                        Ok(Done::from(1))
+                    }
+                })
+                .collect()
+        }
+    });
+    let runs = Arc::new(AtomicU32::new(0));
+    app.jobs.handle("test.plain", counting(&runs));
+    let db = db(&app).await;
+    let mut ids = Vec::new();
+    for order in 1..=7 {
+        let at = clock.now() + Duration::milliseconds(order);
+        let job = NewJob::new("test.batch", json!({"order": order})).at(at);
+        ids.push(app.jobs.enqueue(&db, job).await.unwrap().unwrap());
+    }
+    app.jobs
+        .enqueue(&db, NewJob::new("test.plain", json!({})))
+        .await
+        .unwrap();
+    clock.advance(Duration::seconds(1));
+    assert_eq!(app.jobs.run_due().await.unwrap(), 8);
+    let mut got = batches.lock().unwrap().clone();
+    got.sort();
+    // Oldest first, in runs of at most three.
+    assert_eq!(got, vec![vec![1, 2, 3], vec![4, 5, 6], vec![7]]);
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "a plain job runs alone");
+    for (order, id) in (1..=7).zip(&ids) {
+        let r = row(&db, *id).await;
+        match order {
+            4 => {
+                assert_eq!(r.status, "queued");
+                assert_eq!(r.last_error.as_deref(), Some("order 4 not ready"));
+            }
+            7 => {
+                assert_eq!(r.status, "queued");
+                assert!(r.last_error.unwrap().contains("no result"));
+            }
+            _ => assert_eq!(
+                (r.status.as_str(), r.attempts),
+                ("done", 1),
+                "order {order}"
+            ),
+        }
+    }
+}

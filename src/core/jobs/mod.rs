@@ -13,10 +13,15 @@
 //! process-local: the rows are the truth. The worker polls every `poll_interval_ms`, is woken
 //! at once by an enqueue on this node, and sleeps on the injected clock until the next
 //! queued job is due, so a test that moves its clock sees jobs run.
+//!
+//! A topic whose jobs are cheaper together (one transaction for many rows instead of one each)
+//! registers a batch handler (`handle_batch`): the worker hands it up to its batch size of due
+//! jobs of that topic in one run, and records their outcomes in one statement when they agree.
 
 mod admin;
 mod backoff;
 mod job;
+mod plan;
 mod queue;
 mod schedule;
 mod worker;
@@ -38,13 +43,36 @@ use tokio::task::{AbortHandle, JoinHandle};
 
 /// What a handler returns.
 pub type JobResult = Result<Done, JobFailure>;
-type HandlerFn = Arc<dyn Fn(Job) -> BoxFuture<'static, JobResult> + Send + Sync>;
+/// Every handler runs a batch of its topic's jobs and answers one result per job, in order; a
+/// plain handler's batch is one job.
+type HandlerFn = Arc<dyn Fn(Vec<Job>) -> BoxFuture<'static, Vec<JobResult>> + Send + Sync>;
 
 #[derive(Clone)]
 struct Handler {
     run: HandlerFn,
     /// Set for a recurring topic: its interval.
     every: Option<Duration>,
+    /// Most jobs of the topic one run takes.
+    batch: usize,
+}
+
+/// A one-job handler as a batch handler.
+fn single<F, Fut>(handler: F) -> HandlerFn
+where
+    F: Fn(Job) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = JobResult> + Send + 'static,
+{
+    let handler = Arc::new(handler);
+    Arc::new(move |jobs: Vec<Job>| {
+        let handler = handler.clone();
+        Box::pin(async move {
+            let mut results = Vec::with_capacity(jobs.len());
+            for job in jobs {
+                results.push(handler(job).await);
+            }
+            results
+        })
+    })
 }
 
 /// How often finished jobs older than `keep_done_days` are deleted.
@@ -67,8 +95,8 @@ struct Inner {
     wake: Notify,
     stop: watch::Sender<bool>,
     worker: Mutex<Option<JoinHandle<()>>>,
-    /// Jobs the worker is running now.
-    running: Mutex<HashMap<JobId, AbortHandle>>,
+    /// The worker's runs now, by their first job: each run's jobs and its task.
+    running: Mutex<HashMap<JobId, (Vec<JobId>, AbortHandle)>>,
     /// Counts runs ended, for waiters on `running`.
     ended: watch::Sender<u64>,
     /// Held while claiming and noting what was claimed, so `run_due` sees either the row or
@@ -112,7 +140,18 @@ impl Jobs {
         F: Fn(Job) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = JobResult> + Send + 'static,
     {
-        self.add(topic, handler, None);
+        self.add(topic, single(handler), None, 1);
+    }
+
+    /// Runs `handler` for up to `max` due jobs of `topic` at once (never fewer than one). It
+    /// answers one result per job, in the order given; a job it gives no result for is retried.
+    pub fn handle_batch<F, Fut>(&self, topic: &'static str, max: usize, handler: F)
+    where
+        F: Fn(Vec<Job>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Vec<JobResult>> + Send + 'static,
+    {
+        let run: HandlerFn = Arc::new(move |jobs| Box::pin(handler(jobs)));
+        self.add(topic, run, None, max.max(1));
     }
 
     /// Runs `handler` once per `every` across all nodes, the first time one interval after
@@ -123,22 +162,17 @@ impl Jobs {
         Fut: Future<Output = JobResult> + Send + 'static,
     {
         let every = every.max(Duration::from_secs(1));
-        self.add(topic, handler, Some(every));
+        self.add(topic, single(handler), Some(every), 1);
         lock(&self.0.unsynced).push((topic, every));
         self.wake();
     }
 
-    fn add<F, Fut>(&self, topic: &'static str, handler: F, every: Option<Duration>)
-    where
-        F: Fn(Job) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = JobResult> + Send + 'static,
-    {
-        let run: HandlerFn = Arc::new(move |job| Box::pin(handler(job)));
+    fn add(&self, topic: &'static str, run: HandlerFn, every: Option<Duration>, batch: usize) {
         self.0
             .handlers
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .insert(topic, Handler { run, every });
+            .insert(topic, Handler { run, every, batch });
     }
 
     fn handler(&self, topic: &str) -> Option<Handler> {
@@ -150,13 +184,14 @@ impl Jobs {
             .cloned()
     }
 
-    fn topics(&self) -> Vec<&'static str> {
+    /// Every registered topic with its batch size.
+    fn topics(&self) -> HashMap<&'static str, usize> {
         self.0
             .handlers
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .keys()
-            .copied()
+            .iter()
+            .map(|(topic, h)| (*topic, h.batch))
             .collect()
     }
 

@@ -92,7 +92,14 @@ pub(super) struct Claim<'a> {
     pub topics: &'a [&'static str],
     pub now: DateTime<Utc>,
     pub lease_until: DateTime<Utc>,
+    /// Most due rows read.
     pub limit: u64,
+}
+
+/// What a claim took: its runs, and whether it read as many rows as it could (more may be due).
+pub(super) struct Claimed {
+    pub runs: Vec<Vec<Job>>,
+    pub more: bool,
 }
 
 /// Queued and due, or running under another node's lapsed lease (that node is gone; this
@@ -121,17 +128,25 @@ fn taken_by(c: &Claim<'_>) -> sea_orm::UpdateMany<Entity> {
         .col_expr(Column::UpdatedAt, Expr::value(c.now))
 }
 
-/// Takes up to `limit` due jobs of these topics, oldest first.
-pub(super) async fn claim(db: &DatabaseConnection, c: &Claim<'_>) -> Result<Vec<Job>, DbErr> {
+/// Reads up to `limit` due jobs of these topics, oldest first, and takes the ones `pick`
+/// groups into runs (indices into the rows read).
+pub(super) async fn claim(
+    db: &DatabaseConnection,
+    c: &Claim<'_>,
+    pick: impl FnOnce(&[job::Model]) -> Vec<Vec<usize>>,
+) -> Result<Claimed, DbErr> {
     if c.topics.is_empty() || c.limit == 0 {
-        return Ok(Vec::new());
+        return Ok(Claimed {
+            runs: Vec::new(),
+            more: false,
+        });
     }
     let due = Entity::find()
         .filter(claimable(c))
         .filter(Column::Topic.is_in(c.topics.iter().copied()))
         .order_by_asc(Column::RunAt)
         .limit(c.limit);
-    let rows = match db.get_database_backend() {
+    let (rows, runs) = match db.get_database_backend() {
         // Rows another node is claiming are skipped, not waited for.
         DbBackend::Postgres => {
             let txn = db.begin().await?;
@@ -139,33 +154,49 @@ pub(super) async fn claim(db: &DatabaseConnection, c: &Claim<'_>) -> Result<Vec<
                 .lock_with_behavior(LockType::Update, LockBehavior::SkipLocked)
                 .all(&txn)
                 .await?;
-            take(&txn, c, &rows).await?;
+            let runs = pick(&rows);
+            take(&txn, c, &rows, &runs).await?;
             txn.commit().await?;
-            rows
+            (rows, runs)
         }
         // The single writer: the transaction holds the write lock from its start, so the rows
         // are still as read when the update takes them (and it commits once for the batch).
         _ => {
             let txn = crate::core::db::begin_write(db).await?;
             let rows = due.all(&txn).await?;
-            take(&txn, c, &rows).await?;
+            let runs = pick(&rows);
+            take(&txn, c, &rows, &runs).await?;
             txn.commit().await?;
-            rows
+            (rows, runs)
         }
     };
-    Ok(rows.into_iter().map(Job::claimed).collect())
+    let more = rows.len() as u64 == c.limit;
+    let mut rows: Vec<Option<job::Model>> = rows.into_iter().map(Some).collect();
+    let runs = runs
+        .iter()
+        .map(|run| {
+            run.iter()
+                .filter_map(|&i| rows.get_mut(i).and_then(Option::take))
+                .map(Job::claimed)
+                .collect()
+        })
+        .collect();
+    Ok(Claimed { runs, more })
 }
 
 async fn take<C: ConnectionTrait>(
     conn: &C,
     c: &Claim<'_>,
     rows: &[job::Model],
+    runs: &[Vec<usize>],
 ) -> Result<(), DbErr> {
-    if !rows.is_empty() {
-        taken_by(c)
-            .filter(Column::Id.is_in(rows.iter().map(|r| r.id)))
-            .exec(conn)
-            .await?;
+    let ids: Vec<Uuid> = runs
+        .iter()
+        .flatten()
+        .filter_map(|&i| rows.get(i).map(|r| r.id))
+        .collect();
+    if !ids.is_empty() {
+        taken_by(c).filter(Column::Id.is_in(ids)).exec(conn).await?;
     }
     Ok(())
 }
@@ -190,30 +221,59 @@ fn truncate(s: &str) -> String {
     s.chars().take(ERROR_CHARS).collect()
 }
 
-/// `job` as this node claimed it (still running under our lease, at this attempt).
-fn held(q: sea_orm::UpdateMany<Entity>, job: &Job, owner: &str) -> sea_orm::UpdateMany<Entity> {
-    q.filter(Column::Id.eq(job.id.0))
-        .filter(Column::Status.eq(Status::Running.as_str()))
+/// `jobs` as this node claimed them (still running under our lease, each at its attempt).
+fn held(q: sea_orm::UpdateMany<Entity>, jobs: &[&Job], owner: &str) -> sea_orm::UpdateMany<Entity> {
+    let each = jobs.iter().fold(Condition::any(), |any, job| {
+        any.add(
+            Condition::all()
+                .add(Column::Id.eq(job.id.0))
+                .add(Column::Attempts.eq(job.attempt)),
+        )
+    });
+    q.filter(Column::Status.eq(Status::Running.as_str()))
         .filter(Column::LeaseOwner.eq(owner))
-        .filter(Column::Attempts.eq(job.attempt))
+        .filter(each)
 }
 
-/// Records the end of a run; false when the claim was lost meanwhile.
-pub(super) async fn finish(
+/// Most jobs one conditional statement names (two parameters each).
+const HELD_CHUNK: usize = 400;
+
+/// Records the end of a run's jobs: the ones done in one statement per chunk, the others one
+/// by one. Answers how many of them this node still held.
+pub(super) async fn finish_all(
     db: &DatabaseConnection,
-    job: &Job,
+    ends: Vec<(&Job, End)>,
     owner: &str,
-    end: End,
     now: DateTime<Utc>,
-) -> Result<bool, DbErr> {
-    let mut q = Entity::update_many()
+) -> Result<u64, DbErr> {
+    let (done, other): (Vec<_>, Vec<_>) = ends.into_iter().partition(|(_, end)| *end == End::Done);
+    let done: Vec<&Job> = done.into_iter().map(|(job, _)| job).collect();
+    let mut held_n = 0;
+    for chunk in done.chunks(HELD_CHUNK) {
+        held_n += held(ended(End::Done, now), chunk, owner)
+            .exec(db)
+            .await?
+            .rows_affected;
+    }
+    for (job, end) in other {
+        held_n += held(ended(end, now), &[job], owner)
+            .exec(db)
+            .await?
+            .rows_affected;
+    }
+    Ok(held_n)
+}
+
+/// The update that ends a run as `end`, for [`held`] to limit.
+fn ended(end: End, now: DateTime<Utc>) -> sea_orm::UpdateMany<Entity> {
+    let q = Entity::update_many()
         .col_expr(Column::LeaseOwner, Expr::value(Option::<String>::None))
         .col_expr(
             Column::LeaseUntil,
             Expr::value(Option::<DateTime<Utc>>::None),
         )
         .col_expr(Column::UpdatedAt, Expr::value(now));
-    q = match end {
+    match end {
         End::Done => q.col_expr(Column::Status, Expr::value(Status::Done.as_str())),
         End::Queued {
             run_at,
@@ -236,19 +296,23 @@ pub(super) async fn finish(
         End::Dead { error } => q
             .col_expr(Column::Status, Expr::value(Status::Dead.as_str()))
             .col_expr(Column::LastError, Expr::value(truncate(&error))),
-    };
-    Ok(held(q, job, owner).exec(db).await?.rows_affected == 1)
+    }
 }
 
-/// Extends this node's lease of a running job; false when it was lost.
+/// Extends this node's lease of a run's jobs; answers how many it still held.
 pub(super) async fn renew(
     db: &DatabaseConnection,
-    job: &Job,
+    jobs: &[Job],
     owner: &str,
     lease_until: DateTime<Utc>,
-) -> Result<bool, DbErr> {
-    let q = Entity::update_many().col_expr(Column::LeaseUntil, Expr::value(lease_until));
-    Ok(held(q, job, owner).exec(db).await?.rows_affected == 1)
+) -> Result<u64, DbErr> {
+    let mut held_n = 0;
+    let jobs: Vec<&Job> = jobs.iter().collect();
+    for chunk in jobs.chunks(HELD_CHUNK) {
+        let q = Entity::update_many().col_expr(Column::LeaseUntil, Expr::value(lease_until));
+        held_n += held(q, chunk, owner).exec(db).await?.rows_affected;
+    }
+    Ok(held_n)
 }
 
 /// When the earliest queued job of these topics falls due.

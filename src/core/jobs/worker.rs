@@ -1,18 +1,21 @@
-//! This node's worker: the loop that claims due jobs and runs them, one task per job, at
-//! most `concurrency` at once; `run_due` for tests and `stop` for shutdown.
+//! This node's worker: the loop that claims due jobs and runs them, one task per run (a job,
+//! or a batch of one topic's jobs), at most `concurrency` runs at once; `run_due` for tests and
+//! `stop` for shutdown.
 
 use super::job::{Job, JobFailure, JobId};
-use super::queue::{self, Claim, End};
+use super::plan::Plan;
+use super::queue::{self, Claim, Claimed, End};
 use super::{backoff, lock, schedule, Handler, JobResult, Jobs};
 use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use sea_orm::DbErr;
 use std::time::Duration;
 
-/// Most jobs one `run_due` call takes.
-const RUN_DUE_LIMIT: u64 = 1000;
+/// Most runs one `run_due` call starts.
+const RUN_DUE_LIMIT: usize = 1000;
 
-/// Removes a finished (or aborted) run from `running` and tells whoever waits.
+/// Removes a finished (or aborted) run (named by its first job) from `running` and tells
+/// whoever waits.
 struct Ended(Jobs, JobId);
 
 impl Drop for Ended {
@@ -46,7 +49,7 @@ impl Jobs {
         if let Some(worker) = worker {
             let _ = worker.await;
         }
-        let busy: Vec<JobId> = lock(&self.0.running).keys().copied().collect();
+        let busy = self.busy();
         if tokio::time::timeout(grace, self.ended(&busy))
             .await
             .is_err()
@@ -56,7 +59,7 @@ impl Jobs {
                 jobs = abandoned.len(),
                 "jobs still running at shutdown were abandoned; their leases will lapse"
             );
-            for (_, task) in abandoned {
+            for (_, (_, task)) in abandoned {
                 task.abort();
             }
         }
@@ -73,23 +76,33 @@ impl Jobs {
     /// to run jobs deterministically instead of waiting for the worker.
     pub async fn run_due(&self) -> Result<usize, DbErr> {
         self.sync_recurring().await?;
-        let (claimed, busy) = {
+        let (runs, busy) = {
             let _claiming = self.0.claiming.lock().await;
             let claimed = self.claim(RUN_DUE_LIMIT).await?;
-            let busy: Vec<JobId> = lock(&self.0.running).keys().copied().collect();
-            (claimed, busy)
+            (claimed.runs, self.busy())
         };
-        let n = claimed.len();
-        futures_util::future::join_all(claimed.into_iter().map(|job| self.execute(job))).await;
+        let n = runs.iter().map(Vec::len).sum();
+        futures_util::future::join_all(runs.into_iter().map(|run| self.execute(run))).await;
         self.ended(&busy).await;
         Ok(n)
+    }
+
+    /// Every job this node's worker is running now.
+    fn busy(&self) -> Vec<JobId> {
+        lock(&self.0.running)
+            .values()
+            .flat_map(|(jobs, _)| jobs.iter().copied())
+            .collect()
     }
 
     /// Returns once none of `ids` is running.
     async fn ended(&self, ids: &[JobId]) {
         let mut ended = self.0.ended.subscribe();
         loop {
-            if !ids.iter().any(|id| lock(&self.0.running).contains_key(id)) {
+            let running = lock(&self.0.running)
+                .values()
+                .any(|(jobs, _)| jobs.iter().any(|id| ids.contains(id)));
+            if !running {
                 return;
             }
             if ended.changed().await.is_err() {
@@ -140,16 +153,17 @@ impl Jobs {
         }
         {
             let _claiming = self.0.claiming.lock().await;
-            let claimed = self.claim(room as u64).await?;
-            let full = claimed.len() == room;
-            for job in claimed {
-                self.spawn(job);
+            let Claimed { runs, more } = self.claim(room).await?;
+            let full = more || runs.len() == room;
+            for run in runs {
+                self.spawn(run);
             }
             if full {
                 return Ok(Next::Now);
             }
         }
-        let next = queue::next_run_at(&self.0.db, &self.topics()).await?;
+        let topics: Vec<&'static str> = self.topics().into_keys().collect();
+        let next = queue::next_run_at(&self.0.db, &topics).await?;
         // A due row that was not claimed is another node's (locked or just taken): poll.
         Ok(match next {
             Some(at) if at > self.0.clock.now() => Next::At(at),
@@ -157,19 +171,26 @@ impl Jobs {
         })
     }
 
-    async fn claim(&self, limit: u64) -> Result<Vec<Job>, DbErr> {
+    /// Claims due jobs for at most `room` runs.
+    async fn claim(&self, room: usize) -> Result<Claimed, DbErr> {
         let now = self.0.clock.now();
-        let topics = self.topics();
-        queue::claim(
-            &self.0.db,
-            &Claim {
-                owner: &self.0.owner,
-                topics: &topics,
-                now,
-                lease_until: now + self.lease(),
-                limit,
-            },
-        )
+        let batch = self.topics();
+        let topics: Vec<&'static str> = batch.keys().copied().collect();
+        let plan = Plan {
+            room,
+            batch: &batch,
+        };
+        let claim = Claim {
+            owner: &self.0.owner,
+            topics: &topics,
+            now,
+            lease_until: now + self.lease(),
+            limit: plan.read_limit(),
+        };
+        queue::claim(&self.0.db, &claim, |rows| {
+            let topics: Vec<&str> = rows.iter().map(|r| r.topic.as_str()).collect();
+            plan.runs(&topics)
+        })
         .await
     }
 
@@ -177,16 +198,19 @@ impl Jobs {
         Duration::from_secs(self.0.cfg.lease_secs)
     }
 
-    fn spawn(&self, job: Job) {
+    fn spawn(&self, run: Vec<Job>) {
+        let Some(id) = run.first().map(|job| job.id) else {
+            return;
+        };
+        let jobs = run.iter().map(|job| job.id).collect();
         let this = self.clone();
-        let id = job.id;
         // Held while spawning, so the run cannot end (and remove itself) before it is noted.
         let mut running = lock(&self.0.running);
         let task = tokio::spawn(async move {
             let _ended = Ended(this.clone(), id);
-            this.execute(job).await;
+            this.execute(run).await;
         });
-        running.insert(id, task.abort_handle());
+        running.insert(id, (jobs, task.abort_handle()));
     }
 
     /// Makes sure every recurring topic registered on this node has its row.
@@ -203,52 +227,72 @@ impl Jobs {
         Ok(())
     }
 
-    /// Runs one claimed job and records how it ended.
-    async fn execute(&self, job: Job) {
-        let Some(handler) = self.handler(&job.topic) else {
-            // Unregistered since the claim (the queue is stopping): the lease lapses.
+    /// Runs one claimed run (its jobs share a topic) and records how each job ended.
+    async fn execute(&self, run: Vec<Job>) {
+        let Some(topic) = run.first().map(|job| job.topic.clone()) else {
             return;
         };
-        let end = if handler.every.is_none() && job.attempt > job.max_attempts {
-            // Its node went away during the last attempt; another would exceed the limit.
-            End::Dead {
-                error: "the lease lapsed during the last attempt".into(),
-            }
-        } else {
-            let result = self.run_leased(&job, &handler).await;
-            self.end_of(&job, &handler, result)
+        let Some(handler) = self.handler(&topic) else {
+            // Unregistered since the claim (the queue is stopping): the leases lapse.
+            return;
         };
+        // A job whose node went away during its last attempt: another would exceed the limit.
+        let (spent, live): (Vec<Job>, Vec<Job>) = run
+            .into_iter()
+            .partition(|job| handler.every.is_none() && job.attempt > job.max_attempts);
+        let mut ends: Vec<(&Job, End)> = spent
+            .iter()
+            .map(|job| {
+                let error = "the lease lapsed during the last attempt".to_owned();
+                (job, End::Dead { error })
+            })
+            .collect();
+        if !live.is_empty() {
+            let mut results = self.run_leased(&live, &handler).await;
+            results.resize_with(live.len(), || {
+                Err(JobFailure::retry("the handler gave no result for this job"))
+            });
+            for (job, result) in live.iter().zip(results) {
+                ends.push((job, self.end_of(job, &handler, result)));
+            }
+        }
+        let jobs = ends.len() as u64;
         let now = self.0.clock.now();
-        match queue::finish(&self.0.db, &job, &self.0.owner, end, now).await {
-            Ok(true) => {}
-            Ok(false) => tracing::warn!(
-                job = %job.id,
-                topic = job.topic,
+        match queue::finish_all(&self.0.db, ends, &self.0.owner, now).await {
+            Ok(held) if held == jobs => {}
+            Ok(held) => tracing::warn!(
+                topic,
+                lost = jobs - held,
                 "job lease was lost while it ran; the node that retook it records the outcome"
             ),
             Err(e) => tracing::error!(
-                job = %job.id,
-                topic = job.topic,
+                topic,
+                jobs,
                 error = %e,
                 "job outcome not recorded; the lease will lapse and the job run again"
             ),
         }
     }
 
-    /// The handler's run, with the lease renewed every third of its length meanwhile.
-    async fn run_leased(&self, job: &Job, handler: &Handler) -> JobResult {
-        let run = (handler.run)(job.clone());
+    /// The handler's run, with the leases renewed every third of their length meanwhile.
+    async fn run_leased(&self, jobs: &[Job], handler: &Handler) -> Vec<JobResult> {
+        let run = (handler.run)(jobs.to_vec());
         tokio::pin!(run);
         let renew_every = self.lease() / 3;
+        let topic = jobs.first().map_or("", |job| job.topic.as_str());
         loop {
             tokio::select! {
-                result = &mut run => return result,
+                results = &mut run => return results,
                 _ = tokio::time::sleep(renew_every) => {
                     let until = self.0.clock.now() + self.lease();
-                    match queue::renew(&self.0.db, job, &self.0.owner, until).await {
-                        Ok(true) => {}
-                        Ok(false) => tracing::warn!(job = %job.id, "job lease lost while running"),
-                        Err(e) => tracing::warn!(job = %job.id, error = %e, "job lease not renewed"),
+                    match queue::renew(&self.0.db, jobs, &self.0.owner, until).await {
+                        Ok(held) if held == jobs.len() as u64 => {}
+                        Ok(held) => tracing::warn!(
+                            topic,
+                            lost = jobs.len() as u64 - held,
+                            "job lease lost while running"
+                        ),
+                        Err(e) => tracing::warn!(topic, error = %e, "job lease not renewed"),
                     }
                 }
             }
