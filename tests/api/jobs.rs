@@ -425,7 +425,9 @@ async fn a_batch_handler_gets_its_topics_jobs_together_and_each_ends_on_its_own(
         .await
         .unwrap();
     clock.advance(Duration::seconds(1));
-    assert_eq!(app.jobs.run_due().await.unwrap(), 8);
+    // All eight fall due at once: this call or the polling worker claims them in one go, and
+    // the call returns once every run has ended.
+    app.jobs.run_due().await.unwrap();
     let mut got = batches.lock().unwrap().clone();
     got.sort();
     // Oldest first, in runs of at most three.

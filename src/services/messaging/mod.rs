@@ -141,20 +141,21 @@ impl Service for Messaging {
 }
 
 /// Message dispatch and the sandbox's delivery reports (one job per message, written with the
-/// message), reconciliation of stale messages, webhook actors for pending deliveries now
+/// message, run in batches of `dispatch_batch`), reconciliation of stale messages, webhook actors for pending deliveries now
 /// (work left by an earlier run) and then on a recurring job (work another node left behind),
 /// and the retention purge.
 fn register_jobs(state: &MessagingState) {
     let jobs = &state.core.jobs;
     let st = state.clone();
-    jobs.handle(service::dispatch::TOPIC, move |job| {
+    let batch = state.cfg.dispatch_batch;
+    jobs.handle_batch(service::dispatch::TOPIC, batch, move |jobs| {
         let st = st.clone();
-        async move { service::dispatch::run(&st, job).await }
+        async move { service::dispatch::run_batch(&st, jobs).await }
     });
     let st = state.clone();
-    jobs.handle(service::reports::DELIVERY_REPORT, move |job| {
+    jobs.handle_batch(service::reports::DELIVERY_REPORT, batch, move |jobs| {
         let st = st.clone();
-        async move { service::reports::deliver(&st, job).await }
+        async move { service::reports::deliver_batch(&st, jobs).await }
     });
     let st = state.clone();
     jobs.every(

@@ -32,6 +32,9 @@ pub struct MessagingSettings {
     /// How long a node's claim on a message lasts while it hands it to its provider; a claim
     /// left by a node that died is retaken (with a look-up at the provider) after it.
     pub claim_secs: u64,
+    /// Most messages one dispatch run claims and hands over together (their claims and
+    /// outcomes commit once per batch), and most delivery reports applied in one transaction.
+    pub dispatch_batch: usize,
     /// A message `sent` for longer than this is stale: reconciliation asks its provider.
     pub stale_sent_after_secs: u64,
     /// How often (across all nodes) stale messages are reconciled.
@@ -64,6 +67,7 @@ impl Default for MessagingSettings {
             default_low_credit_threshold: 10.0,
             sandbox_delivery_reports: true,
             claim_secs: 120,
+            dispatch_batch: 50,
             stale_sent_after_secs: 600,
             reconcile_interval_secs: 60,
             idempotency_ttl_hours: 24,

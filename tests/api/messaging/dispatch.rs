@@ -168,3 +168,101 @@ async fn the_sandbox_reports_delivery_through_a_job_and_the_webhook_fires_once()
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(rx.received_requests().await.unwrap().len(), 1);
 }
+
+#[actix_web::test]
+async fn a_batch_with_a_refused_message_sends_the_rest_and_refunds_only_that_one() {
+    use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+    let twilio = MockServer::start().await;
+    // Each recipient gets its own SID; the carrier refuses +14155550002.
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(|req: &Request| {
+            let body = String::from_utf8_lossy(&req.body).into_owned();
+            let to = body
+                .split('&')
+                .find_map(|kv| kv.strip_prefix("To=%2B"))
+                .unwrap_or("")
+                .to_owned();
+            if to == "14155550002" {
+                ResponseTemplate::new(400)
+                    .set_body_json(json!({"code": 21211, "message": "Invalid 'To'"}))
+            } else {
+                ResponseTemplate::new(201).set_body_json(json!({"sid": format!("SM{to}")}))
+            }
+        })
+        .mount(&twilio)
+        .await;
+    let app = app_with(|s| {
+        s.providers.sms.provider = "twilio".into();
+        s.providers.sms.base_url = twilio.uri();
+        s.providers.sms.account_sid = "AC9".into();
+    })
+    .await;
+    let ws = workspace(&app, "10").await;
+    let recipients: Vec<Value> = (1..=4)
+        .map(|i| json!({"to": format!("+1415555000{i}")}))
+        .collect();
+    let res = app
+        .post_key(
+            "/api/v1/messages/bulk",
+            &ws.key,
+            json!({"channel": "sms", "content": {"text": "Batch"}, "recipients": recipients}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let ids: Vec<String> = json_body(res).await["data"]["message_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_str().unwrap().to_owned())
+        .collect();
+    for (i, id) in ids.iter().enumerate() {
+        let n = i + 1;
+        if n == 2 {
+            let m = wait_status(&app, &ws.key, id, "failed").await;
+            assert_eq!(m["error_code"], "provider_rejected_400");
+        } else {
+            let m = wait_status(&app, &ws.key, id, "sent").await;
+            assert_eq!(m["provider_message_id"], format!("SM1415555000{n}"));
+        }
+    }
+    // Four debits, one refund: the refused message's.
+    assert_eq!(app.balance(&ws.key).await, json!(7));
+    let refunds: Vec<_> = ledger(&app, &ws.key)
+        .await
+        .into_iter()
+        .filter(|r| r.reason == "refund")
+        .collect();
+    assert_eq!(refunds.len(), 1, "{refunds:?}");
+    assert_eq!(refunds[0].message_id, Some(ids[1].parse().unwrap()));
+    assert_eq!(refunds[0].amount, 100);
+}
+
+#[actix_web::test]
+async fn a_retaken_claim_and_fresh_messages_in_one_run_are_each_handed_over_once() {
+    let app = app().await;
+    let ws = workspace(&app, "10").await;
+    let old = sent_sms(&app, &ws.key).await;
+    crash_mid_handover(&app, &old, None, app.clock_now()).await;
+    let res = app
+        .post_key(
+            "/api/v1/messages/bulk",
+            &ws.key,
+            json!({"channel": "sms", "content": {"text": "Fresh"},
+                   "recipients": [{"to": "+14155550201"}, {"to": "+14155550202"}]}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let fresh: Vec<String> = json_body(res).await["data"]["message_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_str().unwrap().to_owned())
+        .collect();
+    app.jobs.run_due().await.unwrap();
+    for id in fresh.iter().chain([&old]) {
+        wait_status(&app, &ws.key, id, "delivered").await;
+        assert_eq!(outbox_lines(&app, id).len(), 1, "{id} handed over once");
+    }
+    assert_eq!(stored(&app, &old).await.attempts, 2);
+    assert_eq!(app.balance(&ws.key).await, json!(7));
+}

@@ -9,6 +9,13 @@
 //! report job; or `failed` with the refund and message.failed. A claim whose node died is
 //! retaken once it lapses, and the retaken hand-over looks for the earlier one at the
 //! provider instead of sending blindly (`providers::Handover`).
+//!
+//! Dispatch is a batch handler: one run takes up to `dispatch_batch` due messages, claims every
+//! still-queued one in one statement, makes their provider calls side by side, and commits all
+//! their outcomes in one transaction. On SQLite's single writer that is three commits per batch
+//! instead of three per message, so a bulk send does not starve the API's writes. A message
+//! that is not plainly queued (retaken, claimed elsewhere, already moved on) takes the one-by-one
+//! path.
 
 use super::super::domain::{Status, SENDING};
 use super::super::MessagingState;
@@ -20,16 +27,21 @@ use super::status::{apply_status, failed_event, moved_to, sent_event, to_failed}
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, Jobs, NewJob};
 use crate::providers::{Accepted, Handover, ProviderError, Retake};
 use chrono::{DateTime, Utc};
+use futures_util::StreamExt;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter,
     QuerySelect, UpdateMany,
 };
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use switchboard_entities::messaging::message;
 use uuid::Uuid;
 
 pub const TOPIC: &str = "messaging.dispatch";
+
+/// Provider calls of one batch in flight at once.
+const HANDOVERS_IN_FLIGHT: usize = 16;
 
 #[derive(Serialize, Deserialize)]
 struct Payload {
@@ -66,9 +78,103 @@ impl Claim<'_> {
     }
 }
 
-/// One run of a message's dispatch job.
-pub async fn run(st: &MessagingState, job: Job) -> JobResult {
-    let Payload { message_id } = job.payload()?;
+/// One run of a batch of dispatch jobs: a result per job, in order.
+pub async fn run_batch(st: &MessagingState, jobs: Vec<Job>) -> Vec<JobResult> {
+    let ids: Vec<Result<Uuid, JobFailure>> = jobs
+        .iter()
+        .map(|job| job.payload::<Payload>().map(|p| p.message_id))
+        .collect();
+    let wanted: Vec<Uuid> = ids.iter().filter_map(|id| id.clone().ok()).collect();
+    let owner = st.core.jobs.owner();
+    let claimed = match claim_queued(st, &wanted, owner).await {
+        Ok(claimed) => claimed,
+        Err(e) => return jobs.iter().map(|_| Err(JobFailure::retry(&e))).collect(),
+    };
+    // Owned futures: the job runner needs them 'static.
+    let outcomes: Vec<(Uuid, Result<Accepted, ProviderError>)> =
+        futures_util::stream::iter(claimed.values().cloned())
+            .map(|m| first_hand_over(st.clone(), m))
+            .buffer_unordered(HANDOVERS_IN_FLIGHT)
+            .collect()
+            .await;
+    let outcomes = outcomes
+        .into_iter()
+        .filter_map(|(id, outcome)| {
+            let m = claimed.get(&id)?;
+            let claim = Claim {
+                attempt: m.attempts,
+                owner,
+            };
+            Some((m, claim, outcome))
+        })
+        .collect();
+    // The claimed messages stay `sending` under this claim if this fails; a retry after it
+    // lapses looks for the hand-over at the provider.
+    let finished = finish(st, outcomes).await.map_err(|e| e.to_string());
+    let mut results = Vec::with_capacity(jobs.len());
+    for id in ids {
+        results.push(match id {
+            Err(e) => Err(e),
+            Ok(id) if claimed.contains_key(&id) => match &finished {
+                Ok(()) => Ok(Done::from(1)),
+                Err(e) => Err(JobFailure::retry(e)),
+            },
+            Ok(id) => run_one(st, id).await,
+        });
+    }
+    results
+}
+
+/// The hand-over of a message claimed from `queued`: nothing earlier to look for.
+async fn first_hand_over(
+    st: MessagingState,
+    m: message::Model,
+) -> (Uuid, Result<Accepted, ProviderError>) {
+    let h = Handover {
+        message_id: m.id,
+        retake: None,
+    };
+    (m.id, handover::hand_over(&st, &m, &h).await)
+}
+
+/// Claims every message of `ids` that is still queued, in one statement; the claimed rows.
+async fn claim_queued(
+    st: &MessagingState,
+    ids: &[Uuid],
+    owner: &str,
+) -> Result<HashMap<Uuid, message::Model>, DbErr> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows = claiming(st, owner, st.core.now())
+        .filter(message::Column::Id.is_in(ids.iter().copied()))
+        .filter(message::Column::Status.eq("queued"))
+        .exec_with_returning(&st.core.db)
+        .await?;
+    Ok(rows.into_iter().map(|m| (m.id, m)).collect())
+}
+
+/// The move of a message into this node's claim, for the caller to make conditional.
+fn claiming(st: &MessagingState, owner: &str, now: DateTime<Utc>) -> UpdateMany<message::Entity> {
+    let until = now
+        + chrono::Duration::seconds(
+            i64::try_from(st.cfg.claim_secs)
+                .unwrap_or(i64::MAX)
+                .clamp(1, 86_400),
+        );
+    message::Entity::update_many()
+        .col_expr(message::Column::Status, Expr::value(SENDING))
+        .col_expr(message::Column::ClaimExpiresAt, Expr::value(until))
+        .col_expr(
+            message::Column::Attempts,
+            Expr::col(message::Column::Attempts).add(1),
+        )
+        .col_expr(message::Column::ClaimedBy, Expr::value(owner))
+        .col_expr(message::Column::UpdatedAt, Expr::value(now))
+}
+
+/// One message's dispatch, read afresh: the path of anything but a plainly queued message.
+async fn run_one(st: &MessagingState, message_id: Uuid) -> JobResult {
     let Some(m) = message::Entity::find_by_id(message_id)
         .one(&st.core.db)
         .await?
@@ -105,7 +211,7 @@ pub async fn run(st: &MessagingState, job: Job) -> JobResult {
         }),
     };
     let outcome = handover::hand_over(st, &m, &h).await;
-    finish(st, &m, &claim, outcome).await?;
+    finish(st, vec![(&m, claim, outcome)]).await?;
     Ok(Done::from(1))
 }
 
@@ -117,21 +223,7 @@ async fn claim<'a>(
     owner: &'a str,
     now: DateTime<Utc>,
 ) -> Result<Option<Claim<'a>>, DbErr> {
-    let until = now
-        + chrono::Duration::seconds(
-            i64::try_from(st.cfg.claim_secs)
-                .unwrap_or(i64::MAX)
-                .clamp(1, 86_400),
-        );
-    let mut q = message::Entity::update_many()
-        .col_expr(message::Column::Status, Expr::value(SENDING))
-        .col_expr(message::Column::ClaimExpiresAt, Expr::value(until))
-        .col_expr(
-            message::Column::Attempts,
-            Expr::col(message::Column::Attempts).add(1),
-        )
-        .col_expr(message::Column::ClaimedBy, Expr::value(owner))
-        .col_expr(message::Column::UpdatedAt, Expr::value(now))
+    let mut q = claiming(st, owner, now)
         .filter(message::Column::Id.eq(m.id))
         .filter(message::Column::Status.eq(m.status.as_str()))
         .filter(message::Column::Attempts.eq(m.attempts));
@@ -163,40 +255,58 @@ async fn ids_taken_by_others(
         .await
 }
 
-/// Stores the provider's outcome with the next state, if the claim is still ours.
-async fn finish(
-    st: &MessagingState,
-    m: &message::Model,
-    claim: &Claim<'_>,
-    outcome: Result<Accepted, ProviderError>,
-) -> Result<(), DbErr> {
-    let now = st.core.now();
-    let txn = crate::core::db::begin_write(&st.core.db).await?;
-    let (moved, emitted) = match &outcome {
-        Ok(accepted) => sent(st, &txn, m, claim, accepted, now).await?,
-        Err(e) => failed(&txn, m, claim, e, now).await?,
-    };
-    txn.commit().await?;
-    if !moved {
-        // A callback moved it on first, or the claim lapsed and another node retook it.
-        tracing::info!(message_id = %m.id, "message moved on during its provider call; this run records nothing");
+/// A claimed message with its provider's outcome.
+type Outcome<'a> = (
+    &'a message::Model,
+    Claim<'a>,
+    Result<Accepted, ProviderError>,
+);
+
+/// Stores each provider outcome with its message's next state, all in one transaction; a
+/// message whose claim is no longer ours records nothing.
+async fn finish(st: &MessagingState, outcomes: Vec<Outcome<'_>>) -> Result<(), DbErr> {
+    if outcomes.is_empty() {
         return Ok(());
     }
+    let now = st.core.now();
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
+    let mut emitted = Emitted::default();
+    let mut reports = Vec::new();
+    // Hand-overs found at the provider that may already be further along than `sent`.
+    let mut further = Vec::new();
+    for (m, claim, outcome) in &outcomes {
+        let moved = match outcome {
+            Ok(accepted) => sent(st, &txn, m, claim, accepted, now, &mut reports).await?,
+            Err(e) => failed(&txn, m, claim, e, now).await?,
+        };
+        let Some(e) = moved else {
+            // A callback moved it on first, or the claim lapsed and another node retook it.
+            tracing::info!(message_id = %m.id, "message moved on during its provider call; this run records nothing");
+            continue;
+        };
+        emitted.extend(e);
+        if let Ok(Accepted {
+            provider_message_id,
+            status: Some(word),
+        }) = outcome
+        {
+            if let Some(status) = Status::from_carrier(word).filter(|s| *s != Status::Sent) {
+                further.push((provider_message_id.as_str(), status));
+            }
+        }
+    }
+    st.core.jobs.enqueue_many(&txn, reports).await?;
+    txn.commit().await?;
     emitted.notify(st);
     st.core.jobs.wake();
-    // An earlier hand-over found at the provider may already be further along.
-    if let Ok(Accepted {
-        provider_message_id,
-        status: Some(word),
-    }) = &outcome
-    {
-        if let Some(status) = Status::from_carrier(word).filter(|s| *s != Status::Sent) {
-            apply_status(st, provider_message_id, status, None, None).await?;
-        }
+    for (provider_message_id, status) in further {
+        apply_status(st, provider_message_id, status, None, None).await?;
     }
     Ok(())
 }
 
+/// The move to `sent`, its event and (from the sandbox) its delivery report; `None` when the
+/// claim no longer holds.
 async fn sent(
     st: &MessagingState,
     txn: &DatabaseTransaction,
@@ -204,17 +314,18 @@ async fn sent(
     claim: &Claim<'_>,
     accepted: &Accepted,
     now: DateTime<Utc>,
-) -> Result<(bool, Emitted), DbErr> {
+    reports: &mut Vec<NewJob>,
+) -> Result<Option<Emitted>, DbErr> {
     let id = accepted.provider_message_id.as_str();
     let q = moved_to(Status::Sent.as_str(), message::Column::SentAt, now)
         .col_expr(message::Column::ProviderMessageId, Expr::value(id));
     if claim.held(q, m.id).exec(txn).await?.rows_affected != 1 {
-        return Ok((false, Emitted::default()));
+        return Ok(None);
     }
     if handover::is_sandbox(st, &m.channel) && st.cfg.sandbox_delivery_reports {
-        reports::enqueue(st, txn, m.id, id).await?;
+        reports.push(reports::job(m.id, id));
     }
-    Ok((true, sent_event(txn, m, id, now).await?))
+    Ok(Some(sent_event(txn, m, id, now).await?))
 }
 
 async fn failed(
@@ -223,7 +334,7 @@ async fn failed(
     claim: &Claim<'_>,
     e: &ProviderError,
     now: DateTime<Utc>,
-) -> Result<(bool, Emitted), DbErr> {
+) -> Result<Option<Emitted>, DbErr> {
     let code = match e {
         ProviderError::Rejected { status, .. } => format!("provider_rejected_{status}"),
         _ => "provider_unavailable".to_owned(),
@@ -232,10 +343,10 @@ async fn failed(
     tracing::warn!(message_id = %m.id, error = %text, "provider did not accept message");
     let q = to_failed(&code, &text, now);
     if claim.held(q, m.id).exec(txn).await?.rows_affected != 1 {
-        return Ok((false, Emitted::default()));
+        return Ok(None);
     }
     // The refund commits with the failure that causes it, once: only the claim's holder
     // moves the message out of `sending`.
     refund(txn, now, m.workspace_id, m.id, m.cost).await?;
-    Ok((true, failed_event(txn, m, &code, &text, now).await?))
+    Ok(Some(failed_event(txn, m, &code, &text, now).await?))
 }

@@ -6,12 +6,11 @@
 use super::super::domain::Status;
 use super::super::MessagingState;
 use super::handover;
-use super::status::apply_status;
+use super::status::{apply_reports, apply_status, Report as StatusReport};
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect,
+    ColumnTrait, DbErr, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 use serde::{Deserialize, Serialize};
 use switchboard_entities::messaging::message;
@@ -28,28 +27,36 @@ struct Report {
     provider_message_id: String,
 }
 
-/// Writes the sandbox's delivery report of a message with `conn` (its `sent` transaction).
-pub async fn enqueue<C: ConnectionTrait>(
-    st: &MessagingState,
-    conn: &C,
-    message_id: Uuid,
-    provider_message_id: &str,
-) -> Result<(), DbErr> {
+/// The sandbox's delivery report of a message, to enqueue with its `sent` transaction.
+pub fn job(message_id: Uuid, provider_message_id: &str) -> NewJob {
     let payload = serde_json::json!(Report {
         provider_message_id: provider_message_id.to_owned(),
     });
-    let job = NewJob::new(DELIVERY_REPORT, payload).key(format!("report:{message_id}"));
-    st.core.jobs.enqueue(conn, job).await?;
-    Ok(())
+    NewJob::new(DELIVERY_REPORT, payload).key(format!("report:{message_id}"))
 }
 
-/// The sandbox "carrier" confirms delivery, through the same path as a callback.
-pub async fn deliver(st: &MessagingState, job: Job) -> JobResult {
-    let Report {
-        provider_message_id,
-    } = job.payload()?;
-    let moved = apply_status(st, &provider_message_id, Status::Delivered, None, None).await?;
-    Ok(Done::from(u64::from(moved)))
+/// The sandbox "carrier" confirms the deliveries of a batch, through the same path as a
+/// callback and in one transaction: a result per job, in order.
+pub async fn deliver_batch(st: &MessagingState, jobs: Vec<Job>) -> Vec<JobResult> {
+    let parsed: Vec<Result<Report, JobFailure>> = jobs.iter().map(Job::payload).collect();
+    let moves: Vec<StatusReport<'_>> = parsed
+        .iter()
+        .filter_map(|p| p.as_ref().ok())
+        .map(|r| StatusReport {
+            provider_message_id: &r.provider_message_id,
+            status: Status::Delivered,
+            error_code: None,
+            error_message: None,
+        })
+        .collect();
+    let mut moved = match apply_reports(st, &moves).await {
+        Ok(moved) => moved.into_iter(),
+        Err(e) => return jobs.iter().map(|_| Err(JobFailure::retry(&e))).collect(),
+    };
+    parsed
+        .into_iter()
+        .map(|p| p.map(|_| Done::from(u64::from(moved.next().unwrap_or(false)))))
+        .collect()
 }
 
 /// Before this, a `sent` message is stale.

@@ -7,8 +7,9 @@ use super::super::MessagingState;
 use super::events::{self, Emitted};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, UpdateMany};
+use sea_orm::{ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter, UpdateMany};
 use serde_json::json;
+use std::collections::HashMap;
 use switchboard_entities::messaging::message;
 use uuid::Uuid;
 
@@ -122,6 +123,14 @@ pub async fn failed_event<C: sea_orm::ConnectionTrait>(
     message_event(db, m, "failed", Some((code, text)), now, json!({})).await
 }
 
+/// A reported move: the message with this provider id to `status`.
+pub struct Report<'a> {
+    pub provider_message_id: &'a str,
+    pub status: Status,
+    pub error_code: Option<&'a str>,
+    pub error_message: Option<&'a str>,
+}
+
 /// Moves the message with this provider id forward to `status` (never backwards) and emits
 /// message.<status>. Returns whether it moved.
 pub async fn apply_status(
@@ -131,51 +140,84 @@ pub async fn apply_status(
     error_code: Option<&str>,
     error_message: Option<&str>,
 ) -> Result<bool, DbErr> {
-    let Some(m) = message::Entity::find()
-        .filter(message::Column::ProviderMessageId.eq(provider_message_id))
-        .filter(message::Column::Direction.eq("outbound"))
-        .one(&st.core.db)
-        .await?
-    else {
-        return Ok(false);
+    let report = Report {
+        provider_message_id,
+        status,
+        error_code,
+        error_message,
     };
+    Ok(apply_reports(st, &[report]).await?.first() == Some(&true))
+}
+
+/// [`apply_status`] for many reports in one transaction: whether each moved, in order.
+pub async fn apply_reports(
+    st: &MessagingState,
+    reports: &[Report<'_>],
+) -> Result<Vec<bool>, DbErr> {
+    let ids = reports.iter().map(|r| r.provider_message_id);
+    let found: HashMap<String, message::Model> = message::Entity::find()
+        .filter(message::Column::ProviderMessageId.is_in(ids))
+        .filter(message::Column::Direction.eq("outbound"))
+        .all(&st.core.db)
+        .await?
+        .into_iter()
+        .filter_map(|m| Some((m.provider_message_id.clone()?, m)))
+        .collect();
+    let mut moved = Vec::with_capacity(reports.len());
+    if found.is_empty() {
+        moved.resize(reports.len(), false);
+        return Ok(moved);
+    }
     let now = st.core.now();
     let txn = crate::core::db::begin_write(&st.core.db).await?;
-    let (moved, emitted) = match status {
-        Status::Queued => (false, Emitted::default()),
-        Status::Sent => {
-            let moved = forward(status, message::Column::SentAt, m.id, now, &txn).await?;
-            let emitted = if moved {
-                sent_event(&txn, &m, provider_message_id, now).await?
-            } else {
-                Emitted::default()
-            };
-            (moved, emitted)
-        }
-        Status::Delivered => {
-            let moved = forward(status, message::Column::DeliveredAt, m.id, now, &txn).await?;
-            let emitted = if moved {
-                let at = now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-                let own = json!({ "delivered_at": at });
-                message_event(&txn, &m, "delivered", None, now, own).await?
-            } else {
-                Emitted::default()
-            };
-            (moved, emitted)
-        }
-        Status::Failed => {
-            let code = error_code.unwrap_or("carrier_failed");
-            let text = error_message.unwrap_or("the carrier reported the message as failed");
-            let moved = mark_failed(&txn, m.id, status.predecessors(), code, text, now).await?;
-            let emitted = if moved {
-                failed_event(&txn, &m, code, text, now).await?
-            } else {
-                Emitted::default()
-            };
-            (moved, emitted)
-        }
-    };
+    let mut emitted = Emitted::default();
+    for report in reports {
+        let Some(m) = found.get(report.provider_message_id) else {
+            moved.push(false);
+            continue;
+        };
+        let e = apply(&txn, m, report, now).await?;
+        moved.push(e.is_some());
+        emitted.extend(e.unwrap_or_default());
+    }
     txn.commit().await?;
     emitted.notify(st);
     Ok(moved)
+}
+
+/// One report's move of `m` and its event; `None` when it did not move.
+async fn apply(
+    txn: &DatabaseTransaction,
+    m: &message::Model,
+    report: &Report<'_>,
+    now: DateTime<Utc>,
+) -> Result<Option<Emitted>, DbErr> {
+    let status = report.status;
+    Ok(match status {
+        Status::Queued => None,
+        Status::Sent => {
+            if !forward(status, message::Column::SentAt, m.id, now, txn).await? {
+                return Ok(None);
+            }
+            Some(sent_event(txn, m, report.provider_message_id, now).await?)
+        }
+        Status::Delivered => {
+            if !forward(status, message::Column::DeliveredAt, m.id, now, txn).await? {
+                return Ok(None);
+            }
+            let at = now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            let own = json!({ "delivered_at": at });
+            Some(message_event(txn, m, "delivered", None, now, own).await?)
+        }
+        Status::Failed => {
+            let code = report.error_code.unwrap_or("carrier_failed");
+            let text = report
+                .error_message
+                .unwrap_or("the carrier reported the message as failed");
+            if !mark_failed(txn, m.id, status.predecessors(), code, text, now).await? {
+                return Ok(None);
+            }
+            Some(failed_event(txn, m, code, text, now).await?)
+        }
+    })
 }
