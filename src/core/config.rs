@@ -244,8 +244,12 @@ pub struct JobsSettings {
     /// of it at random.
     pub backoff_base_secs: u64,
     pub backoff_max_secs: u64,
-    /// Jobs one node runs at once.
+    /// Runs (a job, or a batch of one topic's jobs) one node has going at once.
     pub concurrency: usize,
+    /// Runs of one batch topic (dispatch, delivery reports) one node has going at once. A
+    /// batch already carries many jobs; more of them side by side only queue for SQLite's one
+    /// write lock and push the API's writes to the back.
+    pub batch_runs: usize,
     /// Finished (`done`) jobs are deleted this many days after they finished; `dead` ones
     /// stay for an operator.
     pub keep_done_days: i64,
@@ -264,6 +268,7 @@ impl JobsSettings {
                 "backoff_base_secs",
             ),
             ("concurrency", self.concurrency < 1, "1"),
+            ("batch_runs", self.batch_runs < 1, "1"),
             ("keep_done_days", self.keep_done_days < 1, "1"),
         ];
         match too_small.into_iter().find(|(_, bad, _)| *bad) {
@@ -284,6 +289,7 @@ impl Default for JobsSettings {
             backoff_base_secs: 10,
             backoff_max_secs: 3600,
             concurrency: 16,
+            batch_runs: 2,
             keep_done_days: 7,
         }
     }

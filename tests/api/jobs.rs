@@ -387,7 +387,11 @@ async fn a_delivery_pending_at_upgrade_is_delivered_by_the_queue() {
 async fn a_batch_handler_gets_its_topics_jobs_together_and_each_ends_on_its_own() {
     let clock = ManualClock::new();
     clock.freeze();
-    let app = spawn_app_on(clock.clone(), node).await;
+    let app = spawn_app_on(clock.clone(), |s| {
+        node(s);
+        s.jobs.batch_runs = 3;
+    })
+    .await;
     let batches = Arc::new(std::sync::Mutex::new(Vec::<Vec<i64>>::new()));
     let seen = batches.clone();
     app.jobs.handle_batch("test.batch", 3, move |jobs| {
@@ -450,5 +454,65 @@ async fn a_batch_handler_gets_its_topics_jobs_together_and_each_ends_on_its_own(
                 "order {order}"
             ),
         }
+    }
+}
+
+#[actix_web::test]
+async fn a_batch_topics_backlog_waits_for_its_runs_without_holding_back_other_topics() {
+    let clock = ManualClock::new();
+    clock.freeze();
+    let app = spawn_app_on(clock.clone(), |s| {
+        node(s);
+        s.jobs.batch_runs = 1;
+    })
+    .await;
+    let (started, release) = (Arc::new(AtomicU32::new(0)), Arc::new(Notify::new()));
+    let (s, r) = (started.clone(), release.clone());
+    app.jobs.handle_batch("test.backlog", 2, move |jobs| {
+        s.fetch_add(1, Ordering::SeqCst);
+        let r = r.clone();
+        async move {
+            r.notified().await;
+            jobs.iter().map(|_| Ok(Done::from(1))).collect()
+        }
+    });
+    let plain = Arc::new(AtomicU32::new(0));
+    app.jobs.handle("test.plain", counting(&plain));
+    let db = db(&app).await;
+    // More backlog than one claim reads (16 runs × 2).
+    let backlog: Vec<NewJob> = (0..40)
+        .map(|i| NewJob::new("test.backlog", json!({"i": i})))
+        .collect();
+    app.jobs.enqueue_many(&db, backlog).await.unwrap();
+    app.jobs
+        .enqueue(&db, NewJob::new("test.plain", json!({})))
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while plain.load(Ordering::SeqCst) == 0 {
+        assert!(std::time::Instant::now() < deadline, "the plain job waited");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(started.load(Ordering::SeqCst), 1, "one batch run at a time");
+    // Each released run lets the next one start, until the backlog is done.
+    while started.load(Ordering::SeqCst) < 20 {
+        assert!(std::time::Instant::now() < deadline, "the backlog stalled");
+        release.notify_one();
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    release.notify_one();
+    let done = |db: DatabaseConnection| async move {
+        job::Entity::find()
+            .all(&db)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|j| j.topic == "test.backlog" && j.status == "done")
+            .count()
+    };
+    while done(db.clone()).await < 40 {
+        assert!(std::time::Instant::now() < deadline, "the backlog stalled");
+        release.notify_one();
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
 }

@@ -95,13 +95,20 @@ struct Inner {
     wake: Notify,
     stop: watch::Sender<bool>,
     worker: Mutex<Option<JoinHandle<()>>>,
-    /// The worker's runs now, by their first job: each run's jobs and its task.
-    running: Mutex<HashMap<JobId, (Vec<JobId>, AbortHandle)>>,
+    /// The worker's runs now, by their first job.
+    running: Mutex<HashMap<JobId, Running>>,
     /// Counts runs ended, for waiters on `running`.
     ended: watch::Sender<u64>,
     /// Held while claiming and noting what was claimed, so `run_due` sees either the row or
     /// the running job.
     claiming: tokio::sync::Mutex<()>,
+}
+
+/// A run the worker has going: its topic, its jobs and its task.
+struct Running {
+    topic: String,
+    jobs: Vec<JobId>,
+    task: AbortHandle,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

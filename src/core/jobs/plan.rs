@@ -1,7 +1,7 @@
 //! Which due jobs one claim takes and how they group into runs: a plain topic's job is a run
 //! of its own; a batch topic's jobs share runs of up to its batch size; never more runs than
-//! the worker has room for. Oldest first, so a deep queue of one topic does not starve the
-//! jobs due before it.
+//! the worker has room for, and no more of one batch topic than it allows. Oldest first, so a
+//! deep queue of one topic does not starve the jobs due before it.
 
 use std::collections::HashMap;
 
@@ -13,6 +13,8 @@ pub(super) struct Plan<'a> {
     pub room: usize,
     /// Every topic this node handles, with its batch size.
     pub batch: &'a HashMap<&'static str, usize>,
+    /// Runs each batch topic may start now (a topic not named here is bounded by `room`).
+    pub runs_left: HashMap<&'static str, usize>,
 }
 
 impl Plan<'_> {
@@ -28,11 +30,18 @@ impl Plan<'_> {
         let mut runs: Vec<Vec<usize>> = Vec::new();
         // The run each batch topic is still filling.
         let mut filling: HashMap<&str, usize> = HashMap::new();
+        let mut runs_left = self.runs_left.clone();
         for (i, topic) in topics.iter().enumerate() {
             let size = self.batch.get(topic).copied().unwrap_or(1).max(1);
             match filling.get(topic) {
                 Some(&r) if runs[r].len() < size => runs[r].push(i),
                 _ if runs.len() < self.room => {
+                    if let Some(left) = runs_left.get_mut(topic) {
+                        if *left == 0 {
+                            continue;
+                        }
+                        *left -= 1;
+                    }
                     filling.insert(topic, runs.len());
                     runs.push(vec![i]);
                 }
@@ -57,10 +66,30 @@ mod tests {
         let plan = Plan {
             room: 3,
             batch: &batch,
+            runs_left: HashMap::new(),
         };
         let topics = ["many", "one", "many", "many", "many", "one", "many"];
         // many×3, one, many×2 (the second batch) fill the three slots; the last plain job waits.
         assert_eq!(plan.runs(&topics), vec![vec![0, 2, 3], vec![1], vec![4, 6]]);
+    }
+
+    #[test]
+    fn a_batch_topic_starts_no_more_runs_than_it_has_left() {
+        let batch = sizes();
+        let plan = Plan {
+            room: 5,
+            batch: &batch,
+            runs_left: HashMap::from([("many", 1)]),
+        };
+        let topics = ["many", "many", "many", "many", "one", "many"];
+        // One batch of three; the other "many" jobs wait, the plain job still runs.
+        assert_eq!(plan.runs(&topics), vec![vec![0, 1, 2], vec![4]]);
+        let spent = Plan {
+            room: 5,
+            batch: &batch,
+            runs_left: HashMap::from([("many", 0)]),
+        };
+        assert_eq!(spent.runs(&topics), vec![vec![4]]);
     }
 
     #[test]
@@ -69,17 +98,20 @@ mod tests {
         let none = Plan {
             room: 0,
             batch: &batch,
+            runs_left: HashMap::new(),
         };
         assert!(none.runs(&["one", "many"]).is_empty());
         assert_eq!(none.read_limit(), 0);
         let plan = Plan {
             room: 4,
             batch: &batch,
+            runs_left: HashMap::new(),
         };
         assert_eq!(plan.read_limit(), 12);
         let huge = Plan {
             room: 10_000,
             batch: &batch,
+            runs_left: HashMap::new(),
         };
         assert_eq!(huge.read_limit(), READ_CAP as u64);
     }
@@ -90,6 +122,7 @@ mod tests {
         let plan = Plan {
             room: 5,
             batch: &batch,
+            runs_left: HashMap::new(),
         };
         assert_eq!(plan.runs(&["gone", "gone"]), vec![vec![0], vec![1]]);
     }

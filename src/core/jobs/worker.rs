@@ -5,10 +5,11 @@
 use super::job::{Job, JobFailure, JobId};
 use super::plan::Plan;
 use super::queue::{self, Claim, Claimed, End};
-use super::{backoff, lock, schedule, Handler, JobResult, Jobs};
+use super::{backoff, lock, schedule, Handler, JobResult, Jobs, Running};
 use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use sea_orm::DbErr;
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// Most runs one `run_due` call starts.
@@ -59,8 +60,8 @@ impl Jobs {
                 jobs = abandoned.len(),
                 "jobs still running at shutdown were abandoned; their leases will lapse"
             );
-            for (_, (_, task)) in abandoned {
-                task.abort();
+            for (_, run) in abandoned {
+                run.task.abort();
             }
         }
         // Handlers hold their services' state, which holds this queue: let both go.
@@ -91,7 +92,7 @@ impl Jobs {
     fn busy(&self) -> Vec<JobId> {
         lock(&self.0.running)
             .values()
-            .flat_map(|(jobs, _)| jobs.iter().copied())
+            .flat_map(|run| run.jobs.iter().copied())
             .collect()
     }
 
@@ -101,7 +102,7 @@ impl Jobs {
         loop {
             let running = lock(&self.0.running)
                 .values()
-                .any(|(jobs, _)| jobs.iter().any(|id| ids.contains(id)));
+                .any(|run| run.jobs.iter().any(|id| ids.contains(id)));
             if !running {
                 return;
             }
@@ -175,10 +176,18 @@ impl Jobs {
     async fn claim(&self, room: usize) -> Result<Claimed, DbErr> {
         let now = self.0.clock.now();
         let batch = self.topics();
-        let topics: Vec<&'static str> = batch.keys().copied().collect();
+        let runs_left = self.batch_runs_left(&batch);
+        // A batch topic with no run left is not read at all: its backlog would fill the read
+        // and hide the other topics' due jobs behind it.
+        let topics: Vec<&'static str> = batch
+            .keys()
+            .copied()
+            .filter(|topic| runs_left.get(topic) != Some(&0))
+            .collect();
         let plan = Plan {
             room,
             batch: &batch,
+            runs_left,
         };
         let claim = Claim {
             owner: &self.0.owner,
@@ -194,6 +203,22 @@ impl Jobs {
         .await
     }
 
+    /// Runs each batch topic may still start under `[jobs] batch_runs`.
+    fn batch_runs_left(
+        &self,
+        batch: &HashMap<&'static str, usize>,
+    ) -> HashMap<&'static str, usize> {
+        let running = lock(&self.0.running);
+        batch
+            .iter()
+            .filter(|(_, size)| **size > 1)
+            .map(|(topic, _)| {
+                let busy = running.values().filter(|run| run.topic == *topic).count();
+                (*topic, self.0.cfg.batch_runs.saturating_sub(busy))
+            })
+            .collect()
+    }
+
     fn lease(&self) -> Duration {
         Duration::from_secs(self.0.cfg.lease_secs)
     }
@@ -203,6 +228,7 @@ impl Jobs {
             return;
         };
         let jobs = run.iter().map(|job| job.id).collect();
+        let topic = run.first().map(|job| job.topic.clone()).unwrap_or_default();
         let this = self.clone();
         // Held while spawning, so the run cannot end (and remove itself) before it is noted.
         let mut running = lock(&self.0.running);
@@ -210,7 +236,8 @@ impl Jobs {
             let _ended = Ended(this.clone(), id);
             this.execute(run).await;
         });
-        running.insert(id, (jobs, task.abort_handle()));
+        let task = task.abort_handle();
+        running.insert(id, Running { topic, jobs, task });
     }
 
     /// Makes sure every recurring topic registered on this node has its row.
