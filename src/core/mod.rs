@@ -10,6 +10,7 @@ pub mod http;
 pub mod jobs;
 pub mod json_body;
 pub mod jwt;
+pub mod otp;
 pub mod outbound_url;
 pub mod page;
 pub mod password;

@@ -1,1 +1,2 @@
 pub mod job;
+pub mod otp_code;

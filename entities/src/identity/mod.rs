@@ -1,5 +1,4 @@
 pub mod kyc_verification;
-pub mod otp_code;
 pub mod otp_failure;
 pub mod refresh_token;
 pub mod session;

@@ -15,7 +15,6 @@ pub mod dealer_review;
 pub mod favorite;
 pub mod inquiry;
 pub mod message;
-pub mod otp_code;
 pub mod refresh_token;
 pub mod reset_token;
 pub mod search_term;

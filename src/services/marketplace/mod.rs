@@ -148,6 +148,7 @@ fn listen(
             tracing::warn!(error = %e, "marketplace catalogue not filled yet; retried on use");
         }
     });
+    register_jobs(&state);
     let data = web::Data::new(state);
     serve_marked::<MarketplaceEnvelope, _>(
         name,
@@ -157,6 +158,26 @@ fn listen(
         move |cfg| routes(cfg, data.clone(), sio.clone()),
         marks,
     )
+}
+
+/// Recurring jobs (once per interval across all nodes): codes a day past their expiry go.
+fn register_jobs(state: &MarketplaceState) {
+    let st = state.clone();
+    state.core.jobs.every(
+        "marketplace.otp_purge",
+        std::time::Duration::from_secs(state.core.settings.retention.interval_secs),
+        move |_| {
+            let st = st.clone();
+            async move {
+                let stale = st.core.now() - chrono::Duration::days(1);
+                crate::core::jobs::counted(
+                    service::otp::codes(&st)
+                        .purge_expired(&st.core.db, stale)
+                        .await,
+                )
+            }
+        },
+    );
 }
 
 /// Bearer tokens of the marketplace, with the spec's `invalid_token`.

@@ -387,3 +387,20 @@ async fn verify_signup(app: &TestApp, p: &str, otp: &str) -> Response {
 async fn resend(app: &TestApp, p: &str, kind: &str) -> Response {
     post(app, "/auth/resend-otp", json!({"phone": p, "type": kind})).await
 }
+
+#[actix_web::test]
+async fn codes_a_day_past_expiry_are_purged() {
+    let app = app().await;
+    let p = phone();
+    signup(&app, &p, "secret1").await;
+    let code = app.last_code(&p);
+    app.advance(Duration::minutes(10));
+    app.jobs.run_due().await.unwrap();
+    // Expired but kept: the client is told so.
+    assert_err(verify_signup(&app, &p, &code).await, 400, "otp_expired").await;
+    let interval = app.settings.retention.interval_secs as i64;
+    app.advance(Duration::days(1) + Duration::seconds(interval));
+    app.jobs.run_due().await.unwrap();
+    // Purged: there is no code left to have expired.
+    assert_err(verify_signup(&app, &p, &code).await, 400, "invalid_otp").await;
+}

@@ -13,7 +13,7 @@ use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter, Set,
 };
-use switchboard_entities::identity::{otp_code, temp_token, user};
+use switchboard_entities::identity::{temp_token, user};
 use uuid::Uuid;
 
 pub struct SignupInput {
@@ -310,19 +310,14 @@ pub async fn purge(st: &IdentityState) -> Result<u64> {
         .exec(&txn)
         .await?
         .rows_affected;
-    otp_code::Entity::delete_many()
-        .filter(otp_code::Column::Phone.is_in(phones.clone()))
-        .exec(&txn)
-        .await?;
+    let codes = super::otp::codes(st);
+    codes.delete_for(&txn, phones.clone()).await?;
     temp_token::Entity::delete_many()
         .filter(temp_token::Column::Phone.is_in(phones))
         .exec(&txn)
         .await?;
     let stale = now - Duration::days(1);
-    otp_code::Entity::delete_many()
-        .filter(otp_code::Column::ExpiresAt.lt(stale))
-        .exec(&txn)
-        .await?;
+    codes.purge_expired(&txn, stale).await?;
     temp_token::Entity::delete_many()
         .filter(temp_token::Column::ExpiresAt.lt(stale))
         .exec(&txn)

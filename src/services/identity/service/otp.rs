@@ -1,5 +1,6 @@
-//! One-time codes: sent by SMS, stored as HMAC digests, bound to phone and purpose, attempt
-//! limited, consumed atomically; a verified code yields a single-use temp token.
+//! One-time codes (kept by `core::otp`) sent by SMS, with identity's own rules on top: who may
+//! ask for one, a per-phone daily cap on wrong codes, and the single-use temp token a verified
+//! code yields.
 
 use super::super::domain::OtpPurpose;
 use super::super::dto::{OtpSent, OtpVerified};
@@ -7,26 +8,31 @@ use super::super::error::{IdentityError, Result};
 use super::super::IdentityState;
 use super::{any_user_by_phone, live_user_by_phone};
 use crate::core::error::ApiError;
+use crate::core::otp::{Checked, Live, OtpCodes};
 use crate::core::phone::PhoneNumber;
-use crate::core::secrets::{
-    constant_time_eq, hmac_sha256_hex, random_digits, random_token, sha256_hex,
-};
+use crate::core::secrets::{random_token, sha256_hex};
 use crate::providers::sms::SmsMessage;
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::sea_query::{Expr, ExprTrait};
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
 };
-use switchboard_entities::identity::{otp_code, otp_failure, temp_token};
+use switchboard_entities::identity::{otp_failure, temp_token};
 use uuid::Uuid;
 
 /// The rolling window of the per-phone cap on wrong codes.
 pub const OTP_FAILURE_WINDOW: Duration = Duration::hours(24);
 
-fn digest(st: &IdentityState, phone: &PhoneNumber, purpose: OtpPurpose, code: &str) -> String {
-    let input = format!("{}|{}|{}", phone.as_str(), purpose.as_str(), code);
-    hmac_sha256_hex(&st.otp_key(), input.as_bytes())
+/// The identity service's codes.
+pub fn codes(st: &IdentityState) -> OtpCodes<'_> {
+    OtpCodes {
+        db: &st.core.db,
+        key: st.otp_key(),
+        service: "identity",
+        ttl_secs: st.cfg.otp_ttl_secs,
+        max_attempts: st.cfg.otp_max_attempts,
+    }
 }
 
 pub async fn send(st: &IdentityState, phone: &PhoneNumber, purpose: OtpPurpose) -> Result<OtpSent> {
@@ -40,32 +46,10 @@ pub async fn send(st: &IdentityState, phone: &PhoneNumber, purpose: OtpPurpose) 
         }
         _ => {}
     }
-    let now = st.core.now();
     let ttl = st.cfg.otp_ttl_secs;
-    let code = random_digits(6);
-    let txn = crate::core::db::begin_write(db).await?;
-    // A new code supersedes every earlier one for the same phone and purpose.
-    otp_code::Entity::update_many()
-        .col_expr(otp_code::Column::ConsumedAt, Expr::value(now))
-        .filter(otp_code::Column::Phone.eq(phone.as_str()))
-        .filter(otp_code::Column::Purpose.eq(purpose.as_str()))
-        .filter(otp_code::Column::ConsumedAt.is_null())
-        .exec(&txn)
+    let code = codes(st)
+        .issue(phone, purpose.as_str(), st.core.now())
         .await?;
-    otp_code::ActiveModel {
-        id: Set(Uuid::new_v4()),
-        phone: Set(phone.as_str().to_owned()),
-        purpose: Set(purpose.as_str().to_owned()),
-        code_hash: Set(digest(st, phone, purpose, &code)),
-        attempts: Set(0),
-        expires_at: Set(now + Duration::seconds(ttl)),
-        consumed_at: Set(None),
-        created_at: Set(now),
-    }
-    .insert(&txn)
-    .await?;
-    txn.commit().await?;
-
     let body = format!(
         "Your Switchboard code is {code}. It expires in {} minutes. Never share it.",
         ttl / 60
@@ -94,30 +78,35 @@ pub async fn verify(
 ) -> Result<OtpVerified> {
     let db = &st.core.db;
     let now = st.core.now();
-    let Some(row) = otp_code::Entity::find()
-        .filter(otp_code::Column::Phone.eq(phone.as_str()))
-        .filter(otp_code::Column::Purpose.eq(purpose.as_str()))
-        .filter(otp_code::Column::ConsumedAt.is_null())
-        .order_by_desc(otp_code::Column::CreatedAt)
-        .one(db)
-        .await?
-    else {
-        return Err(IdentityError::InvalidOtp {
-            attempts_remaining: 0,
+    let codes = codes(st);
+    let row = match codes.live(phone, purpose.as_str(), now).await? {
+        Live::None => {
+            return Err(IdentityError::InvalidOtp {
+                attempts_remaining: 0,
+            }
+            .into())
         }
-        .into());
+        Live::Expired => return Err(IdentityError::OtpExpired.into()),
+        Live::Code(row) => row,
     };
-    if row.expires_at <= now {
-        return Err(IdentityError::OtpExpired.into());
-    }
     let slot = reserve_daily_attempt(st, phone, now).await?;
-    let checked = check_code(st, &row, phone, purpose, code, now).await;
-    if !matches!(checked, Ok(Err(_))) {
+    let checked = codes.check(&row, code, now).await;
+    if !matches!(checked, Ok(Checked::Wrong { .. })) {
         // Only a wrong code counts against the phone's daily cap.
         otp_failure::Entity::delete_by_id(slot).exec(db).await?;
     }
-    if let Err(attempts_remaining) = checked? {
-        return Err(IdentityError::InvalidOtp { attempts_remaining }.into());
+    match checked? {
+        Checked::Valid => {}
+        Checked::Wrong { attempts_remaining } => {
+            return Err(IdentityError::InvalidOtp { attempts_remaining }.into())
+        }
+        Checked::Exhausted => return Err(IdentityError::TooManyAttempts.into()),
+        Checked::Gone => {
+            return Err(IdentityError::InvalidOtp {
+                attempts_remaining: 0,
+            }
+            .into())
+        }
     }
     let token = random_token(32);
     let ttl = st.cfg.temp_token_ttl_secs;
@@ -192,63 +181,6 @@ async fn failures_since(
         .into_tuple()
         .all(db)
         .await?)
-}
-
-/// Counts the attempt on the code and compares it. `Ok(Err(remaining))` is a wrong code;
-/// `Err` refuses the attempt for another reason (attempts used up, consumed meanwhile).
-async fn check_code(
-    st: &IdentityState,
-    row: &otp_code::Model,
-    phone: &PhoneNumber,
-    purpose: OtpPurpose,
-    code: &str,
-    now: DateTime<Utc>,
-) -> Result<std::result::Result<(), i32>> {
-    let db = &st.core.db;
-    let max = st.cfg.otp_max_attempts;
-    // Count the attempt first, atomically, so parallel guesses cannot exceed the limit.
-    let counted = otp_code::Entity::update_many()
-        .col_expr(
-            otp_code::Column::Attempts,
-            Expr::col(otp_code::Column::Attempts).add(1),
-        )
-        .filter(otp_code::Column::Id.eq(row.id))
-        .filter(otp_code::Column::Attempts.lt(max))
-        .filter(otp_code::Column::ConsumedAt.is_null())
-        .exec(db)
-        .await?;
-    if counted.rows_affected == 0 {
-        return Err(if row.attempts >= max {
-            IdentityError::TooManyAttempts.into()
-        } else {
-            IdentityError::InvalidOtp {
-                attempts_remaining: 0,
-            }
-            .into()
-        });
-    }
-    let expected = digest(st, phone, purpose, code.trim());
-    if !constant_time_eq(expected.as_bytes(), row.code_hash.as_bytes()) {
-        let used = otp_code::Entity::find_by_id(row.id)
-            .one(db)
-            .await?
-            .map_or(max, |r| r.attempts);
-        return Ok(Err(std::cmp::max(max - used, 0)));
-    }
-    let consumed = otp_code::Entity::update_many()
-        .col_expr(otp_code::Column::ConsumedAt, Expr::value(now))
-        .filter(otp_code::Column::Id.eq(row.id))
-        .filter(otp_code::Column::ConsumedAt.is_null())
-        .exec(db)
-        .await?;
-    if consumed.rows_affected != 1 {
-        // Another request consumed this code first.
-        return Err(IdentityError::InvalidOtp {
-            attempts_remaining: 0,
-        }
-        .into());
-    }
-    Ok(Ok(()))
 }
 
 /// Deletes wrong-OTP records older than the cap's window. Returns how many.

@@ -1,51 +1,31 @@
-//! One-time codes: six digits sent through the SMS port, stored as HMAC digests bound to
-//! phone and purpose, expiring, attempt-limited and consumed once. A new code supersedes
-//! the earlier ones of the same phone and purpose.
+//! The marketplace's one-time codes (kept by `core::otp`): sent through the SMS port; a wrong
+//! code reports the attempts left, and a code whose attempts are spent is simply invalid.
 
 use super::super::domain::OtpPurpose;
 use super::super::error::{MarketplaceError, Result};
 use super::super::MarketplaceState;
 use crate::core::error::ApiError;
+use crate::core::otp::{Checked, Live, OtpCodes};
 use crate::core::phone::PhoneNumber;
-use crate::core::secrets::{constant_time_eq, hmac_sha256_hex, random_digits};
 use crate::providers::sms::SmsMessage;
-use chrono::Duration;
-use sea_orm::sea_query::{Expr, ExprTrait};
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
-use switchboard_entities::marketplace::otp_code;
-use uuid::Uuid;
 
-fn digest(st: &MarketplaceState, phone: &PhoneNumber, purpose: OtpPurpose, code: &str) -> String {
-    let input = format!("{}|{}|{}", phone.as_str(), purpose.as_str(), code);
-    hmac_sha256_hex(&st.otp_key(), input.as_bytes())
+/// The marketplace's codes.
+pub fn codes(st: &MarketplaceState) -> OtpCodes<'_> {
+    OtpCodes {
+        db: &st.core.db,
+        key: st.otp_key(),
+        service: "marketplace",
+        ttl_secs: st.cfg.otp_ttl_secs,
+        max_attempts: st.cfg.otp_max_attempts,
+    }
 }
 
 /// Stores a fresh code (retiring earlier ones) and sends it.
 pub async fn send(st: &MarketplaceState, phone: &PhoneNumber, purpose: OtpPurpose) -> Result<()> {
-    let now = st.core.now();
     let ttl = st.cfg.otp_ttl_secs;
-    let code = random_digits(6);
-    let txn = crate::core::db::begin_write(&st.core.db).await?;
-    otp_code::Entity::update_many()
-        .col_expr(otp_code::Column::ConsumedAt, Expr::value(now))
-        .filter(otp_code::Column::Phone.eq(phone.as_str()))
-        .filter(otp_code::Column::Purpose.eq(purpose.as_str()))
-        .filter(otp_code::Column::ConsumedAt.is_null())
-        .exec(&txn)
+    let code = codes(st)
+        .issue(phone, purpose.as_str(), st.core.now())
         .await?;
-    otp_code::ActiveModel {
-        id: Set(Uuid::new_v4()),
-        phone: Set(phone.as_str().to_owned()),
-        purpose: Set(purpose.as_str().to_owned()),
-        code_hash: Set(digest(st, phone, purpose, &code)),
-        attempts: Set(0),
-        expires_at: Set(now + Duration::seconds(ttl)),
-        consumed_at: Set(None),
-        created_at: Set(now),
-    }
-    .insert(&txn)
-    .await?;
-    txn.commit().await?;
     let body = format!(
         "Your car marketplace code is {code}. It expires in {} minutes. Never share it.",
         ttl / 60
@@ -64,69 +44,27 @@ pub async fn send(st: &MarketplaceState, phone: &PhoneNumber, purpose: OtpPurpos
 }
 
 /// Consumes the phone's live code of `purpose` when `code` matches it. A wrong code costs an
-/// attempt; the last allowed attempt burns the code.
+/// attempt; once they are spent the code is invalid.
 pub async fn verify(
     st: &MarketplaceState,
     phone: &PhoneNumber,
     purpose: OtpPurpose,
     code: &str,
 ) -> Result<()> {
-    let db = &st.core.db;
     let now = st.core.now();
-    let max = Ord::max(st.cfg.otp_max_attempts, 1);
-    let Some(row) = otp_code::Entity::find()
-        .filter(otp_code::Column::Phone.eq(phone.as_str()))
-        .filter(otp_code::Column::Purpose.eq(purpose.as_str()))
-        .filter(otp_code::Column::ConsumedAt.is_null())
-        .order_by_desc(otp_code::Column::CreatedAt)
-        .one(db)
-        .await?
-    else {
-        return Err(MarketplaceError::InvalidOtp {
-            attempts_remaining: 0,
-        }
-        .into());
+    let codes = codes(st);
+    let row = match codes.live(phone, purpose.as_str(), now).await? {
+        Live::Expired => return Err(MarketplaceError::OtpExpired.into()),
+        Live::Code(row) => row,
+        Live::None => return Err(invalid(0)),
     };
-    if row.expires_at <= now {
-        return Err(MarketplaceError::OtpExpired.into());
+    match codes.check(&row, code, now).await? {
+        Checked::Valid => Ok(()),
+        Checked::Wrong { attempts_remaining } => Err(invalid(attempts_remaining)),
+        Checked::Exhausted | Checked::Gone => Err(invalid(0)),
     }
-    let expected = digest(st, phone, purpose, code.trim());
-    let matches = constant_time_eq(expected.as_bytes(), row.code_hash.as_bytes());
-    // Conditional updates: two concurrent guesses cannot both use the last attempt, and a
-    // right code is consumed once.
-    let live = otp_code::Column::ConsumedAt
-        .is_null()
-        .and(otp_code::Column::Attempts.lt(max));
-    if matches {
-        let done = otp_code::Entity::update_many()
-            .col_expr(otp_code::Column::ConsumedAt, Expr::value(now))
-            .filter(otp_code::Column::Id.eq(row.id))
-            .filter(live)
-            .exec(db)
-            .await?;
-        if done.rows_affected == 1 {
-            return Ok(());
-        }
-        return Err(MarketplaceError::InvalidOtp {
-            attempts_remaining: 0,
-        }
-        .into());
-    }
-    let attempts = row.attempts + 1;
-    let burnt = attempts >= max;
-    let mut update = otp_code::Entity::update_many()
-        .col_expr(
-            otp_code::Column::Attempts,
-            Expr::col(otp_code::Column::Attempts).add(1),
-        )
-        .filter(otp_code::Column::Id.eq(row.id))
-        .filter(live);
-    if burnt {
-        update = update.col_expr(otp_code::Column::ConsumedAt, Expr::value(now));
-    }
-    update.exec(db).await?;
-    Err(MarketplaceError::InvalidOtp {
-        attempts_remaining: Ord::max(max - attempts, 0),
-    }
-    .into())
+}
+
+fn invalid(attempts_remaining: i32) -> ApiError {
+    MarketplaceError::InvalidOtp { attempts_remaining }.into()
 }
