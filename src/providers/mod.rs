@@ -102,4 +102,9 @@ pub enum ProviderError {
     Rejected { status: u16, message: String },
     #[error("outbox write failed: {0}")]
     Outbox(#[from] std::io::Error),
+    /// The request may have reached the provider (it timed out, or the answer to a create
+    /// named no id), so whether it took the message is unknown until someone looks. Only
+    /// adapters that can look a hand-over up (`Handover::retake`) answer it.
+    #[error("provider outcome unknown: {0}")]
+    Unknown(String),
 }

@@ -35,6 +35,16 @@ fn unreachable(e: reqwest::Error) -> ProviderError {
     ProviderError::Unreachable(e.without_url().to_string())
 }
 
+/// A create that failed in transport: refused before the request left (no connection) means
+/// nothing was created; anything later (a timeout, a cut answer) may have created it.
+fn maybe_created(e: reqwest::Error) -> ProviderError {
+    if e.is_connect() || e.is_builder() {
+        unreachable(e)
+    } else {
+        ProviderError::Unknown(e.without_url().to_string())
+    }
+}
+
 /// The error of a non-success answer, or the answer.
 async fn success(res: reqwest::Response) -> Result<reqwest::Response, ProviderError> {
     let status = res.status();
@@ -83,8 +93,11 @@ impl TwilioApi {
             .form(form)
             .send()
             .await
-            .map_err(unreachable)?;
-        let created: Created = success(res).await?.json().await.map_err(unreachable)?;
+            .map_err(maybe_created)?;
+        // A success whose answer names no sid: the resource exists, its id is unknown.
+        let created: Created = success(res).await?.json().await.map_err(|e| {
+            ProviderError::Unknown(format!("accepted, answer unreadable: {}", e.without_url()))
+        })?;
         Ok(created.sid)
     }
 

@@ -228,3 +228,57 @@ async fn stale_sent_messages_are_reconciled_against_the_providers_status() {
     // The carrier took it: a carrier failure is not refunded.
     assert_eq!(app.balance(&ws.key).await, json!(3));
 }
+
+#[actix_web::test]
+async fn a_create_whose_answer_is_unreadable_is_looked_up_not_failed_and_refunded() {
+    let twilio = MockServer::start().await;
+    // The provider took the message, but its answer was cut short: no SID to store.
+    Mock::given(method("POST"))
+        .and(path("/2010-04-01/Accounts/AC9/Messages.json"))
+        .respond_with(ResponseTemplate::new(201).set_body_string(r#"{"sid": "SMcu"#))
+        .mount(&twilio)
+        .await;
+    answers(
+        &twilio,
+        "/2010-04-01/Accounts/AC9/Messages.json",
+        json!({"messages": [{"sid": "SMcut", "status": "sent", "body": "cut short"}]}),
+    )
+    .await;
+    let app = twilio_app(&twilio, |_| {}).await;
+    let ws = workspace(&app, "5").await;
+    let res = app
+        .post_key("/api/v1/messages/send", &ws.key, sms(TO, "cut short"))
+        .await;
+    assert_eq!(res.status(), 201);
+    let id = json_body(res).await["data"]["message_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Not failed: the message stays claimed (it reads as queued) and is still charged.
+    eventually("the hand-over", || async {
+        let r = twilio.received_requests().await.unwrap();
+        (!r.is_empty()).then_some(())
+    })
+    .await;
+    app.jobs.run_due().await.unwrap();
+    let row = stored(&app, &id).await;
+    assert_eq!((row.status.as_str(), row.attempts), ("sending", 1));
+    assert_eq!(message(&app, &ws.key, &id).await["status"], "queued");
+    assert_eq!(app.balance(&ws.key).await, json!(4));
+    // Once the claim lapses, the look-up finds the provider's record and adopts it.
+    let claim = i64::try_from(app.settings.services.messaging.claim_secs).unwrap();
+    app.advance(chrono::Duration::seconds(claim + 1));
+    let m = eventually("the look-up", || async {
+        app.jobs.run_due().await.unwrap();
+        let m = message(&app, &ws.key, &id).await;
+        (m["status"] == "sent").then_some(m)
+    })
+    .await;
+    assert_eq!(m["provider_message_id"], "SMcut");
+    assert_eq!(requests(&twilio, "POST").await.len(), 1, "not sent again");
+    assert_eq!(app.balance(&ws.key).await, json!(4), "not refunded");
+    assert!(ledger(&app, &ws.key)
+        .await
+        .iter()
+        .all(|r| r.reason != "refund"));
+}

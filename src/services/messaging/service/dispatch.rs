@@ -62,10 +62,19 @@ pub async fn enqueue<C: ConnectionTrait>(jobs: &Jobs, conn: &C, ids: &[Uuid]) ->
     Ok(())
 }
 
-/// This node's claim on a message: the attempt it took.
+/// This node's claim on a message: the attempt it took, and until when.
 struct Claim<'a> {
     attempt: i32,
     owner: &'a str,
+    until: DateTime<Utc>,
+}
+
+/// A hand-over whose outcome is unknown leaves the message claimed: once the claim lapses,
+/// the retake looks for it at the provider (and adopts it, or sends it then). Failing it
+/// would refund a message that may have gone out.
+fn look_up_later(m: &message::Model, e: &str, until: DateTime<Utc>) -> JobFailure {
+    tracing::warn!(message_id = %m.id, error = e, "provider outcome unknown; looked up when the claim lapses");
+    JobFailure::retry_at(format!("{e}; looked up when the claim lapses"), until)
 }
 
 impl Claim<'_> {
@@ -97,13 +106,20 @@ pub async fn run_batch(st: &MessagingState, jobs: Vec<Job>) -> Vec<JobResult> {
             .buffer_unordered(HANDOVERS_IN_FLIGHT)
             .collect()
             .await;
+    let mut unknown = HashMap::new();
     let outcomes = outcomes
         .into_iter()
         .filter_map(|(id, outcome)| {
             let m = claimed.get(&id)?;
+            let until = m.claim_expires_at.unwrap_or_else(|| st.core.now());
+            if let Err(ProviderError::Unknown(e)) = &outcome {
+                unknown.insert(id, look_up_later(m, e, until));
+                return None;
+            }
             let claim = Claim {
                 attempt: m.attempts,
                 owner,
+                until,
             };
             Some((m, claim, outcome))
         })
@@ -115,11 +131,14 @@ pub async fn run_batch(st: &MessagingState, jobs: Vec<Job>) -> Vec<JobResult> {
     for id in ids {
         results.push(match id {
             Err(e) => Err(e),
-            Ok(id) if claimed.contains_key(&id) => match &finished {
-                Ok(()) => Ok(Done::from(1)),
-                Err(e) => Err(JobFailure::retry(e)),
+            Ok(id) => match unknown.remove(&id) {
+                Some(later) => Err(later),
+                None if claimed.contains_key(&id) => match &finished {
+                    Ok(()) => Ok(Done::from(1)),
+                    Err(e) => Err(JobFailure::retry(e)),
+                },
+                None => run_one(st, id).await,
             },
-            Ok(id) => run_one(st, id).await,
         });
     }
     results
@@ -154,14 +173,18 @@ async fn claim_queued(
     Ok(rows.into_iter().map(|m| (m.id, m)).collect())
 }
 
+/// When a claim taken now lapses.
+fn claim_until(st: &MessagingState, now: DateTime<Utc>) -> DateTime<Utc> {
+    now + chrono::Duration::seconds(
+        i64::try_from(st.cfg.claim_secs)
+            .unwrap_or(i64::MAX)
+            .clamp(1, 86_400),
+    )
+}
+
 /// The move of a message into this node's claim, for the caller to make conditional.
 fn claiming(st: &MessagingState, owner: &str, now: DateTime<Utc>) -> UpdateMany<message::Entity> {
-    let until = now
-        + chrono::Duration::seconds(
-            i64::try_from(st.cfg.claim_secs)
-                .unwrap_or(i64::MAX)
-                .clamp(1, 86_400),
-        );
+    let until = claim_until(st, now);
     message::Entity::update_many()
         .col_expr(message::Column::Status, Expr::value(SENDING))
         .col_expr(message::Column::ClaimExpiresAt, Expr::value(until))
@@ -211,6 +234,9 @@ async fn run_one(st: &MessagingState, message_id: Uuid) -> JobResult {
         }),
     };
     let outcome = handover::hand_over(st, &m, &h).await;
+    if let Err(ProviderError::Unknown(e)) = &outcome {
+        return Err(look_up_later(&m, e, claim.until));
+    }
     finish(st, vec![(&m, claim, outcome)]).await?;
     Ok(Done::from(1))
 }
@@ -234,6 +260,7 @@ async fn claim<'a>(
     Ok((res.rows_affected == 1).then_some(Claim {
         attempt: m.attempts + 1,
         owner,
+        until: claim_until(st, now),
     }))
 }
 
