@@ -125,7 +125,11 @@ mod tests {
     async fn sqlite() -> (DatabaseConnection, PathBuf) {
         let file = std::env::temp_dir().join(format!("txn-{}.sqlite", uuid::Uuid::new_v4()));
         let url = format!("sqlite://{}?mode=rwc", file.display());
-        let db = Database::connect(&url).await.expect("sqlite");
+        // Several connections, as the server pools them: the writers wait on SQLite's lock,
+        // not for a connection.
+        let mut opts = sea_orm::ConnectOptions::new(url);
+        opts.max_connections(8);
+        let db = Database::connect(opts).await.expect("sqlite");
         db.execute_unprepared("CREATE TABLE t (n INTEGER)")
             .await
             .expect("table");
@@ -148,8 +152,11 @@ mod tests {
                     .unwrap();
                 txn.commit().await.unwrap();
             }));
-            // Arrivals a moment apart, so their order is known.
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            // Arrivals apart, so their order is known; the first waits long. SQLite's busy
+            // handler sleeps longer the longer a writer has waited (100 ms steps by then), so
+            // without the queue the later, fresh writers would overtake it.
+            let apart = if n == 1 { 450 } else { 20 };
+            tokio::time::sleep(Duration::from_millis(apart)).await;
         }
         assert!(order.lock().unwrap().is_empty(), "all wait for the first");
         first.commit().await.unwrap();

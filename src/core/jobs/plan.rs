@@ -60,70 +60,60 @@ mod tests {
         HashMap::from([("one", 1), ("many", 3)])
     }
 
+    /// A plan with `room` and "many" limited to `many_left` runs (None: only by room).
+    fn plan<'a>(
+        room: usize,
+        batch: &'a HashMap<&'static str, usize>,
+        many_left: Option<usize>,
+    ) -> Plan<'a> {
+        Plan {
+            room,
+            batch,
+            runs_left: many_left
+                .map(|n| HashMap::from([("many", n)]))
+                .unwrap_or_default(),
+        }
+    }
+
     #[test]
     fn plain_jobs_run_alone_and_batch_jobs_share_runs_up_to_their_size() {
         let batch = sizes();
-        let plan = Plan {
-            room: 3,
-            batch: &batch,
-            runs_left: HashMap::new(),
-        };
+        let three = plan(3, &batch, None);
         let topics = ["many", "one", "many", "many", "many", "one", "many"];
         // many×3, one, many×2 (the second batch) fill the three slots; the last plain job waits.
-        assert_eq!(plan.runs(&topics), vec![vec![0, 2, 3], vec![1], vec![4, 6]]);
+        assert_eq!(
+            three.runs(&topics),
+            vec![vec![0, 2, 3], vec![1], vec![4, 6]]
+        );
     }
 
     #[test]
     fn a_batch_topic_starts_no_more_runs_than_it_has_left() {
         let batch = sizes();
-        let plan = Plan {
-            room: 5,
-            batch: &batch,
-            runs_left: HashMap::from([("many", 1)]),
-        };
+        let one_left = plan(5, &batch, Some(1));
         let topics = ["many", "many", "many", "many", "one", "many"];
         // One batch of three; the other "many" jobs wait, the plain job still runs.
-        assert_eq!(plan.runs(&topics), vec![vec![0, 1, 2], vec![4]]);
-        let spent = Plan {
-            room: 5,
-            batch: &batch,
-            runs_left: HashMap::from([("many", 0)]),
-        };
+        assert_eq!(one_left.runs(&topics), vec![vec![0, 1, 2], vec![4]]);
+        let spent = plan(5, &batch, Some(0));
         assert_eq!(spent.runs(&topics), vec![vec![4]]);
     }
 
     #[test]
     fn no_room_takes_nothing_and_the_read_limit_fills_every_slot() {
         let batch = sizes();
-        let none = Plan {
-            room: 0,
-            batch: &batch,
-            runs_left: HashMap::new(),
-        };
+        let none = plan(0, &batch, None);
         assert!(none.runs(&["one", "many"]).is_empty());
         assert_eq!(none.read_limit(), 0);
-        let plan = Plan {
-            room: 4,
-            batch: &batch,
-            runs_left: HashMap::new(),
-        };
-        assert_eq!(plan.read_limit(), 12);
-        let huge = Plan {
-            room: 10_000,
-            batch: &batch,
-            runs_left: HashMap::new(),
-        };
+        let four = plan(4, &batch, None);
+        assert_eq!(four.read_limit(), 12);
+        let huge = plan(10_000, &batch, None);
         assert_eq!(huge.read_limit(), READ_CAP as u64);
     }
 
     #[test]
     fn a_topic_without_a_known_size_runs_alone() {
         let batch = sizes();
-        let plan = Plan {
-            room: 5,
-            batch: &batch,
-            runs_left: HashMap::new(),
-        };
-        assert_eq!(plan.runs(&["gone", "gone"]), vec![vec![0], vec![1]]);
+        let five = plan(5, &batch, None);
+        assert_eq!(five.runs(&["gone", "gone"]), vec![vec![0], vec![1]]);
     }
 }

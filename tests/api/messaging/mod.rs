@@ -161,16 +161,21 @@ pub async fn message(app: &TestApp, key: &str, id: &str) -> Value {
     json_body(res).await["data"].clone()
 }
 
-/// Sends one SMS to `to` and waits until it reaches `status`; its id.
-pub async fn send_until(app: &TestApp, key: &str, to: &str, text: &str, status: &str) -> String {
+/// Sends one SMS to `to`; its id.
+pub async fn send_sms(app: &TestApp, key: &str, to: &str, text: &str) -> String {
     let res = app
         .post_key("/api/v1/messages/send", key, sms(to, text))
         .await;
     assert_eq!(res.status(), 201);
-    let id = json_body(res).await["data"]["message_id"]
+    json_body(res).await["data"]["message_id"]
         .as_str()
         .unwrap()
-        .to_owned();
+        .to_owned()
+}
+
+/// Sends one SMS to `to` and waits until it reaches `status`; its id.
+pub async fn send_until(app: &TestApp, key: &str, to: &str, text: &str, status: &str) -> String {
+    let id = send_sms(app, key, to, text).await;
     wait_status(app, key, &id, status).await;
     id
 }

@@ -246,14 +246,7 @@ async fn a_create_whose_answer_is_unreadable_is_looked_up_not_failed_and_refunde
     .await;
     let app = twilio_app(&twilio, |_| {}).await;
     let ws = workspace(&app, "5").await;
-    let res = app
-        .post_key("/api/v1/messages/send", &ws.key, sms(TO, "cut short"))
-        .await;
-    assert_eq!(res.status(), 201);
-    let id = json_body(res).await["data"]["message_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = send_sms(&app, &ws.key, TO, "cut short").await;
     // Not failed: the message stays claimed (it reads as queued) and is still charged.
     eventually("the hand-over", || async {
         let r = twilio.received_requests().await.unwrap();
