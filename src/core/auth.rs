@@ -1,19 +1,24 @@
 //! Credentials, parsed in one place: the bearer token of `Authorization` (verified, with
 //! role checks), a service API key and an admin key. Each service registers an [`Auth`] with
 //! its token type, its keys and its error codes; extractors read it, so no handler parses a
-//! header. Resolving a credential to a record (the session behind a token, the workspace
-//! behind a key) stays with the service, which owns those records.
+//! header. A service with sessions registers its [`Sessions`]: every bearer extractor then
+//! asks whether the session behind the token is live and takes the account's roles as they
+//! are now, not as the token says. Resolving a key to a record (the workspace behind a key)
+//! stays with the service, which owns those records.
 
 use super::clock::SharedClock;
 use super::error::ApiError;
 use super::jwt::{Claims, JwtError, JwtKeys};
 use super::secrets::constant_time_eq;
+use super::session::{Live, SessionKey, Sessions};
 use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
-use actix_web::{web, FromRequest, HttpRequest};
+use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
+use futures_util::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use std::future::{ready, Ready};
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 /// What an access token lets its bearer act as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -50,6 +55,8 @@ pub struct Auth {
     /// The admin key (`X-Admin-Key`).
     pub admin_key: Option<String>,
     pub errors: AuthErrors,
+    /// The service's sessions, when its tokens name one (`sid`): checked on every request.
+    pub sessions: Option<Arc<Sessions>>,
 }
 
 pub const API_KEY_HEADER: &str = "X-API-Key";
@@ -65,7 +72,14 @@ impl Auth {
             api_key: None,
             admin_key: None,
             errors,
+            sessions: None,
         }
+    }
+
+    /// Tokens of this service name a session, which must be live on every request.
+    pub fn with_sessions(mut self, sessions: Arc<Sessions>) -> Self {
+        self.sessions = Some(sessions);
+        self
     }
 
     /// The configured service and admin keys (`X-API-Key`, `X-Admin-Key`).
@@ -76,8 +90,11 @@ impl Auth {
     }
 
     pub fn of(req: &HttpRequest) -> Result<&Self, ApiError> {
+        Self::data(req).map(|d| d.get_ref())
+    }
+
+    fn data(req: &HttpRequest) -> Result<&web::Data<Self>, ApiError> {
         req.app_data::<web::Data<Self>>()
-            .map(|d| d.get_ref())
             .ok_or_else(|| ApiError::internal(std::io::Error::other("auth policy not registered")))
     }
 
@@ -86,6 +103,43 @@ impl Auth {
         self.jwt
             .verify(token, self.token_type, self.clock.now())
             .map_err(self.errors.invalid_token)
+    }
+
+    /// The verified claims of the request's bearer token, None without one. Verified once
+    /// per request: the rate limiter and the extractors share the answer.
+    pub fn claims(&self, req: &HttpRequest) -> Result<Option<Claims>, ApiError> {
+        let known = req.extensions().get::<Verified>().map(|v| v.0.clone());
+        let outcome = known.unwrap_or_else(|| {
+            let outcome = bearer_str(req).and_then(|token| {
+                token
+                    .map(|t| self.jwt.verify(t, self.token_type, self.clock.now()))
+                    .transpose()
+            });
+            req.extensions_mut().insert(Verified(outcome.clone()));
+            outcome
+        });
+        outcome.map_err(self.errors.invalid_token)
+    }
+
+    /// Whether the session behind `claims` is live now (services without sessions: yes),
+    /// with the account's current roles put in place of the token's.
+    pub async fn admit(&self, mut claims: Claims) -> Result<Admitted, ApiError> {
+        let Some(sessions) = &self.sessions else {
+            return Ok(Admitted { claims, live: None });
+        };
+        let ended = || (self.errors.invalid_token)(JwtError::Revoked);
+        let key = SessionKey::of(&claims).ok_or_else(ended)?;
+        let live = sessions.live(key).await?.ok_or_else(ended)?;
+        claims.roles.clone_from(&live.roles);
+        Ok(Admitted {
+            claims,
+            live: Some(live),
+        })
+    }
+
+    /// A token (from a socket handshake) verified and admitted.
+    pub async fn admit_token(&self, token: &str) -> Result<Admitted, ApiError> {
+        self.admit(self.verify(token)?).await
     }
 
     /// Whether `presented` is the configured key (constant time; no key configured: no).
@@ -97,9 +151,31 @@ impl Auth {
     }
 }
 
+/// The outcome of verifying the request's bearer token, kept on the request.
+struct Verified(Result<Option<Claims>, JwtError>);
+
+/// A verified token whose session is live.
+pub struct Admitted {
+    /// The token's claims, its roles those of the account now.
+    pub claims: Claims,
+    /// The live session (None for services whose tokens name none).
+    pub live: Option<Arc<Live>>,
+}
+
+impl Admitted {
+    /// The service's snapshot of the account, when it keeps one of type `A`.
+    pub fn account<A: std::any::Any + Send + Sync>(&self) -> Option<Arc<A>> {
+        self.live.as_ref().and_then(|l| l.account::<A>())
+    }
+}
+
 /// The credential carried by `Authorization`: None when absent; an error when present but
 /// not `Bearer <token>`, so a malformed credential is never passed over for another one.
 pub fn bearer_token<'a>(req: &'a HttpRequest, auth: &Auth) -> Result<Option<&'a str>, ApiError> {
+    bearer_str(req).map_err(auth.errors.invalid_token)
+}
+
+fn bearer_str(req: &HttpRequest) -> Result<Option<&str>, JwtError> {
     let Some(value) = req.headers().get(AUTHORIZATION) else {
         return Ok(None);
     };
@@ -114,7 +190,7 @@ pub fn bearer_token<'a>(req: &'a HttpRequest, auth: &Auth) -> Result<Option<&'a 
         .filter(|t| !t.is_empty());
     match token {
         Some(t) => Ok(Some(t)),
-        None => Err((auth.errors.invalid_token)(JwtError::Invalid)),
+        None => Err(JwtError::Invalid),
     }
 }
 
@@ -154,23 +230,30 @@ role!(AdminRole, Admin);
 role!(AdvertiserRole, Advertiser);
 role!(DealerOrAdminRole, Dealer, Admin);
 
-/// The verified claims of a bearer token whose roles satisfy `R`.
+/// A bearer token, verified, whose session is live and whose account's current roles
+/// satisfy `R`.
 pub struct Bearer<R: Roles = AnyRole> {
+    /// The token's claims, its roles those of the account now.
     pub claims: Claims,
+    /// The live session (None for services whose tokens name none).
+    pub live: Option<Arc<Live>>,
     _roles: PhantomData<R>,
 }
 
 impl<R: Roles> Bearer<R> {
-    fn from_req(req: &HttpRequest) -> Result<Self, ApiError> {
-        let auth = Auth::of(req)?;
-        let token =
-            bearer_token(req, auth)?.ok_or_else(|| (auth.errors.missing)("Authorization"))?;
-        let claims = auth.verify(token)?;
+    /// The service's snapshot of the account, when it keeps one of type `A`.
+    pub fn account<A: std::any::Any + Send + Sync>(&self) -> Option<Arc<A>> {
+        self.live.as_ref().and_then(|l| l.account::<A>())
+    }
+
+    async fn admit(auth: web::Data<Auth>, claims: Claims) -> Result<Self, ApiError> {
+        let Admitted { claims, live } = auth.admit(claims).await?;
         if !R::ANY_OF.is_empty() && !R::ANY_OF.iter().any(|r| claims.roles.contains(r)) {
             return Err((auth.errors.forbidden)(R::ANY_OF));
         }
         Ok(Self {
             claims,
+            live,
             _roles: PhantomData,
         })
     }
@@ -178,29 +261,41 @@ impl<R: Roles> Bearer<R> {
 
 impl<R: Roles> FromRequest for Bearer<R> {
     type Error = ApiError;
-    type Future = Ready<Result<Self, ApiError>>;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(Self::from_req(req))
+        let verified = Auth::data(req).cloned().and_then(|auth| {
+            let claims = auth
+                .claims(req)?
+                .ok_or_else(|| (auth.errors.missing)("Authorization"))?;
+            Ok((auth, claims))
+        });
+        Box::pin(async move {
+            let (auth, claims) = verified?;
+            Self::admit(auth, claims).await
+        })
     }
 }
 
-/// The verified claims of a bearer token when one is sent (operations open to anonymous
-/// callers that know a signed-in one): `None` without a token; a token that is sent but
-/// invalid is refused, never taken for an anonymous caller.
-pub struct MaybeBearer(pub Option<Claims>);
+/// The bearer when a token is sent (operations open to anonymous callers that know a
+/// signed-in one): `None` without a token; a token that is sent but invalid, or whose
+/// session ended, is refused, never taken for an anonymous caller.
+pub struct MaybeBearer(pub Option<Bearer>);
 
 impl FromRequest for MaybeBearer {
     type Error = ApiError;
-    type Future = Ready<Result<Self, ApiError>>;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(Auth::of(req).and_then(|auth| {
-            let claims = bearer_token(req, auth)?
-                .map(|token| auth.verify(token))
-                .transpose()?;
-            Ok(Self(claims))
-        }))
+        let verified = Auth::data(req)
+            .cloned()
+            .and_then(|auth| Ok((auth.claims(req)?, auth)));
+        Box::pin(async move {
+            match verified? {
+                (Some(claims), auth) => Ok(Self(Some(Bearer::admit(auth, claims).await?))),
+                (None, _) => Ok(Self(None)),
+            }
+        })
     }
 }
 
@@ -221,7 +316,8 @@ impl FromRequest for PresentedKey {
     }
 }
 
-/// What a caller presented: a bearer token (verified) or an API key (to resolve).
+/// What a caller presented: a bearer token (verified, its session live) or an API key (to
+/// resolve).
 pub enum Credential {
     Token(Claims),
     Key(String),
@@ -229,17 +325,21 @@ pub enum Credential {
 
 impl FromRequest for Credential {
     type Error = ApiError;
-    type Future = Ready<Result<Self, ApiError>>;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(Auth::of(req).and_then(|auth| {
-            match bearer_token(req, auth)? {
-                Some(token) => auth.verify(token).map(Self::Token),
-                None => header(req, API_KEY_HEADER)
-                    .map(|k| Self::Key(k.to_owned()))
-                    .ok_or_else(|| (auth.errors.missing)("Authorization or X-API-Key")),
+        let presented = Auth::data(req).cloned().and_then(|auth| {
+            let claims = auth.claims(req)?;
+            let key = header(req, API_KEY_HEADER).map(str::to_owned);
+            Ok((auth, claims, key))
+        });
+        Box::pin(async move {
+            match presented? {
+                (auth, Some(claims), _) => Ok(Self::Token(auth.admit(claims).await?.claims)),
+                (_, None, Some(key)) => Ok(Self::Key(key)),
+                (auth, None, None) => Err((auth.errors.missing)("Authorization or X-API-Key")),
             }
-        }))
+        })
     }
 }
 
@@ -309,7 +409,12 @@ mod tests {
                 forbidden: |_| ApiError::forbidden("wrong role"),
                 invalid_key: |what| ApiError::unauthorized(format!("bad {what}")),
             },
+            sessions: None,
         }
+    }
+
+    async fn bearer<R: Roles>(req: &HttpRequest) -> Result<Bearer<R>, ApiError> {
+        Bearer::<R>::from_request(req, &mut Payload::None).await
     }
 
     fn request(auth: &Auth, authorization: Option<&str>) -> HttpRequest {
@@ -327,31 +432,34 @@ mod tests {
             .expect("signed")
     }
 
-    #[test]
-    fn roles_are_checked_and_other_services_tokens_refused() {
+    #[actix_web::test]
+    async fn roles_are_checked_and_other_services_tokens_refused() {
         let a = auth();
         let dealer = format!("Bearer {}", token(&a, "test_access", &[Role::Dealer]));
         let req = request(&a, Some(&dealer));
-        assert!(Bearer::<AnyRole>::from_req(&req).is_ok());
-        assert!(Bearer::<DealerRole>::from_req(&req).is_ok());
-        let e = Bearer::<AdminRole>::from_req(&req).err().expect("refused");
+        assert!(bearer::<AnyRole>(&req).await.is_ok());
+        assert!(bearer::<DealerRole>(&req).await.is_ok());
+        let e = bearer::<AdminRole>(&req).await.err().expect("refused");
         assert_eq!(e.kind(), Kind::Forbidden);
 
         let foreign = format!("Bearer {}", token(&a, "other_access", &[Role::Admin]));
-        let e = Bearer::<AnyRole>::from_req(&request(&a, Some(&foreign)))
+        let e = bearer::<AnyRole>(&request(&a, Some(&foreign)))
+            .await
             .err()
             .expect("refused");
         assert_eq!(e.message(), "bad token");
     }
 
-    #[test]
-    fn missing_and_malformed_credentials_differ() {
+    #[actix_web::test]
+    async fn missing_and_malformed_credentials_differ() {
         let a = auth();
-        let e = Bearer::<AnyRole>::from_req(&request(&a, None))
+        let e = bearer::<AnyRole>(&request(&a, None))
+            .await
             .err()
             .expect("refused");
         assert_eq!(e.message(), "missing Authorization");
-        let e = Bearer::<AnyRole>::from_req(&request(&a, Some("Basic dXNlcjpwYXNz")))
+        let e = bearer::<AnyRole>(&request(&a, Some("Basic dXNlcjpwYXNz")))
+            .await
             .err()
             .expect("refused");
         assert_eq!(e.message(), "bad token");

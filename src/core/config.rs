@@ -91,6 +91,12 @@ pub struct AuthSettings {
     pub refresh_ttl_days: i64,
     /// Longest a session may last however often it refreshes; 0 = no limit.
     pub session_max_days: i64,
+    /// Longest a cached session answer (live, ended, the account's roles) is used before the
+    /// database is asked again. Changes made through this node invalidate at once; this bounds
+    /// changes made elsewhere (another node before the cluster bus, an operator's CLI).
+    pub session_cache_secs: u64,
+    /// Sessions the cache holds at most (least recently used go first).
+    pub session_cache_capacity: u64,
 }
 
 pub const DEV_JWT_SECRET: &str = "dev-only";
@@ -102,6 +108,8 @@ impl Default for AuthSettings {
             access_ttl_secs: 900,
             refresh_ttl_days: 30,
             session_max_days: 0,
+            session_cache_secs: 30,
+            session_cache_capacity: 100_000,
         }
     }
 }

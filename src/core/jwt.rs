@@ -20,12 +20,15 @@ pub struct Claims {
     pub roles: Vec<super::auth::Role>,
 }
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum JwtError {
     #[error("token invalid")]
     Invalid,
     #[error("token expired")]
     Expired,
+    /// A genuine token whose session has ended (logout, reset, revocation, deletion, ban).
+    #[error("session ended")]
+    Revoked,
     #[error("token signing failed")]
     Sign,
 }

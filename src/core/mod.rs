@@ -20,6 +20,7 @@ pub mod routes;
 pub mod secrets;
 pub mod server;
 pub mod service;
+pub mod session;
 pub mod telemetry;
 pub mod versioning;
 pub mod webhook_transport;

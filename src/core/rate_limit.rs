@@ -119,9 +119,11 @@ pub fn record(req: &impl HttpMessage, decision: Decision) {
 pub enum Per {
     /// The client's address (`core::client::ip`, proxies resolved).
     Ip,
-    /// The caller's verified bearer token (its session, else its subject); the address when
-    /// the request carries none. Only a genuine token earns its own bucket: keyed by
-    /// anything the caller sends, a fresh made-up value per request would dodge the limit.
+    /// The account behind the caller's verified bearer token (every login of it shares one
+    /// budget); the address when the request carries none. Only a genuine token earns its
+    /// own bucket: keyed by anything the caller sends, a fresh made-up value per request
+    /// would dodge the limit, and keyed by login, each fresh sign-in would bring a fresh
+    /// budget.
     Caller,
 }
 
@@ -222,6 +224,9 @@ impl Limits {
     }
 
     fn policy(&self, req: &HttpRequest) -> Option<(&'static str, LimitSettings, Per)> {
+        if never_limited(req.path()) {
+            return None;
+        }
         let route = super::http::matched_route(req);
         if route.as_deref().is_some_and(|r| self.exempt.contains(&r)) {
             return None;
@@ -237,9 +242,14 @@ impl Limits {
 /// Who is calling, for a [`Per::Caller`] limit.
 fn caller(req: &HttpRequest) -> Option<String> {
     let auth = super::auth::Auth::of(req).ok()?;
-    let token = super::auth::bearer_token(req, auth).ok()??;
-    let claims = auth.verify(token).ok()?;
-    Some(format!("s:{}", claims.sid.unwrap_or(claims.sub)))
+    let claims = auth.claims(req).ok()??;
+    Some(format!("a:{}", claims.sub))
+}
+
+/// Probes and documentation are never limited: a load balancer checking `/health` every
+/// few seconds, or a client reading the API document, must not spend anyone's budget.
+fn never_limited(path: &str) -> bool {
+    matches!(path, "/health" | "/api/v1/health" | "/api-docs") || path.starts_with("/api-docs/")
 }
 
 /// The one rate-limit middleware of every listener: the declared limit of the matched route

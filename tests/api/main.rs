@@ -14,4 +14,5 @@ mod marketplace;
 mod messaging;
 mod providers;
 mod retention;
+mod sessions;
 mod sio;

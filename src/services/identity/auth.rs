@@ -13,6 +13,7 @@ use crate::core::client;
 use crate::core::json_body::Json;
 use crate::core::password;
 use crate::core::phone::PhoneNumber;
+use crate::core::session::{Change, EndReason};
 use actix_web::{post, web, HttpRequest, HttpResponse};
 
 fn phone(raw: &str) -> Result<PhoneNumber> {
@@ -203,6 +204,10 @@ pub async fn logout(
 #[post("/auth/logout/all")]
 pub async fn logout_all(auth: Authenticated, st: web::Data<IdentityState>) -> Result<HttpResponse> {
     let n = tokens::revoke_all(&st.core.db, auth.user.id, st.core.now()).await?;
+    st.sessions.changed(Change::AccountEnded {
+        account: auth.user.id,
+        reason: EndReason::LoggedOut,
+    });
     Ok(HttpResponse::Ok().json(ok(LogoutAllResponse {
         message: "Logged out of all sessions".into(),
         sessions_revoked: n,

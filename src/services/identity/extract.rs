@@ -1,22 +1,26 @@
-//! The bearer of an access token: a live account and an active session. The token itself
-//! is read and verified by `core::auth`.
+//! The bearer of an access token: a live account and an active session. The token is read
+//! and verified by `core::auth`; whether its session still holds is asked of
+//! `core::session`, whose cache this module fills from the identity tables.
 
 use super::error::IdentityError;
 use super::service::tokens::ACCESS;
-use super::IdentityState;
 use crate::core::auth::{Auth, AuthErrors, Bearer};
 use crate::core::error::ApiError;
 use crate::core::jwt::JwtError;
+use crate::core::session::{Live, SessionKey, SessionSource, Sessions};
 use crate::core::CoreContext;
 use actix_web::dev::Payload;
-use actix_web::{web, FromRequest, HttpRequest};
+use actix_web::{FromRequest, HttpRequest};
+use async_trait::async_trait;
 use futures_util::future::LocalBoxFuture;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+use std::sync::Arc;
 use switchboard_entities::identity::{session, user};
 use uuid::Uuid;
 
-/// The credentials policy of the identity listener: its access tokens, its codes.
-pub fn policy(core: &CoreContext) -> Auth {
+/// The credentials policy of the identity listener: its access tokens, its sessions, its
+/// codes.
+pub fn policy(core: &CoreContext, sessions: Arc<Sessions>) -> Auth {
     Auth::new(
         core,
         ACCESS,
@@ -30,10 +34,36 @@ pub fn policy(core: &CoreContext) -> Auth {
             invalid_key: |_| IdentityError::InvalidToken.into(),
         },
     )
+    .with_sessions(sessions)
+}
+
+/// Identity's sessions: a session row not revoked, of an account not deleted. The account
+/// snapshot is the user row, so `GET /users/me` needs no read of its own.
+pub struct Source(pub DatabaseConnection);
+
+#[async_trait]
+impl SessionSource for Source {
+    async fn load(&self, key: SessionKey) -> Result<Option<Live>, ApiError> {
+        let open = session::Entity::find_by_id(key.session)
+            .filter(session::Column::UserId.eq(key.account))
+            .filter(session::Column::RevokedAt.is_null())
+            .one(&self.0)
+            .await?
+            .is_some();
+        if !open {
+            return Ok(None);
+        }
+        let user = user::Entity::find_by_id(key.account)
+            .filter(user::Column::DeletedAt.is_null())
+            .one(&self.0)
+            .await?;
+        Ok(user.map(|u| Live::new(u, Vec::new())))
+    }
 }
 
 pub struct Authenticated {
-    pub user: user::Model,
+    /// The account as of the last change made to it (see `core::session`).
+    pub user: Arc<user::Model>,
     pub session_id: Uuid,
 }
 
@@ -42,32 +72,17 @@ impl FromRequest for Authenticated {
     type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let st = req.app_data::<web::Data<IdentityState>>().cloned();
-        let bearer = <Bearer>::from_request(req, payload).into_inner();
+        let bearer = <Bearer>::from_request(req, payload);
         Box::pin(async move {
-            let st = st.ok_or_else(|| {
-                ApiError::internal(std::io::Error::other("identity state missing"))
-            })?;
-            let claims = bearer?.claims;
-            let user_id = Uuid::parse_str(&claims.sub).map_err(|_| IdentityError::InvalidToken)?;
-            let session_id = claims
-                .sid
-                .as_deref()
-                .and_then(|s| Uuid::parse_str(s).ok())
+            let bearer = bearer.await?;
+            let key = SessionKey::of(&bearer.claims).ok_or(IdentityError::InvalidToken)?;
+            let user = bearer
+                .account::<user::Model>()
                 .ok_or(IdentityError::InvalidToken)?;
-            // A revoked session (logout, PIN reset, deletion) ends its access tokens too.
-            session::Entity::find_by_id(session_id)
-                .filter(session::Column::UserId.eq(user_id))
-                .filter(session::Column::RevokedAt.is_null())
-                .one(&st.core.db)
-                .await?
-                .ok_or(IdentityError::InvalidToken)?;
-            let user = user::Entity::find_by_id(user_id)
-                .filter(user::Column::DeletedAt.is_null())
-                .one(&st.core.db)
-                .await?
-                .ok_or(IdentityError::InvalidToken)?;
-            Ok(Authenticated { user, session_id })
+            Ok(Authenticated {
+                user,
+                session_id: key.session,
+            })
         })
     }
 }

@@ -21,6 +21,7 @@ use crate::core::jobs::counted;
 use crate::core::routes::fallback;
 use crate::core::server::{serve, Listening, MountError};
 use crate::core::service::Service;
+use crate::core::session::Sessions;
 use crate::core::CoreContext;
 use crate::providers::Providers;
 use actix_web::web;
@@ -37,6 +38,8 @@ pub struct IdentityState {
     pub core: CoreContext,
     pub providers: Providers,
     pub cfg: Arc<IdentitySettings>,
+    /// Which sessions are live (every bearer request asks; every change announces).
+    pub sessions: Arc<Sessions>,
 }
 
 pub struct Identity;
@@ -75,6 +78,10 @@ impl Service for Identity {
             core: core.clone(),
             providers: providers.clone(),
             cfg: Arc::new(cfg.clone()),
+            sessions: Arc::new(Sessions::new(
+                extract::Source(core.db.clone()),
+                &core.settings.auth,
+            )),
         };
         register_jobs(&state);
         let data = web::Data::new(state);
@@ -89,35 +96,38 @@ impl Service for Identity {
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<IdentityState>) {
-    cfg.app_data(web::Data::new(extract::policy(&data.core)))
-        .app_data(web::Data::new(limits::limits(&data)))
-        .app_data(data)
-        .service(
-            scope("")
-                .service(health::health)
-                .map(|docs| docs.configure(api_docs))
-                .service(auth::otp_send)
-                .service(auth::otp_verify)
-                .service(auth::signup)
-                .service(auth::signin)
-                .service(auth::pin_reset)
-                .service(auth::refresh)
-                .service(auth::logout)
-                .service(auth::logout_all)
-                .service(users::me)
-                .service(users::update_me)
-                .service(users::delete_me)
-                .service(users::check_handle)
-                .service(users::change_handle)
-                .service(users::public_profile)
-                .service(sessions::list)
-                .service(sessions::revoke)
-                .service(kyc::status)
-                .service(kyc::initiate)
-                .service(kyc::page_handler)
-                .service(kyc::submit)
-                .default_service(web::to(fallback)),
-        );
+    cfg.app_data(web::Data::new(extract::policy(
+        &data.core,
+        data.sessions.clone(),
+    )))
+    .app_data(web::Data::new(limits::limits(&data)))
+    .app_data(data)
+    .service(
+        scope("")
+            .service(health::health)
+            .map(|docs| docs.configure(api_docs))
+            .service(auth::otp_send)
+            .service(auth::otp_verify)
+            .service(auth::signup)
+            .service(auth::signin)
+            .service(auth::pin_reset)
+            .service(auth::refresh)
+            .service(auth::logout)
+            .service(auth::logout_all)
+            .service(users::me)
+            .service(users::update_me)
+            .service(users::delete_me)
+            .service(users::check_handle)
+            .service(users::change_handle)
+            .service(users::public_profile)
+            .service(sessions::list)
+            .service(sessions::revoke)
+            .service(kyc::status)
+            .service(kyc::initiate)
+            .service(kyc::page_handler)
+            .service(kyc::submit)
+            .default_service(web::to(fallback)),
+    );
 }
 
 /// Recurring jobs (once per interval across all nodes).

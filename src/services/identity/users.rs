@@ -10,6 +10,7 @@ use super::openapi::Errors;
 use super::service::accounts;
 use super::IdentityState;
 use crate::core::json_body::Json;
+use crate::core::session::Change;
 use actix_web::{delete, get, patch, post, web, HttpResponse};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
 use switchboard_entities::identity::user;
@@ -18,7 +19,7 @@ use switchboard_entities::identity::user;
     responses((status = 200, body = Success<User>), Errors))]
 #[get("/users/me")]
 pub async fn me(auth: Authenticated) -> Result<HttpResponse> {
-    Ok(HttpResponse::Ok().json(ok(User::from(&auth.user))))
+    Ok(HttpResponse::Ok().json(ok(User::from(&*auth.user))))
 }
 
 #[utoipa::path(tag = "users", security(("bearer" = [])), request_body = UpdateMeRequest,
@@ -40,7 +41,7 @@ pub async fn update_me(
     };
     let language = body.language.as_deref().map(Language::parse).transpose()?;
 
-    let mut am = auth.user.clone().into_active_model();
+    let mut am = (*auth.user).clone().into_active_model();
     let mut changed = false;
     if let Some(n) = name {
         am.name = Set(Some(n));
@@ -60,9 +61,13 @@ pub async fn update_me(
     }
     let updated = if changed {
         am.updated_at = Set(st.core.now());
-        am.update(&st.core.db).await?
+        let updated = am.update(&st.core.db).await?;
+        st.sessions.changed(Change::AccountChanged {
+            account: updated.id,
+        });
+        updated
     } else {
-        auth.user
+        (*auth.user).clone()
     };
     Ok(HttpResponse::Ok().json(ok(User::from(&updated))))
 }

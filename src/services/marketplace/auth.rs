@@ -12,7 +12,6 @@ use super::MarketplaceState;
 use crate::core::auth::Bearer;
 use crate::core::json_body::Json;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
-use sea_orm::EntityTrait;
 use switchboard_entities::marketplace::user;
 
 /// The same answer whether or not the phone has an account.
@@ -86,13 +85,12 @@ pub async fn refresh_token(
 #[utoipa::path(tag = "auth", security(("bearer" = [])),
     responses((status = 200, body = Success<User>), Errors))]
 #[get("/auth/me")]
-pub async fn me(auth: Bearer, st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
-    let id = super::dealers::account(&auth.claims)?;
-    let u = user::Entity::find_by_id(id)
-        .one(&st.core.db)
-        .await?
+pub async fn me(auth: Bearer) -> Result<HttpResponse> {
+    // The account as the session check read it (kept current by every change).
+    let u = auth
+        .account::<user::Model>()
         .ok_or(MarketplaceError::AccountGone)?;
-    Ok(HttpResponse::Ok().json(ok(User::from(u))))
+    Ok(HttpResponse::Ok().json(ok(User::from((*u).clone()))))
 }
 
 #[utoipa::path(tag = "auth", request_body = PhoneRequest,

@@ -25,7 +25,7 @@ fn comment_id(raw: &str) -> Result<Uuid> {
 
 /// The signed-in caller's account when a token is sent.
 fn optional_user(auth: &MaybeBearer) -> Result<Option<Uuid>> {
-    auth.0.as_ref().map(account).transpose()
+    auth.0.as_ref().map(|b| account(&b.claims)).transpose()
 }
 
 #[utoipa::path(tag = "interactions", security(("bearer" = [])),

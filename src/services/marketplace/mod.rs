@@ -45,6 +45,7 @@ use crate::core::http::api_docs;
 use crate::core::routes::fallback;
 use crate::core::server::{serve_marked, Listening, MountError};
 use crate::core::service::Service;
+use crate::core::session::Sessions;
 use crate::core::versioning::require_version;
 use crate::core::CoreContext;
 use crate::providers::Providers;
@@ -75,6 +76,8 @@ pub struct MarketplaceState {
     pub conversations: Conversations,
     /// Live events to a user's sockets.
     pub feed: Arc<dyn UserFeed>,
+    /// Which sessions are live (every bearer request and socket asks; every change announces).
+    pub sessions: Arc<Sessions>,
 }
 
 /// A conversation actor without a command for this long stops (the database keeps all).
@@ -123,9 +126,20 @@ fn listen(
     cfg: &MarketplaceSettings,
     marks: &[(&'static str, &'static str)],
 ) -> Result<Listening, MountError> {
+    let sessions = Arc::new(Sessions::new(
+        service::tokens::Source(core.db.clone()),
+        &core.settings.auth,
+    ));
+    let live = socket::Live::new(
+        policy(core, sessions.clone()),
+        sessions.clone(),
+        core.clock.clone(),
+        core.settings.auth.session_cache_secs,
+    );
     let sio = SocketIoServer::builder(SocketIoConfig::from_settings(&core.settings.realtime))
-        .namespace("/", socket::Live::new(policy(core), core.clock.clone()))
+        .namespace("/", live)
         .build();
+    socket::close_ended_sessions(sio.clone(), &sessions);
     let feed: Arc<dyn UserFeed> = Arc::new(socket::SocketFeed(sio.clone()));
     let state = MarketplaceState {
         core: core.clone(),
@@ -140,6 +154,7 @@ fn listen(
             idle: CONVERSATION_IDLE,
         }),
         feed,
+        sessions,
     };
     // The catalogue is filled at start; a reader that comes first waits for it.
     let filling = state.clone();
@@ -180,8 +195,9 @@ fn register_jobs(state: &MarketplaceState) {
     );
 }
 
-/// Bearer tokens of the marketplace, with the spec's `invalid_token`.
-fn policy(core: &CoreContext) -> Auth {
+/// Bearer tokens of the marketplace, with the spec's `invalid_token`; their sessions must be
+/// live.
+fn policy(core: &CoreContext, sessions: Arc<Sessions>) -> Auth {
     Auth::new(
         core,
         service::tokens::ACCESS_TOKEN_TYPE,
@@ -197,10 +213,11 @@ fn policy(core: &CoreContext) -> Auth {
             invalid_key: |what| ApiError::unauthorized(format!("invalid {what}")),
         },
     )
+    .with_sessions(sessions)
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>, sio: SocketIoServer) {
-    cfg.app_data(web::Data::new(policy(&data.core)))
+    cfg.app_data(web::Data::new(policy(&data.core, data.sessions.clone())))
         .app_data(web::Data::new(limits::limits(&data)))
         .app_data(data)
         // Socket.IO speaks its own protocol: outside the versioned API scope.

@@ -77,10 +77,10 @@ impl FromRequest for AnyAuth {
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let st = state(req);
-        let credential = Credential::from_request(req, payload).into_inner();
+        let credential = Credential::from_request(req, payload);
         Box::pin(async move {
             let st = st?;
-            match credential? {
+            match credential.await? {
                 Credential::Key(key) => by_key(&st, &key).await.map(AnyAuth),
                 Credential::Token(claims) => {
                     let id = Uuid::parse_str(&claims.sub)

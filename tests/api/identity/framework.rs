@@ -167,21 +167,29 @@ async fn openapi_and_swagger_ui_are_served() {
 }
 
 #[actix_web::test]
-async fn every_response_carries_rate_limit_headers() {
+async fn every_limited_response_carries_rate_limit_headers() {
     let app = spawn_app().await;
+    let headers = [
+        "x-ratelimit-limit",
+        "x-ratelimit-remaining",
+        "x-ratelimit-reset",
+    ];
     for path in [
-        "/health",
         "/no/such/route",
-        "/api-docs/openapi.json",
         "/users/me",
+        "/users/handle/check?handle=abc",
     ] {
         let res = app.get(path).await;
-        for h in [
-            "x-ratelimit-limit",
-            "x-ratelimit-remaining",
-            "x-ratelimit-reset",
-        ] {
+        for h in headers {
             assert!(res.headers().contains_key(h), "{h} missing on {path}");
+        }
+    }
+    // Probes and documents are never limited, so no limit is reported on them.
+    for path in ["/health", "/api-docs/openapi.json"] {
+        let res = app.get(path).await;
+        assert_eq!(res.status(), 200);
+        for h in headers {
+            assert!(!res.headers().contains_key(h), "{h} on {path}");
         }
     }
 }

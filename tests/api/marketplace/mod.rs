@@ -7,7 +7,7 @@ mod cars;
 mod catalogue;
 mod customers;
 mod dealer_profiles;
-mod dealers;
+pub mod dealers;
 mod export;
 mod interactions;
 mod messages;

@@ -8,6 +8,7 @@ use super::tokens::{self, ClientInfo};
 use super::{any_user_by_phone, live_user_by_phone, otp};
 use crate::core::db::is_unique_violation;
 use crate::core::password;
+use crate::core::session::{Change, EndReason};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
@@ -154,6 +155,9 @@ async fn record_failure(st: &IdentityState, u: &user::Model, now: DateTime<Utc>)
             tracing::warn!(user_id = %u.id, lock_secs = secs, "account locked after failed PIN attempts");
         }
     }
+    // The lockout counters are part of the cached account: the next PIN check must see them.
+    st.sessions
+        .changed(Change::AccountChanged { account: u.id });
     Ok(())
 }
 
@@ -169,6 +173,8 @@ pub async fn check_pin(st: &IdentityState, u: &user::Model, pin: &Pin) -> Result
                 .filter(user::Column::Id.eq(u.id))
                 .exec(&st.core.db)
                 .await?;
+            st.sessions
+                .changed(Change::AccountChanged { account: u.id });
         }
         Ok(())
     } else {
@@ -222,6 +228,10 @@ pub async fn reset_pin(
     tokens::revoke_all(&txn, u.id, now).await?;
     let issued = tokens::open_session(st, &txn, u.id, client, now).await?;
     txn.commit().await?;
+    st.sessions.changed(Change::AccountEnded {
+        account: u.id,
+        reason: EndReason::CredentialsReset,
+    });
     Ok(PinResetResponse {
         message: "PIN has been reset; other sessions were signed out".into(),
         access_token: issued.tokens.access_token,
@@ -265,6 +275,10 @@ pub async fn change_handle(
         .filter(user::Column::Id.eq(u.id))
         .exec(db)
         .await;
+    if res.is_ok() {
+        st.sessions
+            .changed(Change::AccountChanged { account: u.id });
+    }
     match res {
         Ok(_) => Ok(HandleChanged {
             old_handle: u.handle.clone(),
@@ -289,6 +303,10 @@ pub async fn delete(st: &IdentityState, u: &user::Model, pin: &Pin) -> Result<Da
         .await?;
     tokens::revoke_all(&txn, u.id, now).await?;
     txn.commit().await?;
+    st.sessions.changed(Change::AccountEnded {
+        account: u.id,
+        reason: EndReason::AccountDeleted,
+    });
     tracing::info!(user_id = %u.id, "account scheduled for deletion");
     Ok(now)
 }

@@ -6,6 +6,7 @@ use super::super::error::Result;
 use super::super::IdentityState;
 use crate::core::error::ApiError;
 use crate::core::secrets::{random_token, sha256_hex};
+use crate::core::session::Change;
 use crate::providers::kyc::{KycProvider, KycStart};
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
@@ -118,5 +119,7 @@ pub async fn complete(st: &IdentityState, token: &str) -> Result<bool> {
         .exec(&txn)
         .await?;
     txn.commit().await?;
+    st.sessions
+        .changed(Change::AccountChanged { account: v.user_id });
     Ok(true)
 }

@@ -6,6 +6,7 @@ use super::super::dto::TokenPair;
 use super::super::error::{IdentityError, Result};
 use super::super::IdentityState;
 use crate::core::secrets::{random_token, sha256_hex};
+use crate::core::session::{Change, EndReason, SessionKey};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{
@@ -109,22 +110,28 @@ fn pair(
     })
 }
 
-/// Revokes one session (idempotent).
-pub async fn revoke_session(
-    db: &impl ConnectionTrait,
-    session_id: Uuid,
-    now: DateTime<Utc>,
-) -> Result<bool> {
+/// Revokes one session (idempotent); its access tokens stop working on the next request.
+async fn revoke_session(st: &IdentityState, key: SessionKey, reason: EndReason) -> Result<bool> {
     let res = session::Entity::update_many()
-        .col_expr(session::Column::RevokedAt, Expr::value(now))
-        .filter(session::Column::Id.eq(session_id))
+        .col_expr(session::Column::RevokedAt, Expr::value(st.core.now()))
+        .filter(session::Column::Id.eq(key.session))
         .filter(session::Column::RevokedAt.is_null())
-        .exec(db)
+        .exec(&st.core.db)
         .await?;
+    st.sessions.changed(Change::SessionEnded { key, reason });
     Ok(res.rows_affected > 0)
 }
 
-/// Revokes every active session of a user; returns how many were active.
+/// The session key of a session row.
+fn key_of(sess: &session::Model) -> SessionKey {
+    SessionKey {
+        account: sess.user_id,
+        session: sess.id,
+    }
+}
+
+/// Revokes every active session of a user; returns how many were active. The caller
+/// announces `Change::AccountEnded` once this has committed.
 pub async fn revoke_all(
     db: &impl ConnectionTrait,
     user_id: Uuid,
@@ -158,7 +165,7 @@ pub async fn refresh(st: &IdentityState, token: &str) -> Result<TokenPair> {
     }
     if row.rotated_at.is_some() {
         tracing::warn!(session_id = %sess.id, "rotated refresh token reused; revoking its family");
-        revoke_session(db, sess.id, now).await?;
+        revoke_session(st, key_of(&sess), EndReason::RefreshTokenReused).await?;
         return Err(IdentityError::InvalidRefreshToken.into());
     }
     if sess.expires_at <= now {
@@ -182,7 +189,7 @@ pub async fn refresh(st: &IdentityState, token: &str) -> Result<TokenPair> {
     if rotated.rows_affected != 1 {
         txn.rollback().await?;
         // A concurrent request rotated it first: that is reuse too.
-        revoke_session(db, sess.id, now).await?;
+        revoke_session(st, key_of(&sess), EndReason::RefreshTokenReused).await?;
         return Err(IdentityError::InvalidRefreshToken.into());
     }
     let new_refresh = insert_refresh(&txn, sess.id, now).await?;
@@ -214,7 +221,7 @@ pub async fn logout(st: &IdentityState, user_id: Uuid, token: &str) -> Result<()
         .one(db)
         .await?
         .ok_or(IdentityError::InvalidRefreshToken)?;
-    revoke_session(db, sess.id, st.core.now()).await?;
+    revoke_session(st, key_of(&sess), EndReason::LoggedOut).await?;
     Ok(())
 }
 
@@ -242,7 +249,7 @@ pub async fn revoke_own(st: &IdentityState, user_id: Uuid, session_id: Uuid) -> 
             IdentityError::Forbidden("this session belongs to another account".into()).into(),
         );
     }
-    revoke_session(db, found.id, st.core.now()).await?;
+    revoke_session(st, key_of(&found), EndReason::Revoked).await?;
     Ok(())
 }
 

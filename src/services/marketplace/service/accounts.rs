@@ -12,6 +12,7 @@ use crate::core::error::ApiError;
 use crate::core::password;
 use crate::core::phone::PhoneNumber;
 use crate::core::secrets::{random_token, sha256_hex};
+use crate::core::session::{Change, EndReason};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -97,6 +98,8 @@ pub async fn verify_signup(
     row.is_phone_verified = Set(true);
     row.updated_at = Set(st.core.now());
     let u = row.update(&st.core.db).await?;
+    st.sessions
+        .changed(Change::AccountChanged { account: u.id });
     auth_result(st, u).await
 }
 
@@ -189,6 +192,10 @@ pub async fn reset_password(st: &MarketplaceState, token: &str, new: Password) -
     set_password(&txn, row.user_id, hash, now).await?;
     tokens::revoke_all(&txn, row.user_id, now).await?;
     txn.commit().await?;
+    st.sessions.changed(Change::AccountEnded {
+        account: row.user_id,
+        reason: EndReason::CredentialsReset,
+    });
     Ok(())
 }
 

@@ -5,6 +5,7 @@ use super::super::dto::{ApplicationStatus, ApplicationSummary, Dealer};
 use super::super::error::{MarketplaceError, Result};
 use super::super::MarketplaceState;
 use crate::core::page::{self, Page, Window};
+use crate::core::session::Change;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
@@ -121,6 +122,9 @@ pub async fn approve(st: &MarketplaceState, dealer_id: Uuid) -> Result<Dealer> {
     let profile = super::profiles::create(&txn, &app, now).await?;
     let u = account(&txn, dealer_id).await?;
     txn.commit().await?;
+    // The dealer's current tokens act as a dealer from the next request.
+    st.sessions
+        .changed(Change::AccountChanged { account: dealer_id });
     Ok(Dealer::from((u, profile)))
 }
 

@@ -1,14 +1,23 @@
 //! Access JWTs carry the user's role and their refresh family; refresh tokens are opaque,
 //! stored hashed, valid 30 days, single use: each refresh rotates the token, and presenting
-//! a rotated one again (a stolen copy, or the thief's) revokes its whole family.
+//! a rotated one again (a stolen copy, or the thief's) revokes its whole family. A family is
+//! the session an access token names: it is live while one of its tokens is not revoked,
+//! and the role that counts is the account's now ([`Source`], asked through
+//! `core::session`).
 
 use super::super::domain::role;
 use super::super::error::{MarketplaceError, Result};
 use super::super::MarketplaceState;
+use crate::core::error::ApiError;
 use crate::core::secrets::{random_token, sha256_hex};
+use crate::core::session::{Change, EndReason, Live, SessionKey, SessionSource};
+use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
+    QuerySelect, Set,
+};
 use switchboard_entities::marketplace::{refresh_token, user};
 use uuid::Uuid;
 
@@ -80,7 +89,8 @@ async fn revoke_family(db: &impl ConnectionTrait, family: Uuid, now: DateTime<Ut
     Ok(())
 }
 
-/// Every session of the user ends (after a password reset).
+/// Every session of the user ends (after a password reset); the caller announces
+/// `Change::AccountEnded` once this has committed.
 pub async fn revoke_all(
     db: &impl ConnectionTrait,
     user_id: Uuid,
@@ -110,6 +120,13 @@ pub async fn refresh(st: &MarketplaceState, token: &str) -> Result<Issued> {
     if row.rotated_at.is_some() {
         revoke_family(&txn, row.family_id, now).await?;
         txn.commit().await?;
+        st.sessions.changed(Change::SessionEnded {
+            key: SessionKey {
+                account: row.user_id,
+                session: row.family_id,
+            },
+            reason: EndReason::RefreshTokenReused,
+        });
         tracing::warn!(family = %row.family_id, "rotated refresh token reused; family revoked");
         return Err(MarketplaceError::InvalidRefreshToken.into());
     }
@@ -132,4 +149,33 @@ pub async fn refresh(st: &MarketplaceState, token: &str) -> Result<Issued> {
         access: access(st, &u, row.family_id, now)?,
         refresh,
     })
+}
+
+/// The marketplace's sessions: a refresh family with a token not revoked, of an account
+/// that exists. The account snapshot is the user row (its role, for every role check, and
+/// `GET /auth/me`).
+pub struct Source(pub DatabaseConnection);
+
+#[async_trait]
+impl SessionSource for Source {
+    async fn load(&self, key: SessionKey) -> Result<Option<Live>, ApiError> {
+        let open = refresh_token::Entity::find()
+            .select_only()
+            .column(refresh_token::Column::Id)
+            .filter(refresh_token::Column::FamilyId.eq(key.session))
+            .filter(refresh_token::Column::UserId.eq(key.account))
+            .filter(refresh_token::Column::RevokedAt.is_null())
+            .into_tuple::<Uuid>()
+            .one(&self.0)
+            .await?
+            .is_some();
+        if !open {
+            return Ok(None);
+        }
+        let u = user::Entity::find_by_id(key.account).one(&self.0).await?;
+        Ok(u.map(|u| {
+            let roles = vec![role(&u.role)];
+            Live::new(u, roles)
+        }))
+    }
 }

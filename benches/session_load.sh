@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Authenticated reads against the ceiling, in one run (docs/benchmarks.md, "Session check"):
+#   1. a bare actix-web handler answering a small JSON body (benches/bare_json.rs): the ceiling
+#   2. identity GET /health (the services' middleware, no credential)
+#   3. identity GET /users/me (token, live-session check, rate limiter)
+#   4. marketplace GET /auth/me (the same, with the account's current role)
+# wrk, one thread, CONNS connections (64), DURATION (8s) each, on a release build. Limits are
+# raised through the environment so that they never refuse, but they still count. Scratch
+# SQLite database (DB_URL for PostgreSQL). Needs wrk and python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-8s}
+CONNS=${CONNS:-64}
+cargo build --release --bin switchboard --example bare_json
+TARGET="$(realpath -m "${CARGO_TARGET_DIR:-target}")/release"
+WORK=$(mktemp -d)
+PIDS=()
+trap 'kill "${PIDS[@]}" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+export SWITCHBOARD__DATABASE__URL=${DB_URL:-"sqlite://$WORK/db.sqlite?mode=rwc"}
+export SWITCHBOARD__OUTBOX__PATH="$WORK/outbox.jsonl"
+export SWITCHBOARD__SERVICES__IDENTITY__BIND=127.0.0.1:18182
+export SWITCHBOARD__SERVICES__MARKETPLACE__BIND=127.0.0.1:18181
+export RUST_LOG=error
+for l in OTP_SEND_PER_PHONE OTP_SEND_PER_IP SIGNIN_PER_PHONE SIGNIN_PER_IP HANDLE_CHECK DEFAULT; do
+  export SWITCHBOARD__SERVICES__IDENTITY__RATE_LIMITS__${l}__LIMIT=100000000
+  export SWITCHBOARD__SERVICES__IDENTITY__RATE_LIMITS__${l}__WINDOW_SECS=60
+done
+for l in GENERAL AUTH OTP_PER_PHONE; do
+  export SWITCHBOARD__SERVICES__MARKETPLACE__RATE_LIMITS__${l}__LIMIT=100000000
+  export SWITCHBOARD__SERVICES__MARKETPLACE__RATE_LIMITS__${l}__WINDOW_SECS=60
+done
+"$TARGET/bare_json" 127.0.0.1:18199 &
+PIDS+=($!)
+"$TARGET/switchboard" serve --only identity,marketplace &
+PIDS+=($!)
+for base in http://127.0.0.1:18182 http://127.0.0.1:18181; do
+  for _ in $(seq 1 100); do curl -fs $base/health >/dev/null 2>&1 && break; sleep 0.1; done
+done
+ID_TOKEN=$(python3 scripts/identity_signup.py http://127.0.0.1:18182 "$WORK/outbox.jsonl")
+MP_TOKEN=$(curl -fs -X POST http://127.0.0.1:18181/auth/signup -H "Content-Type: application/json" \
+  -d "{\"phone\":\"+49176$(printf %08d $((RANDOM * RANDOM % 100000000)))\",\"password\":\"bench-secret\"}" |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["data"]["token"])')
+
+run() {
+  local name=$1; shift
+  local out
+  out=$(wrk -t1 -c"$CONNS" -d"$DURATION" --latency "$@")
+  local rps p50 p99 non2xx
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
+  p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+  non2xx=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
+  printf '| %-40s | %10s | %8s | %8s | %s\n' "$name" "$rps" "$p50" "$p99" "${non2xx:-0} non-2xx"
+  echo "$rps" > "$WORK/$(tr -c 'a-z' '_' <<<"$name")"
+}
+echo "| request ($CONNS connections, $DURATION, wrk -t1) | requests/s | p50 | p99 |"
+run "bare actix-web JSON (ceiling)" http://127.0.0.1:18199/
+CEILING=$(cat "$WORK/$(tr -c 'a-z' '_' <<<"bare actix-web JSON (ceiling)")")
+run "identity GET /health" http://127.0.0.1:18182/health
+run "identity GET /users/me" -H "Authorization: Bearer $ID_TOKEN" http://127.0.0.1:18182/users/me
+run "marketplace GET /auth/me" -H "Authorization: Bearer $MP_TOKEN" http://127.0.0.1:18181/auth/me
+for name in "identity GET /users/me" "marketplace GET /auth/me"; do
+  rps=$(cat "$WORK/$(tr -c 'a-z' '_' <<<"$name")")
+  python3 -c "print(f'{\"$name\"}: {$rps / $CEILING:.2f} x the ceiling (goal >= 0.5)')"
+done
