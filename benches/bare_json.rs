@@ -2,7 +2,7 @@
 //! on the services' worker count, with nothing else in the way (benches/session_load.sh
 //! measures it in the same run as the services).
 //!
-//! `cargo run --release --example bare_json -- 127.0.0.1:18199`
+//! `cargo run --release --example bare_json -- 127.0.0.1:18299`
 
 use actix_web::{get, App, HttpResponse, HttpServer};
 
@@ -15,7 +15,7 @@ async fn answer() -> HttpResponse {
 async fn main() -> std::io::Result<()> {
     let bind = std::env::args()
         .nth(1)
-        .unwrap_or_else(|| "127.0.0.1:18199".into());
+        .unwrap_or_else(|| "127.0.0.1:18299".into());
     // As core::server sizes every listener.
     let workers = std::thread::available_parallelism()
         .map_or(2, |n| n.get())

@@ -18,8 +18,8 @@ PIDS=()
 trap 'kill "${PIDS[@]}" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 export SWITCHBOARD__DATABASE__URL=${DB_URL:-"sqlite://$WORK/db.sqlite?mode=rwc"}
 export SWITCHBOARD__OUTBOX__PATH="$WORK/outbox.jsonl"
-export SWITCHBOARD__SERVICES__IDENTITY__BIND=127.0.0.1:18182
-export SWITCHBOARD__SERVICES__MARKETPLACE__BIND=127.0.0.1:18181
+export SWITCHBOARD__SERVICES__IDENTITY__BIND=127.0.0.1:18282
+export SWITCHBOARD__SERVICES__MARKETPLACE__BIND=127.0.0.1:18281
 export RUST_LOG=error
 for l in OTP_SEND_PER_PHONE OTP_SEND_PER_IP SIGNIN_PER_PHONE SIGNIN_PER_IP HANDLE_CHECK DEFAULT; do
   export SWITCHBOARD__SERVICES__IDENTITY__RATE_LIMITS__${l}__LIMIT=100000000
@@ -29,15 +29,15 @@ for l in GENERAL AUTH OTP_PER_PHONE; do
   export SWITCHBOARD__SERVICES__MARKETPLACE__RATE_LIMITS__${l}__LIMIT=100000000
   export SWITCHBOARD__SERVICES__MARKETPLACE__RATE_LIMITS__${l}__WINDOW_SECS=60
 done
-"$TARGET/bare_json" 127.0.0.1:18199 &
+"$TARGET/examples/bare_json" 127.0.0.1:18299 &
 PIDS+=($!)
 "$TARGET/switchboard" serve --only identity,marketplace &
 PIDS+=($!)
-for base in http://127.0.0.1:18182 http://127.0.0.1:18181; do
+for base in http://127.0.0.1:18282 http://127.0.0.1:18281; do
   for _ in $(seq 1 100); do curl -fs $base/health >/dev/null 2>&1 && break; sleep 0.1; done
 done
-ID_TOKEN=$(python3 scripts/identity_signup.py http://127.0.0.1:18182 "$WORK/outbox.jsonl")
-MP_TOKEN=$(curl -fs -X POST http://127.0.0.1:18181/auth/signup -H "Content-Type: application/json" \
+ID_TOKEN=$(python3 scripts/identity_signup.py http://127.0.0.1:18282 "$WORK/outbox.jsonl")
+MP_TOKEN=$(curl -fs -X POST http://127.0.0.1:18281/auth/signup -H "Content-Type: application/json" \
   -d "{\"phone\":\"+49176$(printf %08d $((RANDOM * RANDOM % 100000000)))\",\"password\":\"bench-secret\"}" |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["data"]["token"])')
 
@@ -54,11 +54,11 @@ run() {
   echo "$rps" > "$WORK/$(tr -c 'a-z' '_' <<<"$name")"
 }
 echo "| request ($CONNS connections, $DURATION, wrk -t1) | requests/s | p50 | p99 |"
-run "bare actix-web JSON (ceiling)" http://127.0.0.1:18199/
+run "bare actix-web JSON (ceiling)" http://127.0.0.1:18299/
 CEILING=$(cat "$WORK/$(tr -c 'a-z' '_' <<<"bare actix-web JSON (ceiling)")")
-run "identity GET /health" http://127.0.0.1:18182/health
-run "identity GET /users/me" -H "Authorization: Bearer $ID_TOKEN" http://127.0.0.1:18182/users/me
-run "marketplace GET /auth/me" -H "Authorization: Bearer $MP_TOKEN" http://127.0.0.1:18181/auth/me
+run "identity GET /health" http://127.0.0.1:18282/health
+run "identity GET /users/me" -H "Authorization: Bearer $ID_TOKEN" http://127.0.0.1:18282/users/me
+run "marketplace GET /auth/me" -H "Authorization: Bearer $MP_TOKEN" http://127.0.0.1:18281/auth/me
 for name in "identity GET /users/me" "marketplace GET /auth/me"; do
   rps=$(cat "$WORK/$(tr -c 'a-z' '_' <<<"$name")")
   python3 -c "print(f'{\"$name\"}: {$rps / $CEILING:.2f} x the ceiling (goal >= 0.5)')"

@@ -10,8 +10,10 @@ use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError, Urlencode
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers, Next};
+use actix_web::HttpMessage;
 use actix_web::{guard, web, FromRequest, Handler, HttpRequest, HttpResponse, Responder};
 use serde::Serialize;
+use std::rc::Rc;
 use utoipa::openapi::OpenApi;
 use utoipa::ToSchema;
 
@@ -89,10 +91,22 @@ pub fn error_handlers<B: 'static>() -> ErrorHandlers<B> {
 
 /// The route pattern the router resolves for this request (`/kyc/verify/{token}`), matched
 /// on the path as the router decodes it, so `/auth/%73ignin` is `/auth/signin`. Works
-/// before routing too (in middleware). None when no route matches.
-pub fn matched_route(req: &HttpRequest) -> Option<String> {
-    req.resource_map().match_pattern(req.match_info().as_str())
+/// before routing too (in middleware). None when no route matches. Matched once per request:
+/// the span, the rate limiter and the method check all ask.
+pub fn matched_route(req: &HttpRequest) -> Option<Rc<str>> {
+    if let Some(MatchedRoute(known)) = req.extensions().get::<MatchedRoute>() {
+        return known.clone();
+    }
+    let found: Option<Rc<str>> = req
+        .resource_map()
+        .match_pattern(req.match_info().as_str())
+        .map(Rc::from);
+    req.extensions_mut().insert(MatchedRoute(found.clone()));
+    found
 }
+
+/// The route pattern of the request, once matched.
+struct MatchedRoute(Option<Rc<str>>);
 
 /// `web::resource` that remembers its methods, for routes outside the OpenAPI document (the
 /// HTML pages): a wrong method gets a 405 whose `Allow` comes from the same declaration.

@@ -37,13 +37,19 @@ pub enum JwtError {
 pub struct JwtKeys {
     encoding: EncodingKey,
     decoding: DecodingKey,
+    /// HS256 only; expiry is checked here against the injected clock, not by the library.
+    validation: Validation,
 }
 
 impl JwtKeys {
     pub fn new(secret: &str) -> Self {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.validate_exp = false;
+        validation.required_spec_claims.clear();
         Self {
             encoding: EncodingKey::from_secret(secret.as_bytes()),
             decoding: DecodingKey::from_secret(secret.as_bytes()),
+            validation,
         }
     }
 
@@ -81,11 +87,8 @@ impl JwtKeys {
     }
 
     pub fn verify(&self, token: &str, typ: &str, now: DateTime<Utc>) -> Result<Claims, JwtError> {
-        let mut validation = Validation::new(Algorithm::HS256);
-        validation.validate_exp = false;
-        validation.required_spec_claims.clear();
-        let data =
-            decode::<Claims>(token, &self.decoding, &validation).map_err(|_| JwtError::Invalid)?;
+        let data = decode::<Claims>(token, &self.decoding, &self.validation)
+            .map_err(|_| JwtError::Invalid)?;
         if data.header.alg != Algorithm::HS256 || data.claims.typ != typ {
             return Err(JwtError::Invalid);
         }

@@ -66,10 +66,14 @@ impl RateLimitStore for MemoryStore {
         let window_ms = limit.window_secs.max(1).saturating_mul(1000) as i64;
         let now_ms = now.timestamp_millis();
         let decision = {
-            let mut log = self.logs.entry(key.to_owned()).or_insert_with(|| Log {
-                window_ms,
-                hits: VecDeque::new(),
-            });
+            // A known key is found without allocating its name again.
+            let mut log = match self.logs.get_mut(key) {
+                Some(log) => log,
+                None => self.logs.entry(key.to_owned()).or_insert_with(|| Log {
+                    window_ms,
+                    hits: VecDeque::new(),
+                }),
+            };
             log.window_ms = window_ms;
             while log.hits.front().is_some_and(|&t| t <= now_ms - window_ms) {
                 log.hits.pop_front();

@@ -75,7 +75,7 @@ impl RouteMethods {
     /// it — when that route does not take the request's method.
     fn refused(&self, req: &HttpRequest) -> Option<String> {
         let owner = matched_route(req)?;
-        let declared = self.0.iter().find(|d| d.pattern == owner)?;
+        let declared = self.0.iter().find(|d| *d.pattern == *owner)?;
         let methods = &declared.methods;
         (!methods.contains(req.method())).then(|| {
             let names: Vec<&str> = methods.iter().map(Method::as_str).collect();
