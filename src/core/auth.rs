@@ -108,11 +108,16 @@ impl Auth {
     /// The verified claims of the request's bearer token, None without one. Verified once
     /// per request: the rate limiter and the extractors share the answer.
     pub fn claims(&self, req: &HttpRequest) -> Result<Option<Claims>, ApiError> {
+        Ok(self.shared_claims(req)?.map(|c| (*c).clone()))
+    }
+
+    /// [`Self::claims`] without a copy of its own.
+    pub fn shared_claims(&self, req: &HttpRequest) -> Result<Option<Arc<Claims>>, ApiError> {
         let known = req.extensions().get::<Verified>().map(|v| v.0.clone());
         let outcome = known.unwrap_or_else(|| {
             let outcome = bearer_str(req).and_then(|token| {
                 token
-                    .map(|t| self.jwt.verify(t, self.token_type, self.clock.now()))
+                    .map(|t| self.jwt.verify_shared(t, self.token_type, self.clock.now()))
                     .transpose()
             });
             req.extensions_mut().insert(Verified(outcome.clone()));
@@ -152,7 +157,7 @@ impl Auth {
 }
 
 /// The outcome of verifying the request's bearer token, kept on the request.
-struct Verified(Result<Option<Claims>, JwtError>);
+struct Verified(Result<Option<Arc<Claims>>, JwtError>);
 
 /// A verified token whose session is live.
 pub struct Admitted {

@@ -1,9 +1,19 @@
 //! HS256 JWTs with a `typ` claim. Expiry is checked against the injected clock so that tests
-//! can move time; the library only checks the signature and algorithm.
+//! can move time; the library only checks the signature and algorithm. Tokens that verified
+//! are remembered (the exact bytes, for a while), so a client's every request does not pay
+//! for the signature and two JSON parses again.
 
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use moka::sync::Cache;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Verified tokens remembered at most (about half a kilobyte each).
+const VERIFIED_CAPACITY: u64 = 20_000;
+/// How long a verified token is remembered before its signature is checked again.
+const VERIFIED_TTL: Duration = Duration::from_secs(600);
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Claims {
@@ -39,6 +49,9 @@ pub struct JwtKeys {
     decoding: DecodingKey,
     /// HS256 only; expiry is checked here against the injected clock, not by the library.
     validation: Validation,
+    /// Tokens whose signature held, by their exact text. Its claims are the token's own, so
+    /// type and expiry are still checked on every use.
+    verified: Cache<Box<str>, Arc<Claims>>,
 }
 
 impl JwtKeys {
@@ -50,6 +63,10 @@ impl JwtKeys {
             encoding: EncodingKey::from_secret(secret.as_bytes()),
             decoding: DecodingKey::from_secret(secret.as_bytes()),
             validation,
+            verified: Cache::builder()
+                .max_capacity(VERIFIED_CAPACITY)
+                .time_to_live(VERIFIED_TTL)
+                .build(),
         }
     }
 
@@ -87,14 +104,75 @@ impl JwtKeys {
     }
 
     pub fn verify(&self, token: &str, typ: &str, now: DateTime<Utc>) -> Result<Claims, JwtError> {
-        let data = decode::<Claims>(token, &self.decoding, &self.validation)
-            .map_err(|_| JwtError::Invalid)?;
-        if data.header.alg != Algorithm::HS256 || data.claims.typ != typ {
+        self.verify_shared(token, typ, now).map(|c| (*c).clone())
+    }
+
+    /// [`Self::verify`], answering the remembered claims themselves.
+    pub fn verify_shared(
+        &self,
+        token: &str,
+        typ: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Arc<Claims>, JwtError> {
+        let claims = match self.verified.get(token) {
+            Some(known) => known,
+            None => {
+                let data = decode::<Claims>(token, &self.decoding, &self.validation)
+                    .map_err(|_| JwtError::Invalid)?;
+                if data.header.alg != Algorithm::HS256 {
+                    return Err(JwtError::Invalid);
+                }
+                let claims = Arc::new(data.claims);
+                self.verified.insert(token.into(), claims.clone());
+                claims
+            }
+        };
+        if claims.typ != typ {
             return Err(JwtError::Invalid);
         }
-        if data.claims.exp <= now.timestamp() {
+        if claims.exp <= now.timestamp() {
             return Err(JwtError::Expired);
         }
-        Ok(data.claims)
+        Ok(claims)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remembered_token_is_still_checked_for_type_and_expiry_and_its_twin_forgery_fails() {
+        let keys = JwtKeys::new("test-secret-test-secret-test-secret");
+        let now = DateTime::from_timestamp(1_800_000_000, 0).expect("time");
+        let token = keys
+            .issue("access", "u1", Some("s1"), now, 60)
+            .expect("signed");
+        for _ in 0..2 {
+            let c = keys.verify(&token, "access", now).expect("valid");
+            assert_eq!((c.sub.as_str(), c.sid.as_deref()), ("u1", Some("s1")));
+        }
+        assert_eq!(
+            keys.verify(&token, "other", now).err(),
+            Some(JwtError::Invalid)
+        );
+        let later = now + chrono::Duration::seconds(60);
+        assert_eq!(
+            keys.verify(&token, "access", later).err(),
+            Some(JwtError::Expired)
+        );
+        // The same claims under a changed signature are not the remembered token.
+        let mut forged = token.clone();
+        let last = forged.pop().expect("a signature");
+        forged.push(if last == 'A' { 'B' } else { 'A' });
+        assert_eq!(
+            keys.verify(&forged, "access", now).err(),
+            Some(JwtError::Invalid)
+        );
+        let other = JwtKeys::new("another-secret-another-secret-xx");
+        assert_eq!(
+            other.verify(&token, "access", now).err(),
+            Some(JwtError::Invalid)
+        );
     }
 }

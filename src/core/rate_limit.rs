@@ -47,11 +47,15 @@ pub trait RateLimitStore: Send + Sync + 'static {
     async fn hit(&self, key: &str, limit: LimitSettings, now: DateTime<Utc>) -> Decision;
 }
 
-/// The times (ms) of the hits let through during the last window, oldest first; at most
-/// `limit` of them, so memory per key is bounded by its limit.
+/// The hits let through during the last window, oldest first, as (time in ms, how many in
+/// that millisecond): as exact as one entry per hit, since hits of one millisecond leave the
+/// window together, and memory per key is bounded by both the limit and the window's
+/// milliseconds (a raised limit under heavy load keeps thousands of entries, not millions).
 struct Log {
     window_ms: i64,
-    hits: VecDeque<i64>,
+    hits: VecDeque<(i64, u32)>,
+    /// The sum of the counts in `hits`.
+    count: u64,
 }
 
 #[derive(Default)]
@@ -72,31 +76,44 @@ impl RateLimitStore for MemoryStore {
                 None => self.logs.entry(key.to_owned()).or_insert_with(|| Log {
                     window_ms,
                     hits: VecDeque::new(),
+                    count: 0,
                 }),
             };
             log.window_ms = window_ms;
-            while log.hits.front().is_some_and(|&t| t <= now_ms - window_ms) {
+            while let Some(&(t, n)) = log.hits.front() {
+                if t > now_ms - window_ms {
+                    break;
+                }
                 log.hits.pop_front();
+                log.count -= u64::from(n);
             }
-            let allowed = (log.hits.len() as u64) < u64::from(limit.limit);
+            let allowed = log.count < u64::from(limit.limit);
             if allowed {
-                log.hits.push_back(now_ms);
+                match log.hits.back_mut() {
+                    Some((t, n)) if *t == now_ms => *n += 1,
+                    _ => log.hits.push_back((now_ms, 1)),
+                }
+                log.count += 1;
             }
             // Refused hits are not logged: a caller that keeps knocking gets in again once
             // the window has moved past its earlier hits.
-            let oldest = log.hits.front().copied().unwrap_or(now_ms);
+            let oldest = log.hits.front().map_or(now_ms, |&(t, _)| t);
+            let used = u32::try_from(log.count).unwrap_or(u32::MAX);
             Decision {
                 allowed,
                 limit: limit.limit,
-                remaining: limit.limit.saturating_sub(log.hits.len() as u32),
+                remaining: limit.limit.saturating_sub(used),
                 // Rounded up: a client waiting until then is never early.
                 reset: (oldest + window_ms + 999).div_euclid(1000),
             }
         };
         // Now and then drop logs whose every hit has left its window, so memory stays bounded.
         if self.calls.fetch_add(1, Ordering::Relaxed) % 4096 == 4095 {
-            self.logs
-                .retain(|_, log| log.hits.back().is_some_and(|&t| t > now_ms - log.window_ms));
+            self.logs.retain(|_, log| {
+                log.hits
+                    .back()
+                    .is_some_and(|&(t, _)| t > now_ms - log.window_ms)
+            });
         }
         decision
     }
@@ -246,7 +263,7 @@ impl Limits {
 /// Who is calling, for a [`Per::Caller`] limit.
 fn caller(req: &HttpRequest) -> Option<String> {
     let auth = super::auth::Auth::of(req).ok()?;
-    let claims = auth.claims(req).ok()??;
+    let claims = auth.shared_claims(req).ok()??;
     Some(format!("a:{}", claims.sub))
 }
 
@@ -308,6 +325,24 @@ mod tests {
         let d = store.hit("k", limit, later).await;
         assert!(d.allowed, "one slot freed");
         assert_eq!(d.remaining, 0);
+    }
+
+    #[actix_web::test]
+    async fn hits_of_one_millisecond_count_apart_and_leave_together() {
+        let store = MemoryStore::default();
+        let limit = LimitSettings::new(5, 1);
+        let t0 = 1_800_000_000_000;
+        for i in 0..5 {
+            let d = store.hit("k", limit, at(t0 + i / 3)).await;
+            assert!(d.allowed, "hit {i}");
+            assert_eq!(d.remaining, 4 - i as u32);
+        }
+        assert!(!store.hit("k", limit, at(t0 + 999)).await.allowed);
+        // The three hits of t0 leave at once; the two of t0 + 1 stay a millisecond longer.
+        let d = store.hit("k", limit, at(t0 + 1000)).await;
+        assert!(d.allowed);
+        assert_eq!(d.remaining, 2);
+        assert_eq!(d.reset, (t0 + 1 + 1000 + 999).div_euclid(1000));
     }
 
     #[actix_web::test]

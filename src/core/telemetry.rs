@@ -45,9 +45,12 @@ pub async fn request_span(
         .and_then(accept_request_id)
         // Random from the thread's generator: no system call per request.
         .unwrap_or_else(|| {
+            let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
             uuid::Builder::from_random_bytes(rand::random())
                 .into_uuid()
-                .to_string()
+                .hyphenated()
+                .encode_lower(&mut text)
+                .to_owned()
         });
     req.extensions_mut().insert(RequestId(id.clone()));
     let route = super::http::matched_route(req.request());
