@@ -100,10 +100,13 @@ impl MigrationTrait for Migration {
             .name("idx_marketplace_car_counts_sums")
             .table(COUNTS)
             .col("status");
-        for d in DIMENSIONS.iter().filter(|d| **d != "status") {
+        for d in DIMENSIONS
+            .iter()
+            .filter(|d| !["status", "make"].contains(*d))
+        {
             sums.col(*d);
         }
-        sums.col("price_band").col("listings");
+        sums.col("price_band").col("make").col("listings");
         m.create_index(sums.to_owned()).await?;
 
         for (name, order) in LIST_INDEXES {
