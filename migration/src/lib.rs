@@ -22,6 +22,7 @@ mod m20261128_000001_marketplace_messages;
 mod m20261129_000001_marketplace_last_message;
 mod m20261130_000001_messaging_claims;
 mod m20261201_000001_core_otp_codes;
+mod m20261202_000001_marketplace_list_counts;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -48,6 +49,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000001_marketplace_last_message::Migration),
             Box::new(m20261130_000001_messaging_claims::Migration),
             Box::new(m20261201_000001_core_otp_codes::Migration),
+            Box::new(m20261202_000001_marketplace_list_counts::Migration),
         ]
     }
 }

@@ -195,11 +195,31 @@ where
     let mut counted = select.clone();
     QueryTrait::query(&mut counted).clear_order_by();
     let total = counted.count(db).await?;
-    let items = select
-        .limit(window.limit)
-        .offset(window.offset)
-        .all(db)
-        .await?;
+    fetch_counted(select, db, window, total).await
+}
+
+/// Fetches the window of `select` (ordered, with a unique tie-break) whose matches were counted
+/// another way (`total`); past the last match, without a query.
+pub async fn fetch_counted<E, C>(
+    select: Select<E>,
+    db: &C,
+    window: Window,
+    total: u64,
+) -> Result<Page<E::Model>, ApiError>
+where
+    E: EntityTrait,
+    E::Model: FromQueryResult + Sized + Send + Sync,
+    C: ConnectionTrait,
+{
+    let items = if window.offset >= total {
+        vec![]
+    } else {
+        select
+            .limit(window.limit)
+            .offset(window.offset)
+            .all(db)
+            .await?
+    };
     Ok(Page {
         items,
         total,

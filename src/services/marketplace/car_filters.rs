@@ -6,8 +6,8 @@ use super::error::MarketplaceError;
 use super::listing::{
     self, Scalar, BODY_TYPE, CONDITION, FUEL_TYPE, SELLER_TYPE, STATUS, TRANSMISSION,
 };
-use sea_orm::sea_query::Order;
-use sea_orm::{ColumnTrait, QueryFilter, QueryOrder, Select};
+use sea_orm::sea_query::{Condition, Expr, ExprTrait, Order};
+use sea_orm::{ColumnTrait, DbBackend, IdenStatic, QueryFilter, QueryOrder, Select};
 use serde::Deserialize;
 use switchboard_entities::marketplace::car;
 use utoipa::{IntoParams, ToSchema};
@@ -140,16 +140,93 @@ impl CarFilters {
         Ok(f)
     }
 
+    /// Whether a price, year or mileage bound is set. Without one, the list is counted and its
+    /// facets grouped from `marketplace_car_counts`, which holds every other filter's column.
+    pub fn has_range(&self) -> bool {
+        self.min_price.is_some()
+            || self.max_price.is_some()
+            || self.min_year.is_some()
+            || self.max_year.is_some()
+            || self.max_mileage.is_some()
+    }
+
+    /// The equality filters (status always among them).
+    fn equalities(&self) -> Vec<(car::Column, &str)> {
+        use car::Column as C;
+        [
+            (C::Status, Some(self.status)),
+            (C::MakeKey, self.make.as_deref()),
+            (C::ModelKey, self.model.as_deref()),
+            (C::FuelType, self.fuel_type),
+            (C::Transmission, self.transmission),
+            (C::BodyType, self.body_type),
+            (C::Condition, self.condition),
+            (C::SellerType, self.seller_type),
+        ]
+        .into_iter()
+        .filter_map(|(c, v)| v.map(|v| (c, v)))
+        .collect()
+    }
+
+    /// The equality filters on unqualified columns, for a table that has the listings' filter
+    /// columns under the same names (`marketplace_car_counts`).
+    pub fn equality_condition(&self) -> Condition {
+        self.equalities()
+            .into_iter()
+            .fold(Condition::all(), |c, (col, v)| {
+                c.add(Expr::col(col).eq(v.to_owned()))
+            })
+    }
+
+    /// `select` narrowed to the listings these filters keep, for a page in `sort`'s order.
+    /// On SQLite every filter but the status and a range on the order's own column is written
+    /// `+column`, which its planner cannot serve from an index: it then walks the order's list
+    /// index (which holds every filter column), checks the filters on each entry and stops
+    /// after the page. Without statistics it would rather take a filter's own index, collect
+    /// every match (thousands, each read from the table) and sort them. PostgreSQL's planner
+    /// weighs both with its statistics, and gets the plain filters.
+    pub fn apply_for_page(
+        &self,
+        select: Select<car::Entity>,
+        backend: DbBackend,
+        sort: &Sort,
+    ) -> Select<car::Entity> {
+        use car::Column as C;
+        if backend != DbBackend::Sqlite {
+            return self.apply(select);
+        }
+        let order = sort.0.first().map_or(C::CreatedAt, |k| k.column);
+        let unindexed =
+            |col: C, op: &str| format!("+{}.{} {op} ?", car::Entity.as_str(), col.as_str());
+        let mut s = select.filter(C::Status.eq(self.status));
+        for (col, v) in self.equalities().into_iter().skip(1) {
+            s = s.filter(Expr::cust_with_values(unindexed(col, "="), [v.to_owned()]));
+        }
+        let ranges: [(C, &str, Option<sea_orm::Value>); 5] = [
+            (C::Price, ">=", self.min_price.map(Into::into)),
+            (C::Price, "<=", self.max_price.map(Into::into)),
+            (C::Year, ">=", self.min_year.map(Into::into)),
+            (C::Year, "<=", self.max_year.map(Into::into)),
+            (C::Mileage, "<=", self.max_mileage.map(Into::into)),
+        ];
+        for (col, op, v) in ranges {
+            let Some(v) = v else { continue };
+            s = if col.as_str() == order.as_str() {
+                s.filter(Expr::col((car::Entity, col)).binary(op_of(op), v))
+            } else {
+                s.filter(Expr::cust_with_values(unindexed(col, op), [v]))
+            };
+        }
+        s
+    }
+
     /// `select` narrowed to the listings these filters keep.
     pub fn apply(&self, select: Select<car::Entity>) -> Select<car::Entity> {
         use car::Column as C;
-        let mut s = select.filter(C::Status.eq(self.status));
-        if let Some(v) = &self.make {
-            s = s.filter(C::MakeKey.eq(v.as_str()));
-        }
-        if let Some(v) = &self.model {
-            s = s.filter(C::ModelKey.eq(v.as_str()));
-        }
+        let mut s = self
+            .equalities()
+            .into_iter()
+            .fold(select, |s, (col, v)| s.filter(col.eq(v)));
         if let Some(v) = self.min_price {
             s = s.filter(C::Price.gte(v));
         }
@@ -165,18 +242,16 @@ impl CarFilters {
         if let Some(v) = self.max_mileage {
             s = s.filter(C::Mileage.lte(v));
         }
-        for (col, v) in [
-            (C::FuelType, self.fuel_type),
-            (C::Transmission, self.transmission),
-            (C::BodyType, self.body_type),
-            (C::Condition, self.condition),
-            (C::SellerType, self.seller_type),
-        ] {
-            if let Some(v) = v {
-                s = s.filter(col.eq(v));
-            }
-        }
         s
+    }
+}
+
+fn op_of(op: &str) -> sea_orm::sea_query::BinOper {
+    use sea_orm::sea_query::BinOper;
+    match op {
+        ">=" => BinOper::GreaterThanOrEqual,
+        "<=" => BinOper::SmallerThanOrEqual,
+        _ => BinOper::Equal,
     }
 }
 
@@ -230,13 +305,33 @@ impl Sort {
         self.0.is_empty()
     }
 
-    /// `select` in this order, then newest first, then by id (so pages never overlap).
+    /// `select` in this order, then by creation time and id (so pages never overlap): newest
+    /// first after an ascending key or none, oldest first after a descending one (after
+    /// `createdAt`, in its direction). So an order and its reverse are exact mirrors, and the
+    /// list index of the first key yields either whole, walked forwards or backwards, with no
+    /// sort of the ties (a year holds thousands of listings).
     pub fn apply(&self, select: Select<car::Entity>) -> Select<car::Entity> {
-        self.0
+        let ties = match self.0.first() {
+            None => Order::Desc,
+            Some(k) if matches!(k.column, car::Column::CreatedAt) => k.order.clone(),
+            Some(k) if matches!(k.order, Order::Desc) => Order::Asc,
+            Some(_) => Order::Desc,
+        };
+        let keyed = self
+            .0
             .iter()
-            .fold(select, |s, k| s.order_by(k.column, k.order.clone()))
-            .order_by(car::Column::CreatedAt, Order::Desc)
-            .order_by(car::Column::Id, Order::Desc)
+            .fold(select, |s, k| s.order_by(k.column, k.order.clone()));
+        // Once sorted by creation time, a second term of it would only cost a sort.
+        let keyed = if self
+            .0
+            .iter()
+            .any(|k| matches!(k.column, car::Column::CreatedAt))
+        {
+            keyed
+        } else {
+            keyed.order_by(car::Column::CreatedAt, ties.clone())
+        };
+        keyed.order_by(car::Column::Id, ties)
     }
 }
 
@@ -259,11 +354,32 @@ mod tests {
         let filters = CarFilters::parse(&raw).expect("filters");
         let sort = Sort::parse("sort", Some(sort)).expect("sort");
         let stmt = sort
-            .apply(filters.apply(car::Entity::find()))
+            .apply(filters.apply_for_page(car::Entity::find(), DbBackend::Sqlite, &sort))
             .build(DbBackend::Sqlite);
         let explain = sea_orm::Statement::from_sql_and_values(
             DbBackend::Sqlite,
             format!("EXPLAIN QUERY PLAN {}", stmt.sql),
+            stmt.values.map(|v| v.0).unwrap_or_default(),
+        );
+        db.query_all_raw(explain)
+            .await
+            .expect("explain")
+            .iter()
+            .map(|r| r.try_get::<String>("", "detail").expect("detail"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// SQLite's plan for counting the list `filters` keep (as `PaginatorTrait::count` does).
+    async fn count_plan(db: &sea_orm::DatabaseConnection, raw: RawFilters) -> String {
+        let filters = CarFilters::parse(&raw).expect("filters");
+        let stmt = filters.apply(car::Entity::find()).build(DbBackend::Sqlite);
+        let explain = sea_orm::Statement::from_sql_and_values(
+            DbBackend::Sqlite,
+            format!(
+                "EXPLAIN QUERY PLAN SELECT COUNT(*) AS num_items FROM ({}) AS sub_query",
+                stmt.sql
+            ),
             stmt.values.map(|v| v.0).unwrap_or_default(),
         );
         db.query_all_raw(explain)
@@ -330,30 +446,53 @@ mod tests {
                 status: text("sold"),
                 ..Default::default()
             },
+            RawFilters {
+                body_type: text("SUV"),
+                transmission: text("Manual"),
+                max_price: num(30000.0),
+                ..Default::default()
+            },
+            RawFilters {
+                min_year: num(2020.0),
+                fuel_type: text("Electric"),
+                max_mileage: num(50000.0),
+                ..Default::default()
+            },
         ];
+        // Every filter with every order is read off the order's list index, which yields the
+        // page in order (at most ties of the sort key are sorted after) and holds every
+        // filter's column, so no match set is sorted and no listing read but the page's.
         for raw in filters {
-            let p = plan(&db, raw.clone(), "").await;
-            assert!(p.contains("USING INDEX"), "{raw:?}: {p}");
-            // An equality filter's index also yields the newest first; a range filter's
-            // matches are sorted after (one index cannot order by two columns' ranges).
-            let range =
-                raw.min_price.is_some() || raw.min_year.is_some() || raw.max_mileage.is_some();
-            assert!(
-                range || !p.contains("TEMP B-TREE FOR ORDER BY"),
-                "{raw:?}: {p}"
-            );
+            for sort in [
+                "",
+                "price:asc",
+                "price:desc",
+                "year:desc",
+                "mileage:asc",
+                "createdAt:asc",
+            ] {
+                let p = plan(&db, raw.clone(), sort).await;
+                assert!(
+                    p.contains("INDEX idx_marketplace_cars_list_")
+                        || p.contains("INDEX idx_marketplace_cars_status_created"),
+                    "{raw:?} {sort}: {p}"
+                );
+                // One key: the index yields the whole order, ties included.
+                assert!(!p.contains("TEMP B-TREE"), "{raw:?} {sort}: {p}");
+            }
         }
-        // Each sort key is read off an index (ties may be sorted after).
-        for sort in [
-            "price:asc",
-            "price:desc",
-            "year:desc",
-            "mileage:asc",
-            "createdAt:asc",
-        ] {
-            let p = plan(&db, RawFilters::default(), sort).await;
-            assert!(p.contains("USING INDEX"), "{sort}: {p}");
-            assert!(!p.contains("USE TEMP B-TREE FOR ORDER BY"), "{sort}: {p}");
-        }
+        // Every range filter is counted off one index, without reading a listing.
+        let ranges = RawFilters {
+            min_price: num(10000.0),
+            max_price: num(20000.0),
+            min_year: num(2015.0),
+            max_mileage: num(100000.0),
+            ..Default::default()
+        };
+        let p = count_plan(&db, ranges).await;
+        assert!(
+            p.contains("COVERING INDEX idx_marketplace_cars_list_"),
+            "{p}"
+        );
     }
 }

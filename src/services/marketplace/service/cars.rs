@@ -222,6 +222,8 @@ pub async fn list(
     sort: &Sort,
     window: Window,
 ) -> Result<Page<car::Model>> {
-    let select = sort.apply(filters.apply(car::Entity::find()));
-    page::fetch(select, &st.core.db, window).await
+    let db = &st.core.db;
+    let total = super::search::count(db, filters).await?;
+    let select = filters.apply_for_page(car::Entity::find(), db.get_database_backend(), sort);
+    page::fetch_counted(sort.apply(select), db, window, total).await
 }

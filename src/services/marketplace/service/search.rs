@@ -8,10 +8,10 @@ use super::super::error::Result;
 use super::super::search_terms::{corrections, inner_trigrams, query_words};
 use super::super::MarketplaceState;
 use crate::core::page::{self, Page, Window};
-use sea_orm::sea_query::{Alias, Expr, ExprTrait, JoinType, Order, Query};
+use sea_orm::sea_query::{Alias, Expr, JoinType, Order, Query};
 use sea_orm::{
-    ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect, QueryTrait,
-    Select, Statement,
+    ConnectionTrait, DbBackend, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+    QueryTrait, Select, Statement,
 };
 use serde::Serialize;
 use switchboard_entities::marketplace::car;
@@ -221,69 +221,170 @@ const PRICE_BANDS: [(&str, f64, f64); 7] = [
     ("100000 and over", 100_000.0, f64::INFINITY),
 ];
 
-async fn counts_by(
-    db: &impl ConnectionTrait,
-    filters: &CarFilters,
-    key: car::Column,
-    label: car::Column,
-) -> Result<Vec<FacetCount>> {
-    let rows: Vec<(String, i64)> = filters
-        .apply(car::Entity::find())
-        .select_only()
-        .column_as(Expr::col(label).min(), "value")
-        .column_as(Expr::col(car::Column::Id).count(), "count")
-        .group_by(key)
-        .into_tuple()
-        .all(db)
-        .await?;
-    let mut counts: Vec<FacetCount> = rows
-        .into_iter()
-        .map(|(value, count)| FacetCount { value, count })
-        .collect();
-    counts.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value)));
-    Ok(counts)
+/// `CASE` giving a listing's price band: its index in [`PRICE_BANDS`]. The triggers of
+/// `marketplace_car_counts` (migration `m20261202_000001`) compute the same bands.
+fn band_sql() -> String {
+    let mut sql = String::from("CASE");
+    for (i, (_, _, hi)) in PRICE_BANDS.iter().enumerate() {
+        if hi.is_finite() {
+            sql.push_str(&format!(" WHEN price < {hi} THEN {i}"));
+        } else {
+            sql.push_str(&format!(" ELSE {i} END"));
+        }
+    }
+    sql
 }
 
-/// `GET /cars/facets`.
+const COUNTS: &str = "marketplace_car_counts";
+
+/// How many listings the list with `filters` holds. Without a range filter, summed from
+/// `marketplace_car_counts` (one row per combination of the equality filters' values, kept by
+/// triggers), so the default list of 100,000 listings reads a few thousand small rows instead
+/// of every listing; with one, counted over the listings (an index holds the range columns).
+pub async fn count(db: &impl ConnectionTrait, filters: &CarFilters) -> Result<u64> {
+    if filters.has_range() {
+        return Ok(filters.apply(car::Entity::find()).count(db).await?);
+    }
+    let backend = db.get_database_backend();
+    let stmt = backend.build(
+        Query::select()
+            .expr_as(
+                Expr::cust("CAST(COALESCE(SUM(listings), 0) AS BIGINT)"),
+                Alias::new("n"),
+            )
+            .from(Alias::new(COUNTS))
+            .cond_where(filters.equality_condition()),
+    );
+    let n = match db.query_one_raw(stmt).await? {
+        Some(row) => row.try_get::<i64>("", "n")?,
+        None => 0,
+    };
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
+/// `GET /cars/facets`: one statement. Its source is one row per combination of make, body,
+/// fuel, gearbox, condition and price band with the number of listings that have it: from
+/// `marketplace_car_counts` without a range filter, else grouped from the filtered listings;
+/// each facet is grouped from that source (a few thousand rows at most).
 pub async fn facets(st: &MarketplaceState, filters: &CarFilters) -> Result<Facets> {
     use car::Column as C;
     let db = &st.core.db;
-    // The total and every price band in one pass over the filtered listings.
-    let mut bands = filters
-        .apply(car::Entity::find())
-        .select_only()
-        .column_as(Expr::cust("COUNT(*)"), "total");
-    for (i, (_, lo, hi)) in PRICE_BANDS.iter().enumerate() {
-        let upper = if hi.is_finite() {
-            format!(" AND price < {hi}")
-        } else {
-            String::new()
+    let backend = db.get_database_backend();
+    let source = if filters.has_range() {
+        let band = band_sql();
+        let mut grouped = filters
+            .apply(car::Entity::find())
+            .select_only()
+            .columns([
+                C::Make,
+                C::MakeKey,
+                C::BodyType,
+                C::FuelType,
+                C::Transmission,
+                C::Condition,
+            ])
+            .column_as(Expr::cust(band.clone()), "price_band")
+            .column_as(Expr::cust("COUNT(*)"), "listings")
+            .group_by(C::Make)
+            .group_by(C::MakeKey)
+            .group_by(C::BodyType)
+            .group_by(C::FuelType)
+            .group_by(C::Transmission)
+            .group_by(C::Condition)
+            .group_by(Expr::cust(band));
+        QueryTrait::query(&mut grouped).to_owned()
+    } else {
+        Query::select()
+            .columns(
+                [
+                    "make",
+                    "make_key",
+                    "body_type",
+                    "fuel_type",
+                    "transmission",
+                    "condition",
+                    "price_band",
+                    "listings",
+                ]
+                .map(Alias::new),
+            )
+            .from(Alias::new(COUNTS))
+            .cond_where(filters.equality_condition())
+            .and_where(Expr::cust("listings > 0"))
+            .to_owned()
+    };
+    let source = backend.build(&source);
+    let by = |facet: &str, value: &str, key: &str| {
+        format!(
+            "SELECT '{facet}' AS facet, {value} AS value, \
+             CAST(SUM(listings) AS BIGINT) AS n FROM m GROUP BY {key}"
+        )
+    };
+    let sql = format!(
+        "WITH m AS MATERIALIZED ({}) {}",
+        source.sql,
+        [
+            by("make", "MIN(make)", "make_key"),
+            by("bodyType", "body_type", "body_type"),
+            by("fuelType", "fuel_type", "fuel_type"),
+            by("transmission", "transmission", "transmission"),
+            by("condition", "condition", "condition"),
+            by("band", "CAST(price_band AS TEXT)", "price_band"),
+        ]
+        .join(" UNION ALL ")
+    );
+    let stmt = Statement::from_sql_and_values(
+        backend,
+        sql,
+        source.values.map(|v| v.0).unwrap_or_default(),
+    );
+    let mut facets = Facets {
+        total: 0,
+        make: vec![],
+        body_type: vec![],
+        fuel_type: vec![],
+        transmission: vec![],
+        condition: vec![],
+        price_band: PRICE_BANDS
+            .iter()
+            .map(|(label, _, _)| FacetCount {
+                value: (*label).into(),
+                count: 0,
+            })
+            .collect(),
+    };
+    for row in db.query_all_raw(stmt).await? {
+        let facet: String = row.try_get("", "facet")?;
+        let value: String = row.try_get("", "value")?;
+        let count: i64 = row.try_get("", "n")?;
+        let list = match facet.as_str() {
+            "make" => &mut facets.make,
+            "bodyType" => &mut facets.body_type,
+            "fuelType" => &mut facets.fuel_type,
+            "transmission" => &mut facets.transmission,
+            "condition" => &mut facets.condition,
+            _ => {
+                if let Some(band) = value
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| facets.price_band.get_mut(i))
+                {
+                    band.count += count;
+                    facets.total += count;
+                }
+                continue;
+            }
         };
-        bands = bands.column_as(
-            Expr::cust(format!(
-                "COALESCE(SUM(CASE WHEN price >= {lo}{upper} THEN 1 ELSE 0 END), 0)"
-            )),
-            format!("band{i}"),
-        );
+        list.push(FacetCount { value, count });
     }
-    type Row = (i64, i64, i64, i64, i64, i64, i64, i64);
-    let (total, b0, b1, b2, b3, b4, b5, b6) =
-        bands.into_tuple::<Row>().one(db).await?.unwrap_or_default();
-    let price_band = PRICE_BANDS
-        .iter()
-        .zip([b0, b1, b2, b3, b4, b5, b6])
-        .map(|((label, _, _), count)| FacetCount {
-            value: (*label).into(),
-            count,
-        })
-        .collect();
-    Ok(Facets {
-        total,
-        make: counts_by(db, filters, C::MakeKey, C::Make).await?,
-        body_type: counts_by(db, filters, C::BodyType, C::BodyType).await?,
-        fuel_type: counts_by(db, filters, C::FuelType, C::FuelType).await?,
-        transmission: counts_by(db, filters, C::Transmission, C::Transmission).await?,
-        condition: counts_by(db, filters, C::Condition, C::Condition).await?,
-        price_band,
-    })
+    for list in [
+        &mut facets.make,
+        &mut facets.body_type,
+        &mut facets.fuel_type,
+        &mut facets.transmission,
+        &mut facets.condition,
+    ] {
+        list.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value)));
+    }
+    Ok(facets)
 }
