@@ -361,6 +361,11 @@ mod tests {
             format!("EXPLAIN QUERY PLAN {}", stmt.sql),
             stmt.values.map(|v| v.0).unwrap_or_default(),
         );
+        explained(db, explain).await
+    }
+
+    /// The plan SQLite reports for an `EXPLAIN QUERY PLAN` statement, one line.
+    async fn explained(db: &sea_orm::DatabaseConnection, explain: sea_orm::Statement) -> String {
         db.query_all_raw(explain)
             .await
             .expect("explain")
@@ -382,13 +387,7 @@ mod tests {
             ),
             stmt.values.map(|v| v.0).unwrap_or_default(),
         );
-        db.query_all_raw(explain)
-            .await
-            .expect("explain")
-            .iter()
-            .map(|r| r.try_get::<String>("", "detail").expect("detail"))
-            .collect::<Vec<_>>()
-            .join("; ")
+        explained(db, explain).await
     }
 
     #[tokio::test]
