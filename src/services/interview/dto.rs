@@ -54,7 +54,7 @@ pub struct CreateSession {
     /// Send the candidate the interview link by SMS (needs candidate_phone).
     pub send_sms: Option<bool>,
     /// Free key-value pairs (a JSON object up to 16 KiB), returned as given.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
 }
 
