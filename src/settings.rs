@@ -169,6 +169,28 @@ mod tests {
     }
 
     #[test]
+    fn a_limit_given_in_part_keeps_its_default_for_the_rest() {
+        let toml = "[services.marketplace.rate_limits]\ngeneral = { limit = 5 }\n\
+                    [services.interview.rate_limits]\nanswer = { window_secs = 30 }\n\
+                    [services.messaging.rate_limits]\nsend = { limit = 7, window_secs = 2 }\n";
+        let s: Settings = Figment::from(Toml::string(toml)).extract().unwrap();
+        let defaults = Settings::default();
+        let m = &s.services.marketplace.rate_limits;
+        assert_eq!(m.general, LimitSettings::new(5, 900));
+        assert_eq!(m.auth, defaults.services.marketplace.rate_limits.auth);
+        let i = &s.services.interview.rate_limits;
+        assert_eq!(i.answer, LimitSettings::new(120, 30));
+        assert_eq!(
+            s.services.messaging.rate_limits.send,
+            LimitSettings::new(7, 2)
+        );
+        let bad = "[services.marketplace.rate_limits]\ngeneral = { limit = \"many\" }\n";
+        assert!(Figment::from(Toml::string(bad))
+            .extract::<Settings>()
+            .is_err());
+    }
+
+    #[test]
     fn sections_of_services_not_built_are_read_only_for_their_switch() {
         let toml = "[services.marketplace]\nenabled = true\nbind = \"127.0.0.1:8081\"\n\
                     [services.advertising]\nenabled = true\n\

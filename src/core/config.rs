@@ -5,7 +5,7 @@
 use figment::providers::{Env, Format, Toml};
 use figment::Figment;
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The sections every service shares through [`super::CoreContext`].
@@ -30,6 +30,11 @@ pub struct ServerSettings {
     pub trusted_proxies: Vec<String>,
     /// How long in-flight requests may finish after SIGINT/SIGTERM.
     pub shutdown_timeout_secs: u64,
+    /// Origins whose browser pages may call every service (`core::cors`): bare origins
+    /// (`https://app.example.com`) or `"*"` for any; empty: none.
+    pub cors_allowed_origins: Vec<String>,
+    /// How long a browser may reuse a preflight answer.
+    pub cors_max_age_secs: usize,
 }
 
 impl Default for ServerSettings {
@@ -39,6 +44,8 @@ impl Default for ServerSettings {
             version: env!("CARGO_PKG_VERSION").into(),
             trusted_proxies: Vec::new(),
             shutdown_timeout_secs: 10,
+            cors_allowed_origins: Vec::new(),
+            cors_max_age_secs: 3600,
         }
     }
 }
@@ -70,7 +77,7 @@ impl Default for DatabaseSettings {
 }
 
 /// A fixed-window limit: `limit` requests per `window_secs`.
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
 pub struct LimitSettings {
     pub limit: u32,
     pub window_secs: u64,
@@ -80,6 +87,39 @@ impl LimitSettings {
     pub const fn new(limit: u32, window_secs: u64) -> Self {
         Self { limit, window_secs }
     }
+}
+
+/// One limit as configured: a field left out keeps the service's default.
+#[derive(Deserialize)]
+struct PartialLimit {
+    limit: Option<u32>,
+    window_secs: Option<u64>,
+}
+
+/// `deserialize_with` of a service's `rate_limits`: its table of named limits read over the
+/// service's own defaults (`T::default()`), field by field, so `general = { limit = 5 }`
+/// or one environment variable (`…__RATE_LIMITS__GENERAL__LIMIT=5`) changes that field and
+/// keeps the default window. A name the service does not have is ignored, as elsewhere.
+pub fn limits_over_defaults<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Serialize + DeserializeOwned,
+{
+    use serde::de::Error;
+    let given = std::collections::BTreeMap::<String, PartialLimit>::deserialize(deserializer)?;
+    let mut table = serde_json::to_value(T::default()).map_err(D::Error::custom)?;
+    for (name, part) in given {
+        let Some(limit) = table.get_mut(&name) else {
+            continue;
+        };
+        if let Some(n) = part.limit {
+            limit["limit"] = n.into();
+        }
+        if let Some(secs) = part.window_secs {
+            limit["window_secs"] = secs.into();
+        }
+    }
+    serde_json::from_value(table).map_err(D::Error::custom)
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -332,6 +372,11 @@ impl CoreSettings {
         }
         crate::core::client::TrustedProxies::parse(&self.server.trusted_proxies)
             .map_err(ConfigError::Invalid)?;
+        if let Some(problem) = (self.server.cors_allowed_origins.iter())
+            .find_map(|origin| crate::core::cors::invalid_origin(origin))
+        {
+            return Err(ConfigError::Invalid(problem));
+        }
         Ok(())
     }
 

@@ -63,6 +63,72 @@ impl Kind {
 
 type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
+/// Most characters of a client's own value an error answer repeats: enough to recognise it,
+/// never a megabyte query back.
+pub const ECHO_MAX_CHARS: usize = 100;
+
+/// Longest message an error answer carries, whatever it quotes.
+const MESSAGE_MAX_CHARS: usize = 400;
+
+/// `text` cut to `max` characters, the last one `…` when something was cut.
+fn clip(text: &str, max: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => Cow::Borrowed(text),
+        Some(_) => {
+            let kept: String = text.chars().take(max - 1).collect();
+            Cow::Owned(kept + "…")
+        }
+    }
+}
+
+/// A client's value as an error may repeat it: at most [`ECHO_MAX_CHARS`] characters.
+pub fn echo(value: &str) -> Cow<'_, str> {
+    clip(value, ECHO_MAX_CHARS)
+}
+
+/// Every string in a detail, echoed at most [`ECHO_MAX_CHARS`] long.
+fn echoed(v: Value) -> Value {
+    match v {
+        Value::String(s) => match echo(&s) {
+            Cow::Borrowed(_) => Value::String(s),
+            Cow::Owned(cut) => Value::String(cut),
+        },
+        Value::Array(items) => Value::Array(items.into_iter().map(echoed).collect()),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, echoed(v))).collect()),
+        other => other,
+    }
+}
+
+/// A message with what it quotes (between `"` or backticks, as serde's errors quote the
+/// value they refused) echoed at most [`ECHO_MAX_CHARS`] long, and the whole bounded.
+fn bounded_message(message: Cow<'static, str>) -> Cow<'static, str> {
+    if message.chars().nth(ECHO_MAX_CHARS).is_none() {
+        return message;
+    }
+    let mut out = String::new();
+    let mut rest: &str = &message;
+    while let Some(open) = rest.find(['"', '`']) {
+        let quote = &rest[open..=open];
+        out.push_str(&rest[..=open]);
+        let inner = &rest[open + 1..];
+        let (quoted, after) = match inner.find(quote) {
+            Some(close) => (&inner[..close], &inner[close..]),
+            None => (inner, ""),
+        };
+        out.push_str(&echo(quoted));
+        // The closing quote starts the rest, past the quoted text.
+        match after.strip_prefix(quote) {
+            Some(tail) => {
+                out.push_str(quote);
+                rest = tail;
+            }
+            None => rest = after,
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(clip(&out, MESSAGE_MAX_CHARS).into_owned())
+}
+
 /// A failure answered to a client: a kind (the status), the service's code when it named
 /// one (else the envelope's code for the kind), a message, optional details and Retry-After.
 #[derive(Debug)]
@@ -76,11 +142,12 @@ pub struct ApiError {
 }
 
 impl ApiError {
+    /// `message` may quote the client's value; it is bounded ([`ECHO_MAX_CHARS`]).
     pub fn new(kind: Kind, message: impl Into<Cow<'static, str>>) -> Self {
         Self {
             kind,
             code: None,
-            message: message.into(),
+            message: bounded_message(message.into()),
             details: Map::new(),
             retry_after: None,
             cause: None,
@@ -125,11 +192,12 @@ impl ApiError {
         self
     }
 
-    /// Adds one field to the details object.
+    /// Adds one field to the details object; a text in it (a client's value) is echoed at
+    /// most [`ECHO_MAX_CHARS`] long.
     pub fn detail(mut self, key: &str, value: impl serde::Serialize) -> Self {
         self.details.insert(
             key.to_owned(),
-            serde_json::to_value(value).unwrap_or(Value::Null),
+            echoed(serde_json::to_value(value).unwrap_or(Value::Null)),
         );
         self
     }
@@ -388,6 +456,33 @@ mod tests {
         let plain = ApiError::new(Kind::TooManyRequests, "slow down");
         assert_eq!(plain.code_in::<Nested>(), "RATE_LIMITED");
         assert_eq!(snake_code(plain.kind()), "rate_limit_exceeded");
+    }
+
+    #[test]
+    fn echoed_values_are_bounded() {
+        let long = "é".repeat(5000);
+        let e = ApiError::bad_request(format!("unknown variant `{long}`, expected `a`"))
+            .detail("value", &long)
+            .detail("nested", json!({"list": [long.clone()]}));
+        let value = e.details()["value"].as_str().unwrap();
+        assert_eq!(value.chars().count(), ECHO_MAX_CHARS);
+        assert!(value.ends_with('…'));
+        assert_eq!(
+            e.details()["nested"]["list"][0]
+                .as_str()
+                .unwrap()
+                .chars()
+                .count(),
+            ECHO_MAX_CHARS
+        );
+        assert!(e.message().starts_with("unknown variant `éé"));
+        assert!(e.message().ends_with("…`, expected `a`"), "{}", e.message());
+        assert!(e.message().chars().count() < ECHO_MAX_CHARS + 40);
+        let unquoted = ApiError::bad_request("x".repeat(10_000));
+        assert_eq!(unquoted.message().chars().count(), MESSAGE_MAX_CHARS);
+        let short = "phone must be in international format, e.g. \"+14155550123\"";
+        assert_eq!(ApiError::bad_request(short).message(), short);
+        assert_eq!(echo("short"), "short");
     }
 
     #[test]

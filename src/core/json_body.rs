@@ -51,8 +51,18 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
             let mut de = serde_json::Deserializer::from_str(raw.get());
             serde_path_to_error::deserialize(&mut de)
                 .map(Json)
-                .map_err(|e| ApiError::bad_request(describe(&e)).into())
+                .map_err(|e| refusal(&e).into())
         })
+    }
+}
+
+/// The refusal of a body of the wrong type, naming the field at fault in `details.field`
+/// too (as a validation error does) when it is not the whole body.
+fn refusal(e: &serde_path_to_error::Error<serde_json::Error>) -> ApiError {
+    let refused = ApiError::bad_request(describe(e));
+    match e.path().to_string() {
+        path if path == "." => refused,
+        path => refused.detail("field", path),
     }
 }
 

@@ -4,6 +4,7 @@ pub mod auth;
 pub mod client;
 pub mod clock;
 pub mod config;
+pub mod cors;
 pub mod db;
 pub mod error;
 pub mod http;

@@ -35,10 +35,11 @@ impl Bounds {
         if (1..=self.max_limit).contains(&limit) {
             Ok(limit)
         } else {
-            Err(ApiError::bad_request(format!(
-                "limit must be between 1 and {}",
-                self.max_limit
-            )))
+            Err(
+                ApiError::bad_request(format!("limit must be between 1 and {}", self.max_limit))
+                    .detail("field", "limit")
+                    .detail("value", limit),
+            )
         }
     }
 }
@@ -71,12 +72,17 @@ impl PageQuery {
     pub fn window(&self, bounds: Bounds) -> Result<Window, ApiError> {
         let limit = bounds.limit(self.limit)?;
         match (self.page, self.offset) {
-            (Some(_), Some(_)) => Err(ApiError::bad_request("give page or offset, not both")),
+            (Some(_), Some(_)) => {
+                Err(ApiError::bad_request("give page or offset, not both")
+                    .detail("field", "offset"))
+            }
             (Some(page), None) => {
                 if !(1..=MAX_PAGE).contains(&page) {
                     return Err(ApiError::bad_request(format!(
                         "page must be between 1 and {MAX_PAGE}"
-                    )));
+                    ))
+                    .detail("field", "page")
+                    .detail("value", page));
                 }
                 Ok(Window {
                     limit,
@@ -86,7 +92,9 @@ impl PageQuery {
             (None, offset) => {
                 let offset = offset.unwrap_or(0);
                 if offset > i64::MAX as u64 {
-                    return Err(ApiError::bad_request("offset is too large"));
+                    return Err(ApiError::bad_request("offset is too large")
+                        .detail("field", "offset")
+                        .detail("value", offset));
                 }
                 Ok(Window { limit, offset })
             }

@@ -14,7 +14,7 @@ pub struct InvalidPhone;
 
 impl PhoneNumber {
     /// Accepts international numbers with spaces, dashes, dots or brackets; requires a
-    /// leading `+` and a number that is valid for its region.
+    /// leading `+` and a number its region could have ([`plausible`]).
     pub fn parse(raw: &str) -> Result<Self, InvalidPhone> {
         let trimmed = raw.trim();
         if !trimmed.starts_with('+') || trimmed.len() > 32 {
@@ -27,7 +27,7 @@ impl PhoneNumber {
             return Err(InvalidPhone);
         }
         let parsed = phonenumber::parse(None, trimmed).map_err(|_| InvalidPhone)?;
-        if !phonenumber::is_valid(&parsed) {
+        if !plausible(&parsed) {
             return Err(InvalidPhone);
         }
         let e164 = parsed.format().mode(phonenumber::Mode::E164).to_string();
@@ -65,6 +65,27 @@ impl PhoneNumber {
     }
 }
 
+/// A number valid for its region, or one of the region's general pattern (its lengths and
+/// leading digits) though in no range of a known type: the
+/// numbering metadata knows assigned ranges only, and a number of a range held back (the UK's
+/// +44 7700 900xxx, kept for drama) or opened since the metadata was cut is still written
+/// in international format, which is what is asked.
+fn plausible(parsed: &phonenumber::PhoneNumber) -> bool {
+    if phonenumber::is_valid(parsed) {
+        return true;
+    }
+    let national = parsed.national().to_string();
+    // The region is known only for a valid number: ask every region of the calling code.
+    let regions = phonenumber::metadata::DATABASE.by_code(&parsed.code().value());
+    regions.into_iter().flatten().any(|meta| {
+        // The whole national number, not a prefix of it, matches the pattern.
+        let pattern = meta.descriptors().general().national_number();
+        pattern
+            .find(&national)
+            .is_some_and(|m| m.start() == 0 && m.end() == national.len())
+    })
+}
+
 impl fmt::Display for PhoneNumber {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.e164)
@@ -84,6 +105,17 @@ mod tests {
         assert_eq!(b, c);
         assert_eq!(a.as_str(), "+4917667111638");
         assert_eq!(a.region(), Some("DE"));
+    }
+
+    #[test]
+    fn numbers_of_unassigned_ranges_are_still_international() {
+        let uk = PhoneNumber::parse("+447700900123").unwrap();
+        assert_eq!(uk.as_str(), "+447700900123");
+        assert!(
+            PhoneNumber::parse("+44 7700 900").is_err(),
+            "too short for GB"
+        );
+        assert!(PhoneNumber::parse("+4477009001234567").is_err(), "too long");
     }
 
     #[test]

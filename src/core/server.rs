@@ -1,5 +1,5 @@
 //! One service's listener: its routes, the OpenAPI document collected from them, and what
-//! every service shares — request id and span, rate-limit headers, security headers, and
+//! every service shares — request id and span, rate-limit headers, security headers, CORS, and
 //! framework errors (404, 405 with `Allow`) in the service's own envelope.
 
 use super::client::TrustedProxies;
@@ -7,7 +7,7 @@ use super::error::{self, Envelope};
 use super::http::{error_handlers, extractor_config, security_headers, ApiDocument};
 use super::rate_limit;
 use super::routes::{claim_declared_paths, fallback, RouteMethods};
-use super::{telemetry, CoreContext};
+use super::{cors, telemetry, CoreContext};
 use actix_web::dev::Server;
 use actix_web::middleware::{from_fn, DefaultHeaders};
 use actix_web::{web, App, HttpServer};
@@ -81,6 +81,8 @@ where
     let proxies = web::Data::new(
         TrustedProxies::parse(&ctx.settings.server.trusted_proxies).unwrap_or_default(),
     );
+    let cors_origins = ctx.settings.server.cors_allowed_origins.clone();
+    let cors_max_age = ctx.settings.server.cors_max_age_secs;
     let workers = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(4);
@@ -99,6 +101,10 @@ where
             .wrap(from_fn(claim_declared_paths))
             .wrap(error_handlers())
             .wrap(from_fn(rate_limit::middleware))
+            // Preflights are answered here, before the limiter counts them or routing
+            // answers 405.
+            .wrap(cors::middleware(&cors_origins, cors_max_age))
+            .wrap(from_fn(cors::refusals))
             // Every ApiError below (handlers, extractors, limits, 404/405) is answered in E.
             .wrap(from_fn(error::render::<E>))
             .wrap(from_fn(security_headers))

@@ -11,7 +11,7 @@ pub struct Model {
     pub user_id: Uuid,
     /// YYYY-MM-DD.
     pub preferred_date: String,
-    /// HH:MM, 24-hour.
+    /// As the customer wrote it (clock text: 14:30, 2:30 PM).
     pub preferred_time: String,
     pub message: String,
     /// pending.

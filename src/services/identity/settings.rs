@@ -1,7 +1,7 @@
 //! `[services.identity]`: the identity service's own settings and their defaults.
 
-use crate::core::config::LimitSettings;
-use serde::Deserialize;
+use crate::core::config::{self, LimitSettings};
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
@@ -26,6 +26,8 @@ pub struct IdentitySettings {
     /// bind refuses it unless this says so (or environment = "development").
     pub kyc_sandbox: bool,
     pub lockout: LockoutSettings,
+    /// Each limit given in part keeps its default for the rest.
+    #[serde(deserialize_with = "config::limits_over_defaults")]
     pub rate_limits: IdentityRateLimits,
 }
 
@@ -70,7 +72,7 @@ impl Default for LockoutSettings {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default)]
 pub struct IdentityRateLimits {
     pub otp_send_per_phone: LimitSettings,

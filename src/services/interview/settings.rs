@@ -1,7 +1,7 @@
 //! `[services.interview]`: the interview service's own settings and their defaults.
 
-use crate::core::config::LimitSettings;
-use serde::Deserialize;
+use crate::core::config::{self, LimitSettings};
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
@@ -27,12 +27,14 @@ pub struct InterviewSettings {
     /// A session actor without a running timer stops after this long idle.
     pub actor_idle_secs: u64,
     pub webhook: InterviewWebhookSettings,
+    /// Each limit given in part keeps its default for the rest.
+    #[serde(deserialize_with = "config::limits_over_defaults")]
     pub rate_limits: InterviewRateLimits,
 }
 
 /// Per client address: answers and onboarding messages each cost an AI call, the PDF a
 /// render; everything else shares the default.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default)]
 pub struct InterviewRateLimits {
     pub answer: LimitSettings,

@@ -51,11 +51,7 @@ pub async fn search_natural_language(
     body: Json<NaturalSearchRequest>,
 ) -> Result<HttpResponse> {
     let query = super::domain::text("query", super::domain::required("query", &body.query)?, 500)?;
-    let window = PageParams {
-        page: None,
-        limit: body.limit,
-    }
-    .window()?;
+    let window = PageParams::of(None, body.limit).window()?;
     let found = search::natural_language(&st, &query, window).await?;
     Ok(HttpResponse::Ok().json(ok(NaturalSearchData {
         interpreted_query: found.interpreted,

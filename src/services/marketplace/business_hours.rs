@@ -1,8 +1,9 @@
-//! A dealer's business hours: all seven days, each `HH:MM-HH:MM` (24-hour clock, opening
-//! before closing, `24:00` allowed as a closing time) or `Closed`. A range past midnight
-//! ("22:00-02:00") is refused: a day's hours end by its midnight, and the next day opens at
-//! 00:00 if the business runs through the night.
+//! A dealer's business hours: any of the seven days, each a text such as "09:00-18:00",
+//! "9:00 AM - 6:00 PM" or "Closed" (the spec: "a text such as a time range or the word
+//! Closed"), stored as written (trimmed; `closed` in any case reads `Closed`). What is not
+//! text (a number, an object) or not a day is refused; a day left out stays unset.
 
+use super::clock_text::MAX_CHARS;
 use super::error::MarketplaceError;
 use serde_json::{Map, Value};
 
@@ -19,7 +20,7 @@ const DAYS: [(&str, &str); 7] = [
 
 const CLOSED: &str = "Closed";
 
-/// Seven parsed days, in week order, each stored as its normalised text.
+/// The days given, in week order, each with its text as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BusinessHours(Vec<(&'static str, String)>);
 
@@ -44,18 +45,14 @@ impl BusinessHours {
         }
         let days = DAYS
             .iter()
-            .map(|&(day, field)| match object.get(day) {
-                Some(Value::String(text)) => day_hours(field, text).map(|h| (day, h)),
-                Some(other) => Err(MarketplaceError::invalid(
+            .filter_map(|&(day, field)| match object.get(day)? {
+                Value::Null => None,
+                Value::String(text) => Some(day_hours(field, text).map(|h| (day, h))),
+                other => Some(Err(MarketplaceError::invalid(
                     field,
                     &other.to_string(),
                     format!("{day} must be a text such as 09:00-18:00 or Closed"),
-                )),
-                None => Err(MarketplaceError::Validation {
-                    field,
-                    value: None,
-                    message: format!("{day} is required (a time range or Closed)"),
-                }),
+                ))),
             })
             .collect::<Result<_, _>>()?;
         Ok(Self(days))
@@ -71,46 +68,20 @@ impl BusinessHours {
     }
 }
 
-/// One day: `Closed` (any case) or an opening range, answered normalised.
+/// One day's text as stored: trimmed, `Closed` spelled one way.
 fn day_hours(field: &'static str, raw: &str) -> Result<String, MarketplaceError> {
     let text = raw.trim();
     if text.eq_ignore_ascii_case(CLOSED) {
         return Ok(CLOSED.to_owned());
     }
-    let range = text
-        .split_once('-')
-        .and_then(|(open, close)| Some((minutes(open.trim())?, minutes(close.trim())?)));
-    match range {
-        Some((open, close)) if open < close => Ok(format!("{}-{}", clock(open), clock(close))),
-        Some(_) => Err(MarketplaceError::invalid(
+    if text.is_empty() || text.chars().count() > MAX_CHARS {
+        return Err(MarketplaceError::invalid(
             field,
             raw,
-            format!("{field}: opening must be before closing (no range past midnight)"),
-        )),
-        None => Err(MarketplaceError::invalid(
-            field,
-            raw,
-            format!("{field} must be HH:MM-HH:MM (24-hour clock) or Closed"),
-        )),
+            format!("{field} must be 1 to {MAX_CHARS} characters, e.g. 09:00-18:00 or Closed"),
+        ));
     }
-}
-
-/// Minutes since midnight of `HH:MM`; 24:00 is the end of the day.
-fn minutes(hhmm: &str) -> Option<u32> {
-    let (h, m) = hhmm.split_once(':')?;
-    if h.len() != 2 || m.len() != 2 || !(h.chars().chain(m.chars())).all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    let (h, m): (u32, u32) = (h.parse().ok()?, m.parse().ok()?);
-    match (h, m) {
-        (24, 0) => Some(24 * 60),
-        (0..=23, 0..=59) => Some(h * 60 + m),
-        _ => None,
-    }
-}
-
-fn clock(minutes: u32) -> String {
-    format!("{:02}:{:02}", minutes / 60, minutes % 60)
+    Ok(text.to_owned())
 }
 
 #[cfg(test)]
@@ -132,24 +103,24 @@ mod tests {
     }
 
     #[test]
-    fn a_week_is_normalised() {
-        let hours = BusinessHours::parse(&week(json!(" 00:00 - 24:00 "))).unwrap();
+    fn a_week_is_kept_as_written() {
+        let hours = BusinessHours::parse(&week(json!(" 9:00 AM - 6:00 PM "))).unwrap();
         let v = hours.to_json();
-        assert_eq!(v["monday"], "00:00-24:00");
+        assert_eq!(v["monday"], "9:00 AM - 6:00 PM");
         assert_eq!(v["sunday"], "Closed");
+        let part = BusinessHours::parse(&json!({"monday": "24 hours", "friday": null})).unwrap();
+        assert_eq!(part.to_json(), json!({"monday": "24 hours"}));
     }
 
     #[test]
     fn faults_name_the_day() {
-        assert_eq!(field_of(week(json!("18:00-09:00"))), "businessHours.monday");
-        assert_eq!(field_of(week(json!("22:00-02:00"))), "businessHours.monday");
-        assert_eq!(field_of(week(json!("9:00-18:00"))), "businessHours.monday");
-        assert_eq!(field_of(week(json!("09:60-18:00"))), "businessHours.monday");
-        assert_eq!(field_of(week(json!("24:30-24:40"))), "businessHours.monday");
         assert_eq!(field_of(week(json!(9))), "businessHours.monday");
-        let mut missing = week(json!("Closed"));
-        missing.as_object_mut().unwrap().remove("friday");
-        assert_eq!(field_of(missing), "businessHours.friday");
+        assert_eq!(field_of(week(json!({"open": "9"}))), "businessHours.monday");
+        assert_eq!(field_of(week(json!(" "))), "businessHours.monday");
+        assert_eq!(
+            field_of(week(json!("x".repeat(101)))),
+            "businessHours.monday"
+        );
         let mut extra = week(json!("Closed"));
         extra["funday"] = json!("Closed");
         assert_eq!(field_of(extra), "businessHours");

@@ -111,10 +111,7 @@ pub struct AdvancedSearchRequest {
 
 impl AdvancedSearchRequest {
     pub fn paging(&self) -> PageParams {
-        PageParams {
-            page: self.page,
-            limit: self.limit,
-        }
+        PageParams::of(self.page, self.limit)
     }
 }
 

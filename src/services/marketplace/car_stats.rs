@@ -3,17 +3,18 @@
 
 use super::car_dto::Car;
 use super::cars::caller;
-use super::dto::{ok, Success};
+use super::dto::{count, ok, Success};
 use super::error::{MarketplaceError, Result};
 use super::interaction_dto::*;
 use super::openapi::Errors;
 use super::service::cars::car_id;
 use super::service::trending as ranking;
 use super::MarketplaceState;
-use crate::core::auth::Bearer;
+use crate::core::auth::{Bearer, MaybeBearer};
 use crate::core::json_body::Json;
 use crate::core::page::Bounds;
 use actix_web::{get, post, web, HttpResponse};
+use switchboard_entities::marketplace::car;
 
 /// Ids one stats request may ask for.
 const MAX_BATCH: usize = 100;
@@ -25,7 +26,7 @@ pub async fn trending(
     st: web::Data<MarketplaceState>,
     params: web::Query<TrendingParams>,
 ) -> Result<HttpResponse> {
-    let limit = Bounds::new(10, 50).limit(params.limit)?;
+    let limit = Bounds::new(10, 50).limit(count("limit", params.limit.as_ref())?)?;
     let ranked = ranking::trending(&st, limit).await?;
     let cars: Vec<TrendingCar> = ranked
         .into_iter()
@@ -37,10 +38,11 @@ pub async fn trending(
     Ok(HttpResponse::Ok().json(ok(cars)))
 }
 
-#[utoipa::path(tag = "cars", request_body = StatsBatchRequest,
+#[utoipa::path(tag = "cars", request_body = StatsBatchRequest, security((), ("bearer" = [])),
     responses((status = 200, body = Success<StatsBatch>), Errors))]
 #[post("/cars/stats/batch")]
 pub async fn stats_batch(
+    auth: MaybeBearer,
     st: web::Data<MarketplaceState>,
     body: Json<StatsBatchRequest>,
 ) -> Result<HttpResponse> {
@@ -53,9 +55,11 @@ pub async fn stats_batch(
         }
         .into());
     }
+    let viewer = auth.0.as_ref().map(caller).transpose()?;
+    let owns = |c: &car::Model| viewer.is_some_and(|v| v.admin || v.id == c.seller_id);
     let (cars, not_found) = ranking::stats(&st, asked).await?;
     let batch = StatsBatch {
-        stats: cars.iter().map(CarStats::from).collect(),
+        stats: cars.iter().map(|c| CarStats::of(c, owns(c))).collect(),
         not_found,
     };
     Ok(HttpResponse::Ok().json(ok(batch)))

@@ -8,9 +8,10 @@ use super::error::{MarketplaceError, Result};
 use super::listing::{CarFields, Listing, Patch, STATUS};
 use super::openapi::Errors;
 use super::service::cars::{self, car_id, Caller};
+use super::service::interactions::Viewer;
 use super::service::search::{self, Facets};
 use super::MarketplaceState;
-use crate::core::auth::{Bearer, Role};
+use crate::core::auth::{Bearer, MaybeBearer, Role};
 use crate::core::json_body::Json;
 use actix_web::{delete, get, post, put, web, HttpResponse};
 
@@ -113,14 +114,23 @@ pub async fn my_cars(
     Ok(HttpResponse::Ok().json(list(page.map(Car::from))))
 }
 
-#[utoipa::path(tag = "cars", params(("id" = String, Path, description = "The car's id")),
+/// Read with a token, the car is viewed: it joins the reader's recently viewed cars and
+/// counts as `POST /cars/{id}/views` would (once per reader and day).
+#[utoipa::path(tag = "cars", security((), ("bearer" = [])),
+    params(("id" = String, Path, description = "The car's id")),
     responses((status = 200, body = Success<Car>), Errors))]
 #[get("/cars/{id}")]
 pub async fn get_one(
+    auth: MaybeBearer,
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
-    let car = cars::find(&st.core.db, car_id(&id)?).await?;
+    let id = car_id(&id)?;
+    if let Some(reader) = &auth.0 {
+        let viewer = Viewer::User(caller(reader)?.id);
+        super::interactions::view(&st, id, viewer).await?;
+    }
+    let car = cars::find(&st.core.db, id).await?;
     Ok(HttpResponse::Ok().json(ok(Car::from(car))))
 }
 

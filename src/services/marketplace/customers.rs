@@ -92,9 +92,10 @@ pub async fn inquire(
         message: inquiry_message(required("message", &body.message)?)?,
         contact_method: contact_method(required("contactMethod", &body.contact_method)?)?,
     };
-    let (created, notice) = svc::create_inquiry(&st, caller(&auth)?.id, input).await?;
+    let (created, car, notice) = svc::create_inquiry(&st, caller(&auth)?.id, input).await?;
     st.notify(NEW_INQUIRY, &notice);
-    Ok(HttpResponse::Created().json(ok_with("Inquiry sent", Inquiry::new(created, None))))
+    let inquiry = Inquiry::new(created, Some(car));
+    Ok(HttpResponse::Created().json(ok_with("Inquiry sent", inquiry)))
 }
 
 #[utoipa::path(tag = "customers", security(("bearer" = [])), params(PageParams),

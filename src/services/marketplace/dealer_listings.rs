@@ -16,7 +16,7 @@ use crate::core::auth::{Bearer, DealerRole};
 use actix_web::http::header::{ContentDisposition, DispositionParam, DispositionType};
 use actix_web::web::Bytes;
 use actix_web::{get, web, HttpResponse};
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use futures_util::{StreamExt, TryStreamExt};
 use serde::Deserialize;
 use switchboard_entities::marketplace::car;
@@ -168,9 +168,15 @@ fn csv_row(c: &car::Model) -> String {
         c.view_count.to_string(),
         c.inquiry_count.to_string(),
         c.description.clone(),
-        c.created_at.to_rfc3339(),
-        c.sold_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
+        timestamp(c.created_at),
+        c.sold_at.map(timestamp).unwrap_or_default(),
     ])
+}
+
+/// A time as the JSON answers write it (`2026-11-26T16:00:00Z`, fractions only when there
+/// are some), so a CSV and a JSON export of one listing agree.
+fn timestamp(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
 }
 
 /// One page of the export as bytes; JSON pages after the first continue the array.

@@ -39,8 +39,8 @@ pub async fn all(
         }
     };
     let window = PageParams {
-        page: q.page,
-        limit: q.limit,
+        page: q.page.clone(),
+        limit: q.limit.clone(),
     }
     .window()?;
     let page = if approved {

@@ -1,5 +1,7 @@
 //! Wire shapes of the marketplace, named as the spec names them (camelCase).
 
+use super::error::MarketplaceError;
+use super::listing::Scalar;
 use crate::core::error::ApiError;
 use crate::core::page::{Bounds, Page, PageNumbers, PageQuery, Window};
 use chrono::{DateTime, Utc};
@@ -184,21 +186,42 @@ pub fn list<T: ToSchema>(page: Page<T>) -> List<T> {
 }
 
 /// The spec's page parameters: `page` from 1 (default 1), `limit` (default 10, at most 100).
-#[derive(Debug, Deserialize, IntoParams)]
+/// Taken as sent (a query carries text) and read in [`PageParams::window`], so `page=abc`
+/// is refused naming `page`.
+#[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct PageParams {
-    #[param(minimum = 1, maximum = 1_000_000)]
-    pub page: Option<u64>,
-    #[param(minimum = 1, maximum = 100)]
-    pub limit: Option<u64>,
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 1_000_000)]
+    pub page: Option<Scalar>,
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 100)]
+    pub limit: Option<Scalar>,
+}
+
+/// A count parameter (page, limit) as sent, read as a whole number that names its field.
+pub fn count(field: &'static str, raw: Option<&Scalar>) -> Result<Option<u64>, MarketplaceError> {
+    raw.map(|v| {
+        let n = v.integer(field)?;
+        u64::try_from(n).map_err(|_| {
+            MarketplaceError::invalid(field, &n.to_string(), format!("{field} must be at least 1"))
+        })
+    })
+    .transpose()
 }
 
 impl PageParams {
+    /// Numbers a body sent as numbers.
+    pub fn of(page: Option<u64>, limit: Option<u64>) -> Self {
+        Self {
+            page: page.map(Scalar::from),
+            limit: limit.map(Scalar::from),
+        }
+    }
+
     pub fn window(&self) -> Result<Window, ApiError> {
         PageQuery {
-            limit: self.limit,
+            limit: count("limit", self.limit.as_ref())?,
             offset: None,
-            page: Some(self.page.unwrap_or(1)),
+            page: Some(count("page", self.page.as_ref())?.unwrap_or(1)),
         }
         .window(Bounds::new(10, 100))
     }
@@ -259,7 +282,7 @@ pub struct Dealer {
     #[serde(rename = "_id")]
     pub id: String,
     pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// null when unset, as every unset field of a dealer.
     pub email: Option<String>,
     pub phone: String,
     pub location: String,
@@ -272,15 +295,11 @@ pub struct Dealer {
     pub review_count: i32,
     pub total_sales: i64,
     pub joined_date: DateTime<Utc>,
-    /// monday to sunday; absent until the dealer sets them.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// monday to sunday; null until the dealer sets them.
     #[schema(value_type = Option<Object>)]
     pub business_hours: Option<serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub website: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub business_phone: Option<String>,
 }
 
@@ -348,10 +367,10 @@ pub struct DealerListParams {
     /// administrators at /dealers/admin/pending).
     #[param(value_type = Option<bool>)]
     pub is_approved: Option<String>,
-    #[param(minimum = 1, maximum = 1_000_000)]
-    pub page: Option<u64>,
-    #[param(minimum = 1, maximum = 100)]
-    pub limit: Option<u64>,
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 1_000_000)]
+    pub page: Option<Scalar>,
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 100)]
+    pub limit: Option<Scalar>,
 }
 
 /// `PUT /dealers/profile/me`: any of the three; an absent one is kept.
@@ -370,8 +389,8 @@ pub struct ProfileRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BusinessHoursRequest {
-    /// monday to sunday, each `HH:MM-HH:MM` (24-hour clock, opening before closing) or
-    /// `Closed`; all seven required.
+    /// Any of monday to sunday, each a text such as `09:00-18:00`, `9:00 AM - 6:00 PM` or
+    /// `Closed` (at most 100 characters); a day left out is unset.
     #[schema(value_type = Option<Object>)]
     pub business_hours: Option<serde_json::Value>,
 }
@@ -399,8 +418,9 @@ pub struct BusinessHoursView {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewRequest {
-    /// 1 to 5.
-    pub rating: Option<i64>,
+    /// A whole number from 1 to 5.
+    #[schema(value_type = Option<i64>)]
+    pub rating: Option<super::listing::Scalar>,
     /// 1 to 1000 characters.
     pub comment: Option<String>,
 }

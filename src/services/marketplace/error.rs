@@ -34,6 +34,8 @@ pub enum MarketplaceError {
     AlreadyDealer,
     #[error("you already have a pending dealer application")]
     ApplicationExists,
+    #[error("this dealer is already approved")]
+    DealerAlreadyApproved,
     #[error("no dealer with this id")]
     DealerNotFound,
     #[error("you have already reviewed this dealer")]
@@ -110,6 +112,9 @@ impl From<MarketplaceError> for ApiError {
             }
             MarketplaceError::ApplicationExists => {
                 ApiError::new(Kind::Conflict, message).code("application_exists")
+            }
+            MarketplaceError::DealerAlreadyApproved => {
+                ApiError::new(Kind::Conflict, message).code("already_approved")
             }
             MarketplaceError::DealerNotFound => {
                 ApiError::not_found(message).code("dealer_not_found")

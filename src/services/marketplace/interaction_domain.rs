@@ -1,6 +1,7 @@
 //! Parsed inputs of the interactions: ratings, test-drive slots, contact methods, share
 //! channels. Each can only hold a value that obeys its rule.
 
+use super::clock_text;
 use super::error::MarketplaceError;
 use super::listing::Scalar;
 use chrono::{Days, NaiveDate, NaiveTime};
@@ -12,29 +13,40 @@ pub const TEST_DRIVE_MESSAGE_CHARS: usize = 1000;
 /// How far ahead a test drive may be asked for.
 const TEST_DRIVE_HORIZON_DAYS: u64 = 365;
 
-/// A star rating: a whole number from 1 to 5.
-pub fn rating(raw: Option<&Scalar>) -> Result<i32, MarketplaceError> {
-    let message = "rating must be a whole number from 1 to 5";
-    let Some(v) = raw else {
-        return Err(MarketplaceError::Validation {
-            field: "rating",
-            value: None,
-            message: message.into(),
-        });
-    };
-    let r = v.integer("rating")?;
-    if !(1..=5).contains(&r) {
-        return Err(MarketplaceError::invalid("rating", &r.to_string(), message));
-    }
-    Ok(r as i32)
+const RATING_RULE: &str = "rating must be a whole number from 1 to 5";
+
+/// A star rating: a whole number from 1 to 5, when one is given.
+pub fn optional_rating(raw: Option<&Scalar>) -> Result<Option<i16>, MarketplaceError> {
+    raw.map(|v| {
+        let r = v.integer("rating")?;
+        match i16::try_from(r) {
+            Ok(r @ 1..=5) => Ok(r),
+            _ => Err(MarketplaceError::invalid(
+                "rating",
+                &r.to_string(),
+                RATING_RULE,
+            )),
+        }
+    })
+    .transpose()
 }
 
-/// When a customer would like to drive: a day from today (UTC) up to a year ahead, and a
-/// clock time.
+/// A star rating that must be given (a dealer review).
+pub fn rating(raw: Option<&Scalar>) -> Result<i16, MarketplaceError> {
+    optional_rating(raw)?.ok_or_else(|| MarketplaceError::Validation {
+        field: "rating",
+        value: None,
+        message: RATING_RULE.into(),
+    })
+}
+
+/// When a customer would like to drive: a day from today (UTC) up to a year ahead, and the
+/// time as they wrote it (the spec's "clock text"), with the clock time it reads as if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TestDriveSlot {
     pub date: NaiveDate,
-    pub time: NaiveTime,
+    pub time: String,
+    pub clock: Option<NaiveTime>,
 }
 
 impl TestDriveSlot {
@@ -60,28 +72,26 @@ impl TestDriveSlot {
                 "preferredDate must be today or a later day within a year (UTC)",
             ));
         }
-        let clock = NaiveTime::parse_from_str(time, "%H:%M")
-            .ok()
-            .filter(|_| time.len() == 5);
-        let Some(clock) = clock else {
+        let text = time.trim();
+        if text.is_empty() || text.chars().count() > clock_text::MAX_CHARS {
             return Err(MarketplaceError::invalid(
                 "preferredTime",
                 time,
-                "preferredTime must be a clock time HH:MM (24-hour)",
+                format!(
+                    "preferredTime must be 1 to {} characters, e.g. 14:30 or 2:30 PM",
+                    clock_text::MAX_CHARS
+                ),
             ));
-        };
+        }
         Ok(Self {
             date: day,
-            time: clock,
+            time: text.to_owned(),
+            clock: clock_text::read_clock(text),
         })
     }
 
     pub fn date_text(&self) -> String {
         self.date.format("%Y-%m-%d").to_string()
-    }
-
-    pub fn time_text(&self) -> String {
-        self.time.format("%H:%M").to_string()
     }
 }
 
@@ -138,27 +148,25 @@ mod tests {
     }
 
     #[test]
-    fn slots_are_today_or_later_at_a_real_clock_time() {
+    fn slots_are_today_or_later_with_the_time_as_written() {
         let today = day("2026-11-24");
-        let ok = TestDriveSlot::parse("2026-11-24", "09:30", today).expect("today");
-        assert_eq!(
-            (ok.date_text(), ok.time_text()),
-            ("2026-11-24".into(), "09:30".into())
-        );
-        assert!(TestDriveSlot::parse("2027-11-24", "23:59", today).is_ok());
+        let ok = TestDriveSlot::parse("2026-11-24", " 2:30 PM ", today).expect("today");
+        assert_eq!(ok.date_text(), "2026-11-24");
+        assert_eq!(ok.time, "2:30 PM");
+        assert_eq!(ok.clock, NaiveTime::from_hms_opt(14, 30, 0));
+        let free = TestDriveSlot::parse("2027-11-24", "after lunch", today).expect("text");
+        assert_eq!(free.clock, None);
         for (d, t) in [
             ("2026-11-23", "09:30"),
             ("2027-11-25", "09:30"),
             ("2026-11-31", "09:30"),
             ("2026-1-5", "09:30"),
             ("tomorrow", "09:30"),
-            ("2026-11-25", "24:00"),
-            ("2026-11-25", "12:60"),
-            ("2026-11-25", "9:30"),
-            ("2026-11-25", "09:30:00"),
+            ("2026-11-25", "  "),
         ] {
             assert!(TestDriveSlot::parse(d, t, today).is_err(), "{d} {t}");
         }
+        assert!(TestDriveSlot::parse("2026-11-25", &"x".repeat(101), today).is_err());
     }
 
     #[test]

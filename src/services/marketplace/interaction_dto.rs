@@ -1,6 +1,7 @@
 //! Wire shapes of the interactions, customers and car statistics (camelCase).
 
 use super::car_dto::Car;
+use super::clock_text::{hhmm, read_clock};
 use super::listing::Scalar;
 use super::service::interactions::Thread;
 use chrono::{DateTime, Utc};
@@ -38,7 +39,7 @@ pub struct ShareRequest {
 pub struct TestDriveRequest {
     /// YYYY-MM-DD, today (UTC) or later, within a year.
     pub preferred_date: Option<String>,
-    /// HH:MM, 24-hour.
+    /// Clock text as the customer writes it: 14:30, 9:30, 14:30:00, 2:30 PM.
     pub preferred_time: Option<String>,
     /// At most 1000 characters.
     pub message: Option<String>,
@@ -68,8 +69,8 @@ pub struct StatsBatchRequest {
 #[into_params(parameter_in = Query)]
 pub struct TrendingParams {
     /// Default 10, at most 50.
-    #[param(minimum = 1, maximum = 50)]
-    pub limit: Option<u64>,
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 50)]
+    pub limit: Option<Scalar>,
 }
 
 // ---- responses ----
@@ -160,7 +161,10 @@ pub struct TestDrive {
     pub car_id: String,
     pub user_id: String,
     pub preferred_date: String,
+    /// As the customer wrote it.
     pub preferred_time: String,
+    /// The clock time `preferredTime` reads as (HH:MM, 24-hour), null when it names none.
+    pub preferred_clock: Option<String>,
     pub message: String,
     /// pending.
     pub status: String,
@@ -174,6 +178,7 @@ impl From<test_drive::Model> for TestDrive {
             car_id: t.car_id.to_string(),
             user_id: t.user_id.to_string(),
             preferred_date: t.preferred_date,
+            preferred_clock: read_clock(&t.preferred_time).map(hhmm),
             preferred_time: t.preferred_time,
             message: t.message,
             status: t.status,
@@ -266,6 +271,8 @@ pub struct TrendingCar {
     pub score: f64,
 }
 
+/// One car's counters. Views, likes, comments, favorites and shares are public (every Car
+/// and the interaction answers show them); inquiries are the seller's business.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CarStats {
@@ -274,19 +281,22 @@ pub struct CarStats {
     pub likes: i64,
     pub comments: i64,
     pub favorites: i64,
-    pub inquiries: i64,
+    /// Null unless the caller is the car's seller or an administrator.
+    pub inquiries: Option<i64>,
     pub shares: i64,
 }
 
-impl From<&car::Model> for CarStats {
-    fn from(c: &car::Model) -> Self {
+impl CarStats {
+    /// `c`'s counters as `owner` (its seller or an administrator asking) or anyone else
+    /// may see them.
+    pub fn of(c: &car::Model, owner: bool) -> Self {
         Self {
             car_id: c.id.to_string(),
             views: c.view_count,
             likes: c.like_count,
             comments: c.comment_count,
             favorites: c.favorite_count,
-            inquiries: c.inquiry_count,
+            inquiries: owner.then_some(c.inquiry_count),
             shares: c.share_count,
         }
     }

@@ -55,6 +55,19 @@ pub async fn views(st: web::Data<MarketplaceState>, id: web::Path<String>) -> Re
     })))
 }
 
+/// Records a view of car `id` (once per viewer and UTC day) and tells its owner.
+pub(super) async fn view(
+    st: &MarketplaceState,
+    id: uuid::Uuid,
+    viewer: Viewer,
+) -> Result<svc::ViewRecorded> {
+    let seen = svc::record_view(st, id, viewer).await?;
+    if let Some(notice) = &seen.notice {
+        st.notify(CAR_VIEWED, notice);
+    }
+    Ok(seen)
+}
+
 #[utoipa::path(tag = "interactions", security((), ("bearer" = [])),
     params(("id" = String, Path, description = "The car's id")),
     responses((status = 200, body = Success<ViewResult>), Errors))]
@@ -69,10 +82,7 @@ pub async fn record_view(
         Some(user) => Viewer::User(user),
         None => Viewer::Address(st.address_hash(&crate::core::client::ip(&req))),
     };
-    let seen = svc::record_view(&st, car_id(&id)?, viewer).await?;
-    if let Some(notice) = &seen.notice {
-        st.notify(CAR_VIEWED, notice);
-    }
+    let seen = view(&st, car_id(&id)?, viewer).await?;
     Ok(HttpResponse::Ok().json(ok(ViewResult {
         view_count: seen.view_count,
         counted: seen.counted,
@@ -107,7 +117,8 @@ pub async fn comment(
 ) -> Result<HttpResponse> {
     let id = car_id(&id)?;
     let words = text("text", required("text", &body.text)?, rules::COMMENT_CHARS)?;
-    let rating = rules::rating(body.rating.as_ref())?;
+    // The spec does not require a rating of a comment.
+    let rating = rules::optional_rating(body.rating.as_ref())?;
     let (created, author) = svc::comment(&st, caller(&auth)?.id, id, words, rating).await?;
     let comment = Comment::new(created, author.as_slice());
     Ok(HttpResponse::Created().json(ok_with("Comment added", comment)))

@@ -84,6 +84,12 @@ pub enum Scalar {
     Text(String),
 }
 
+impl From<u64> for Scalar {
+    fn from(n: u64) -> Self {
+        Self::Number(n as f64)
+    }
+}
+
 impl Scalar {
     fn raw(&self) -> String {
         match self {

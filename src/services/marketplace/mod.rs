@@ -10,6 +10,7 @@ mod car_filters;
 mod car_stats;
 mod cars;
 pub mod catalogue;
+mod clock_text;
 mod csv_cells;
 mod customers;
 mod dealer_listings;

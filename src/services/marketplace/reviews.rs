@@ -4,7 +4,7 @@
 use super::dealers::{caller, dealer_id};
 use super::domain::{self, required};
 use super::dto::*;
-use super::error::{MarketplaceError, Result};
+use super::error::Result;
 use super::openapi::Errors;
 use super::service::reviews::{self, NewReview};
 use super::MarketplaceState;
@@ -34,17 +34,7 @@ pub async fn review(
     id: web::Path<String>,
     body: Json<ReviewRequest>,
 ) -> Result<HttpResponse> {
-    let rating = match body.rating {
-        Some(r @ 1..=5) => r as i16,
-        other => {
-            return Err(MarketplaceError::Validation {
-                field: "rating",
-                value: other.map(|r| r.to_string()),
-                message: "rating must be an integer from 1 to 5".into(),
-            }
-            .into())
-        }
-    };
+    let rating = super::interaction_domain::rating(body.rating.as_ref())?;
     let comment = domain::text("comment", required("comment", &body.comment)?, 1000)?;
     let dealer = dealer_id(&id)?;
     let created =

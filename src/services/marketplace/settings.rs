@@ -1,7 +1,7 @@
 //! `[services.marketplace]`: the car marketplace's own settings and their defaults.
 
-use crate::core::config::{ConfigError, LimitSettings};
-use serde::Deserialize;
+use crate::core::config::{self, ConfigError, LimitSettings};
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
@@ -18,6 +18,8 @@ pub struct MarketplaceSettings {
     pub otp_max_attempts: i32,
     /// Life of the temporary token that verify-forgot-password answers.
     pub reset_token_ttl_secs: i64,
+    /// Each limit given in part keeps its default for the rest.
+    #[serde(deserialize_with = "config::limits_over_defaults")]
     pub rate_limits: MarketplaceRateLimits,
     pub vin: VinSettings,
     pub sandbox: SandboxSettings,
@@ -66,7 +68,7 @@ impl MarketplaceSettings {
 
 /// The spec's table: general requests per caller (address when anonymous), authentication
 /// requests per address.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default)]
 pub struct MarketplaceRateLimits {
     pub general: LimitSettings,

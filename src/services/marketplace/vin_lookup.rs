@@ -1,7 +1,8 @@
 //! `GET /vin/lookup/{vin}` (dealers and administrators): what the VIN itself says, from the
 //! offline decoder ([`super::vin`]), with what the configured online provider knows over it
-//! ([`super::vin_provider`]). The model is not encoded in a VIN in any standard way, so it is
-//! null unless a provider knows it.
+//! ([`super::vin_provider`]). The model is not encoded in a VIN in any standard way: it is
+//! read where a maker publishes its coding (Tesla's position 4), else null unless a provider
+//! knows it.
 
 use super::dto::{ok, Success};
 use super::error::{MarketplaceError, Result};
@@ -44,7 +45,7 @@ impl From<Decoded> for VinResult {
         Self {
             vin: d.vin,
             make: owned(d.make),
-            model: None,
+            model: owned(d.model),
             year: d.model_year,
             body_type: owned(d.body),
             engine_type: owned(d.engine),

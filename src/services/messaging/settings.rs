@@ -1,7 +1,7 @@
 //! `[services.messaging]`: the messaging service's own settings and their defaults.
 
-use crate::core::config::LimitSettings;
-use serde::Deserialize;
+use crate::core::config::{self, LimitSettings};
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
@@ -44,6 +44,8 @@ pub struct MessagingSettings {
     pub default_deliveries_limit: u64,
     pub max_deliveries_limit: u64,
     pub costs: MessagingCosts,
+    /// Each limit given in part keeps its default for the rest.
+    #[serde(deserialize_with = "config::limits_over_defaults")]
     pub rate_limits: MessagingRateLimits,
     pub webhooks: WebhookDeliverySettings,
 }
@@ -102,7 +104,7 @@ impl Default for MessagingCosts {
 }
 
 /// Per-workspace limits (per client address for unauthenticated routes).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default)]
 pub struct MessagingRateLimits {
     pub send: LimitSettings,

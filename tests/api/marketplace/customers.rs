@@ -5,10 +5,6 @@ use super::*;
 use chrono::Duration;
 use reqwest::Method;
 
-fn id_of(v: &Value) -> String {
-    v["_id"].as_str().unwrap().to_owned()
-}
-
 fn ids(list: &Value) -> Vec<String> {
     list["data"].as_array().unwrap().iter().map(id_of).collect()
 }
@@ -190,7 +186,15 @@ async fn an_inquiry_goes_to_the_dealer_who_lists_the_car() {
     )
     .await;
 
-    let stats = post(&app, "/cars/stats/batch", json!({"carIds": [car_id]})).await;
+    let ids = json!({"carIds": [car_id]});
+    let stats = send(
+        &app,
+        Method::POST,
+        "/cars/stats/batch",
+        &dealer_token,
+        Some(ids),
+    )
+    .await;
     assert_eq!(assert_ok(stats, 200).await["stats"][0]["inquiries"], 2);
 
     let res = send(

@@ -71,7 +71,7 @@ async fn a_user_applies_once_and_an_admin_approves() {
     assert_eq!(dealer["isApproved"], true);
     assert_eq!(dealer["name"], "Ada Autos");
     let res = send(&app, reqwest::Method::PUT, &approve, &admin, None).await;
-    assert_err(res, 404, "dealer_not_found").await;
+    assert_err(res, 409, "already_approved").await;
     let v = json_body(get(&app, "/dealers/admin/pending", Some(&admin)).await).await;
     assert_eq!(v["data"].as_array().unwrap().len(), 0, "{v}");
 

@@ -5,6 +5,7 @@ mod admin_cli;
 mod ai;
 mod cars;
 mod catalogue;
+mod corrections;
 mod customers;
 mod dealer_profiles;
 pub mod dealers;
@@ -204,6 +205,11 @@ pub async fn create_car(app: &TestApp, token: &str, over: Value) -> Value {
     )
     .await;
     assert_ok(res, 201).await
+}
+
+/// The `_id` of a record in an answer.
+pub fn id_of(v: &Value) -> String {
+    v["_id"].as_str().unwrap().to_owned()
 }
 
 /// Runs `statement` on the app's database (to set what no endpoint sets yet).

@@ -195,7 +195,10 @@ pub async fn update(
 
 pub async fn delete(st: &MarketplaceState, caller: Caller, id: Uuid) -> Result<()> {
     let txn = begin_write(&st.core.db).await?;
-    owned(&txn, caller, id).await?;
+    let car = owned(&txn, caller, id).await?;
+    if car.status == "sold" {
+        super::profiles::count_sale(&txn, car.seller_id, -1).await?;
+    }
     car::Entity::delete_by_id(id).exec(&txn).await?;
     txn.commit().await?;
     Ok(())

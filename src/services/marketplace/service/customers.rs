@@ -151,7 +151,7 @@ pub async fn create_inquiry(
     st: &MarketplaceState,
     customer: Uuid,
     input: NewInquiryInput,
-) -> Result<(inquiry::Model, Notice<NewInquiry>)> {
+) -> Result<(inquiry::Model, car::Model, Notice<NewInquiry>)> {
     let now = st.core.now();
     let txn = begin_write(&st.core.db).await?;
     let car = find(&txn, input.car_id).await?;
@@ -178,7 +178,7 @@ pub async fn create_inquiry(
     }
     .insert(&txn)
     .await?;
-    bump(&txn, car.id, car::Column::InquiryCount, 1).await?;
+    let car = bump(&txn, car.id, car::Column::InquiryCount, 1).await?;
     txn.commit().await?;
     let notice = Notice {
         to: created.dealer_id,
@@ -189,7 +189,7 @@ pub async fn create_inquiry(
             message: created.message.clone(),
         },
     };
-    Ok((created, notice))
+    Ok((created, car, notice))
 }
 
 /// The customer's inquiries, newest first, each with its car.

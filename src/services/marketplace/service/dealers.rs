@@ -11,7 +11,7 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
 };
 use std::collections::HashMap;
-use switchboard_entities::marketplace::{dealer_application, user};
+use switchboard_entities::marketplace::{dealer_application, dealer_profile, user};
 use uuid::Uuid;
 
 pub const PENDING: &str = "pending";
@@ -100,12 +100,24 @@ pub async fn status(st: &MarketplaceState, user_id: Uuid) -> Result<ApplicationS
 pub async fn approve(st: &MarketplaceState, dealer_id: Uuid) -> Result<Dealer> {
     let now = st.core.now();
     let txn = crate::core::db::begin_write(&st.core.db).await?;
-    let app = dealer_application::Entity::find()
+    let Some(app) = dealer_application::Entity::find()
         .filter(dealer_application::Column::UserId.eq(dealer_id))
         .filter(dealer_application::Column::Status.eq(PENDING))
         .one(&txn)
         .await?
-        .ok_or(MarketplaceError::DealerNotFound)?;
+    else {
+        // Approving twice is a conflict with the state, not a missing dealer.
+        let approved = dealer_profile::Entity::find_by_id(dealer_id)
+            .one(&txn)
+            .await?
+            .is_some();
+        return Err(if approved {
+            MarketplaceError::DealerAlreadyApproved
+        } else {
+            MarketplaceError::DealerNotFound
+        }
+        .into());
+    };
     dealer_application::Entity::update_many()
         .col_expr(dealer_application::Column::Status, Expr::value(APPROVED))
         .col_expr(dealer_application::Column::ReviewedAt, Expr::value(now))

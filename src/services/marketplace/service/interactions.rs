@@ -189,7 +189,7 @@ pub async fn comment(
     user: Uuid,
     car_id: Uuid,
     text: String,
-    rating: i32,
+    rating: Option<i16>,
 ) -> Result<Posted> {
     let txn = begin_write(&st.core.db).await?;
     let car = find(&txn, car_id).await?;
@@ -201,7 +201,7 @@ pub async fn comment(
         user_id: Set(user),
         parent_id: Set(None),
         text: Set(text),
-        rating: Set(Some(rating)),
+        rating: Set(rating.map(i32::from)),
         ..Default::default()
     };
     let created = insert_comment(st, &txn, row).await?;
@@ -364,7 +364,7 @@ pub async fn request_test_drive(
         car_id: Set(car_id),
         user_id: Set(user),
         preferred_date: Set(slot.date_text()),
-        preferred_time: Set(slot.time_text()),
+        preferred_time: Set(slot.time),
         message: Set(message),
         status: Set("pending".into()),
         created_at: Set(st.core.now()),

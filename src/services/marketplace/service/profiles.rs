@@ -8,11 +8,11 @@ use crate::core::page::{self, Page, Window};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter,
-    QueryOrder, Set,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, PaginatorTrait,
+    QueryFilter, QueryOrder, Set,
 };
 use std::collections::HashMap;
-use switchboard_entities::marketplace::{dealer_application, dealer_profile, user};
+use switchboard_entities::marketplace::{car, dealer_application, dealer_profile, user};
 use uuid::Uuid;
 
 /// What a dealer changes of their profile; `None` keeps the stored value.
@@ -38,7 +38,8 @@ impl ProfileChanges {
 }
 
 /// The profile of a newly approved dealer, seeded from their application (inside the
-/// approval's transaction). An existing profile (a dealer approved again) is kept.
+/// approval's transaction). An existing profile (a dealer approved again) is kept. Sales
+/// start at the listings already sold, so one later taken back never goes below zero.
 pub async fn create(
     txn: &impl ConnectionTrait,
     app: &dealer_application::Model,
@@ -50,6 +51,11 @@ pub async fn create(
     {
         return Ok(existing);
     }
+    let sold = car::Entity::find()
+        .filter(car::Column::SellerId.eq(app.user_id))
+        .filter(car::Column::Status.eq("sold"))
+        .count(txn)
+        .await?;
     Ok(dealer_profile::ActiveModel {
         user_id: Set(app.user_id),
         name: Set(app.business_name.clone()),
@@ -60,7 +66,7 @@ pub async fn create(
         business_phone: Set(app.business_phone.clone()),
         rating_sum: Set(0),
         review_count: Set(0),
-        total_sales: Set(0),
+        total_sales: Set(i32::try_from(sold).unwrap_or(i32::MAX)),
         joined_date: Set(now),
         updated_at: Set(now),
     }
@@ -68,8 +74,9 @@ pub async fn create(
     .await?)
 }
 
-/// Moves a dealer's sales count with a listing entering (+1) or leaving (-1) the sold status,
-/// in the listing's transaction; a private seller has no profile and nothing moves.
+/// Moves a dealer's sales count with a listing entering (+1) or leaving (-1) the sold status
+/// (created sold, changed, deleted while sold), in the listing's transaction, so it is the
+/// number of their sold listings; a private seller has no profile and nothing moves.
 pub async fn count_sale(txn: &impl ConnectionTrait, seller: Uuid, delta: i32) -> Result<()> {
     dealer_profile::Entity::update_many()
         .col_expr(

@@ -193,6 +193,7 @@ impl Vin {
                 self.slice(12, 17)
             }
             .to_owned(),
+            model: vds.model,
             body: vds.body,
             engine: vds.engine,
             transmission: vds.transmission,
@@ -249,6 +250,8 @@ pub struct Decoded {
     pub plant_code: String,
     /// Positions 12-17 (15-17 for a small manufacturer, whose 12-14 are identifier).
     pub serial: String,
+    /// Only where the maker publishes how its VIN codes the model (Tesla).
+    pub model: Option<&'static str>,
     pub body: Option<&'static str>,
     pub engine: Option<&'static str>,
     pub transmission: Option<&'static str>,

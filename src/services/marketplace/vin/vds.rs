@@ -1,12 +1,13 @@
-//! What the vehicle descriptor section (positions 4-8) says of body, engine, transmission
-//! and fuel, only where a maker's coding is published: Tesla's filing with NHTSA for
-//! positions 4, 5 and 8, and the fuel of makers that build nothing but electric vehicles.
+//! What the vehicle descriptor section (positions 4-8) says of model, body, engine,
+//! transmission and fuel, only where a maker's coding is published: Tesla's filing with NHTSA
+//! for positions 4, 5 and 8, and the fuel of makers that build nothing but electric vehicles.
 //! Everything else stays `None` rather than a guess.
 
 use super::Vin;
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Description {
+    pub model: Option<&'static str>,
     pub body: Option<&'static str>,
     pub engine: Option<&'static str>,
     pub transmission: Option<&'static str>,
@@ -28,6 +29,13 @@ pub fn describe(make: Option<&str>, vin: &Vin) -> Description {
 /// 8 the drive unit, read only for the model it is designated for.
 fn tesla(vin: &Vin) -> Description {
     let model = vin.char_at(4);
+    let name = match model {
+        'S' => Some("Model S"),
+        '3' => Some("Model 3"),
+        'X' => Some("Model X"),
+        'Y' => Some("Model Y"),
+        _ => None,
+    };
     let body = match (model, vin.char_at(5)) {
         ('S' | '3' | 'X' | 'Y', 'A') => Some("Hatchback, 5-door"),
         ('S' | '3' | 'X' | 'Y', 'C' | 'G') => Some("MPV, 5-door"),
@@ -43,6 +51,7 @@ fn tesla(vin: &Vin) -> Description {
         _ => None,
     };
     Description {
+        model: name,
         body,
         engine,
         transmission: None,
@@ -63,6 +72,7 @@ mod tests {
     fn a_tesla_model_3_says_body_drive_unit_and_fuel() {
         let d = decode("5YJ3E1EB0PF000001");
         assert_eq!(d.make, Some("Tesla"));
+        assert_eq!(d.model, Some("Model 3"));
         assert_eq!(d.body, Some("Sedan, 4-door"));
         assert_eq!(d.engine, Some("Dual motor"));
         assert_eq!(d.fuel_type, Some("Electric"));
@@ -74,6 +84,7 @@ mod tests {
     #[test]
     fn a_drive_unit_code_is_read_only_for_its_model() {
         let y = decode("7SAYGDEF0RA000001");
+        assert_eq!(y.model, Some("Model Y"));
         assert_eq!(y.body, Some("MPV, 5-door"));
         assert_eq!(y.engine, Some("Dual motor, performance"));
         assert_eq!(y.model_year, Some(2024));
@@ -89,8 +100,8 @@ mod tests {
         assert_eq!(d.model_year, Some(2003));
         assert_eq!(d.make, Some("Honda"));
         assert_eq!(
-            (d.body, d.engine, d.transmission, d.fuel_type),
-            (None, None, None, None)
+            (d.model, d.body, d.engine, d.transmission, d.fuel_type),
+            (None, None, None, None, None)
         );
         let rivian = decode("7FCTGAAL0NN000001");
         assert_eq!(rivian.fuel_type, Some("Electric"));
