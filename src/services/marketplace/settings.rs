@@ -1,6 +1,7 @@
 //! `[services.marketplace]`: the car marketplace's own settings and their defaults.
 
 use crate::core::config::{ConfigError, LimitSettings};
+use crate::providers::settings::AiSettings;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -137,6 +138,9 @@ pub struct SandboxSettings {
     pub enabled: bool,
     pub bind: String,
     pub database_url: String,
+    /// `[services.marketplace.sandbox.ai]`: the sandbox's own AI writer (built-in by
+    /// default), so test-mode requests never spend or expose the production `[ai]` key.
+    pub ai: AiSettings,
 }
 
 impl Default for SandboxSettings {
@@ -145,6 +149,7 @@ impl Default for SandboxSettings {
             enabled: false,
             bind: "127.0.0.1:8091".into(),
             database_url: "sqlite://data/marketplace-sandbox.db?mode=rwc".into(),
+            ai: AiSettings::default(),
         }
     }
 }
