@@ -2,6 +2,7 @@
 //! tidied sentence by sentence, the price comparison put in words, and searches read by
 //! [`super::query`]. Deterministic and offline.
 
+use super::guard::Standing;
 use super::{
     query, CarFacts, CarWriter, Interpretation, ListingText, PriceFacts, PriceWords, Vocabulary,
 };
@@ -118,13 +119,24 @@ impl Builtin {
     }
 
     pub fn description(f: &CarFacts) -> String {
-        let mut s = vec![];
+        let mut s = vec![Self::for_sale(f)];
+        s.extend(Self::details(f));
+        s.join(" ")
+    }
+
+    /// "For sale: 2019 Toyota Corolla, an Automatic Petrol Sedan."
+    fn for_sale(f: &CarFacts) -> String {
         let kind = kind(f);
         if kind.is_empty() {
-            s.push(format!("For sale: {}.", f.title()));
+            format!("For sale: {}.", f.title())
         } else {
-            s.push(format!("For sale: {}, {}.", f.title(), with_article(&kind)));
+            format!("For sale: {}, {}.", f.title(), with_article(&kind))
         }
+    }
+
+    /// Sentences on the car's colours, condition and mileage, equipment and price.
+    fn details(f: &CarFacts) -> Vec<String> {
+        let mut s = vec![];
         let colours: Vec<String> = [
             f.exterior_color.as_ref().map(|c| format!("{c} paint")),
             f.interior_color.as_ref().map(|c| format!("a {c} interior")),
@@ -149,97 +161,117 @@ impl Builtin {
         if let Some(p) = f.price.filter(|p| *p > 0.0) {
             s.push(format!("Asking price: {}.", money(p)));
         }
-        s.join(" ")
+        s
     }
 
-    /// `description` with its sentences trimmed, capitalised and punctuated, repeats dropped,
-    /// under a title line naming the car when it does not already.
+    /// A description written from the car's facts (as [`Self::description`], and whether
+    /// its mileage is low for its age), with the seller's text under it as their notes:
+    /// every word of it kept, its sentences trimmed, capitalised and punctuated, repeats
+    /// dropped. With no facts sent there is only the tidied text.
     pub fn enhanced(description: &str, f: &CarFacts) -> String {
-        let mut sentences: Vec<String> = vec![];
-        let mut current = String::new();
-        let flush = |current: &mut String, sentences: &mut Vec<String>| {
-            let t = current.split_whitespace().collect::<Vec<_>>().join(" ");
-            let t = t.replace(" ,", ",").replace(" .", ".");
-            let cs: Vec<char> = t.chars().collect();
-            let mut spaced = String::with_capacity(t.len());
-            for (i, c) in cs.iter().enumerate() {
-                spaced.push(*c);
-                if *c == ',' && cs.get(i + 1).is_some_and(|n| n.is_alphabetic()) {
-                    spaced.push(' ');
-                }
+        let mut facts = vec![];
+        if !f.make.is_empty() {
+            facts.push(Self::for_sale(f));
+        }
+        facts.extend(Self::details(f));
+        if is_recent_low_mileage(f) {
+            facts.push("Its mileage is low for its age.".to_owned());
+        }
+        let notes = tidied(description);
+        match (facts.is_empty(), notes.is_empty()) {
+            (true, _) => notes,
+            (false, true) => facts.join(" "),
+            (false, false) => format!("{}\n\nFrom the seller: {notes}", facts.join(" ")),
+        }
+    }
+}
+
+/// `text` with its sentences trimmed, capitalised and punctuated, repeats dropped.
+fn tidied(description: &str) -> String {
+    let mut sentences: Vec<String> = vec![];
+    let mut current = String::new();
+    let flush = |current: &mut String, sentences: &mut Vec<String>| {
+        let t = current.split_whitespace().collect::<Vec<_>>().join(" ");
+        let t = t.replace(" ,", ",").replace(" .", ".");
+        let cs: Vec<char> = t.chars().collect();
+        let mut spaced = String::with_capacity(t.len());
+        for (i, c) in cs.iter().enumerate() {
+            spaced.push(*c);
+            if *c == ',' && cs.get(i + 1).is_some_and(|n| n.is_alphabetic()) {
+                spaced.push(' ');
             }
-            let t = spaced.trim_matches(|c: char| c == ',' || c == ';' || c.is_whitespace());
-            current.clear();
-            if t.chars().any(char::is_alphanumeric) {
-                let mut c = t.chars();
-                let first = c
-                    .next()
-                    .map(|x| x.to_uppercase().collect::<String>())
-                    .unwrap_or_default();
-                let mut s = format!("{first}{}", c.as_str());
-                if !s.ends_with(['.', '!', '?']) {
-                    s.push('.');
-                }
-                if !sentences.iter().any(|o| o.eq_ignore_ascii_case(&s)) {
-                    sentences.push(s);
-                }
+        }
+        let t = spaced.trim_matches(|c: char| c == ',' || c == ';' || c.is_whitespace());
+        current.clear();
+        if t.chars().any(char::is_alphanumeric) {
+            let mut c = t.chars();
+            let first = c
+                .next()
+                .map(|x| x.to_uppercase().collect::<String>())
+                .unwrap_or_default();
+            let mut s = format!("{first}{}", c.as_str());
+            if !s.ends_with(['.', '!', '?']) {
+                s.push('.');
             }
-        };
-        let chars: Vec<char> = description.chars().collect();
-        for (i, c) in chars.iter().enumerate() {
-            let ends = matches!(c, '!' | '?' | '\n')
+            if !sentences.iter().any(|o| o.eq_ignore_ascii_case(&s)) {
+                sentences.push(s);
+            }
+        }
+    };
+    let chars: Vec<char> = description.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        let ends = matches!(c, '!' | '?' | '\n')
                 // A full stop between digits is a decimal point, not an ending.
                 || (*c == '.'
                     && !(i > 0
                         && chars[i - 1].is_ascii_digit()
                         && chars.get(i + 1).is_some_and(char::is_ascii_digit)));
-            if *c != '\n' && !(ends && current.ends_with(['!', '?', '.'])) {
-                current.push(*c);
-            }
-            if ends {
-                flush(&mut current, &mut sentences);
-            }
+        if *c != '\n' && !(ends && current.ends_with(['!', '?', '.'])) {
+            current.push(*c);
         }
-        flush(&mut current, &mut sentences);
-        let body = sentences.join(" ");
-        let named = !f.make.is_empty()
-            && body.to_lowercase().contains(&f.make.to_lowercase())
-            && body.to_lowercase().contains(&f.model.to_lowercase());
-        if f.make.is_empty() || named {
-            body
-        } else {
-            format!("{}\n\n{body}", f.title())
+        if ends {
+            flush(&mut current, &mut sentences);
         }
     }
+    flush(&mut current, &mut sentences);
+    sentences.join(" ")
+}
 
+impl Builtin {
     pub fn price_words(p: &PriceFacts) -> PriceWords {
-        let Some(avg) = p.market_average.filter(|a| *a > 0.0) else {
+        let scope = format!(
+            "{}, model years {} to {}, {} to {} km",
+            p.basis,
+            p.years.0,
+            p.years.1,
+            thousands(p.mileage_km.0),
+            thousands(p.mileage_km.1)
+        );
+        let listings = |n: u64| format!("{n} comparable listing{}", if n == 1 { "" } else { "s" });
+        let (Some(avg), Some(pct)) = (p.market_average, p.difference_percent()) else {
             return PriceWords {
                 analysis: format!(
-                    "No comparable priced listings were found for the {}, so there is no market average to compare with.",
-                    p.car.title()
+                    "Not enough data to price the {}: {} found ({scope}), and a market average needs at least {}.",
+                    p.car.title(),
+                    listings(p.comparables),
+                    p.minimum
                 ),
                 recommendation: "Check the price against similar cars elsewhere before publishing it."
                     .to_owned(),
             };
         };
-        let diff = (p.current_price - avg) / avg;
-        let pct = format!("{:.1}%", diff.abs() * 100.0);
+        let standing = match p.standing() {
+            Standing::Above => format!("{:.1}% above", pct.abs()),
+            Standing::Below => format!("{:.1}% below", pct.abs()),
+            Standing::Level | Standing::Unknown => "equal to".to_owned(),
+        };
         let analysis = format!(
-            "The asking price of {} is {} the market average of {} across {} comparable listing{} ({}).",
+            "The asking price of {} is {standing} the market average of {} across {} ({scope}).",
             money(p.current_price),
-            if diff > 0.0005 {
-                format!("{pct} above")
-            } else if diff < -0.0005 {
-                format!("{pct} below")
-            } else {
-                "equal to".to_owned()
-            },
             money(avg),
-            p.comparables,
-            if p.comparables == 1 { "" } else { "s" },
-            p.basis
+            listings(p.comparables),
         );
+        let diff = pct / 100.0;
         let recommendation = if diff > PRICE_TOLERANCE {
             format!(
                 "Consider lowering the price towards {} to sell sooner.",
@@ -293,6 +325,7 @@ impl CarWriter for Builtin {
 
 #[cfg(test)]
 mod tests {
+    use super::super::guard;
     use super::*;
 
     fn corolla() -> CarFacts {
@@ -332,8 +365,10 @@ mod tests {
         let out = Builtin::enhanced(raw, &corolla());
         assert_eq!(
             out,
-            "2019 Toyota Corolla\n\nGreat car, one owner! Full service history. New tyres 2023. Price 12.5k."
+            "For sale: 2019 Toyota Corolla. Condition: Used, with 42,000 km driven. Equipment includes Bluetooth and Backup Camera. Its mileage is low for its age.\n\nFrom the seller: Great car, one owner! Full service history. New tyres 2023. Price 12.5k."
         );
+        let bare = CarFacts::default();
+        assert_eq!(Builtin::enhanced(" one owner ", &bare), "One owner.");
         assert!(keeps_numbers(raw, &out));
         for w in raw
             .split(|c: char| !c.is_alphanumeric())
@@ -348,17 +383,36 @@ mod tests {
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(thousands(999), "999");
         assert!(!keeps_numbers("42,000 km", "42 thousand km"));
-        let words = Builtin::price_words(&PriceFacts {
+        let mut facts = PriceFacts {
             car: corolla(),
             current_price: 16_500.0,
             market_average: Some(15_000.0),
             comparables: 3,
-            basis: "same make and model".into(),
-        });
-        assert_eq!(words.analysis, "The asking price of 16,500 is 10.0% above the market average of 15,000 across 3 comparable listings (same make and model).");
+            minimum: 3,
+            basis: "the same make and model".into(),
+            years: (2016, 2022),
+            mileage_km: (12_000, 72_000),
+        };
+        let words = Builtin::price_words(&facts);
+        assert_eq!(words.analysis, "The asking price of 16,500 is 10.0% above the market average of 15,000 across 3 comparable listings (the same make and model, model years 2016 to 2022, 12,000 to 72,000 km).");
         assert_eq!(
             words.recommendation,
             "The price is in line with the market; keep it."
         );
+        // The built-in words pass the checks a model's words must pass.
+        let checked = |w: &PriceWords, f: &PriceFacts| {
+            for t in [&w.analysis, &w.recommendation] {
+                guard::figures_agree(t, &f.figures()).unwrap();
+                guard::standing_agrees(t, f.standing()).unwrap();
+            }
+        };
+        checked(&words, &facts);
+        facts.current_price = 5_500.0;
+        checked(&Builtin::price_words(&facts), &facts);
+        facts.market_average = None;
+        facts.comparables = 1;
+        let words = Builtin::price_words(&facts);
+        assert_eq!(words.analysis, "Not enough data to price the 2019 Toyota Corolla: 1 comparable listing found (the same make and model, model years 2016 to 2022, 12,000 to 72,000 km), and a market average needs at least 3.");
+        checked(&words, &facts);
     }
 }

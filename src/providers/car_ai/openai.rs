@@ -1,8 +1,11 @@
-//! The car writer on an OpenAI-compatible model. Each answer must be JSON of the asked shape
-//! and keep the facts it was given; otherwise (or on an error or timeout) the built-in
-//! writer answers and a warning is logged.
+//! The car writer on an OpenAI-compatible model. Users' text reaches the model only inside
+//! the prompt's data block ([`guard`]); each answer must be JSON of the asked shape, keep the
+//! facts it was given and state no number it was not given; otherwise (or on an error or
+//! timeout) the built-in writer answers and a warning is logged. A search prompt carries the
+//! buyer's query alone: no listing's text, so no seller can steer which listings it finds.
 
 use super::builtin::keeps_numbers;
+use super::guard::{self, data_block, figures_agree, standing_agrees};
 use super::{
     Builtin, CarFacts, CarWriter, Interpretation, ListingText, PriceFacts, PriceWords, Vocabulary,
 };
@@ -10,12 +13,17 @@ use crate::providers::openai_chat::{json_in, ChatClient};
 use async_trait::async_trait;
 use serde_json::{json, Value};
 
-const SYSTEM: &str = "You write for a car marketplace. Be accurate and concise; never invent \
-facts, prices or numbers that you were not given. Answer only with the JSON asked for.";
 /// Longest text taken from a model.
 const MAX_TEXT_CHARS: usize = 5000;
-/// Listed models named in a search prompt (the rest are left out to bound its size).
-const MAX_LISTED_IN_PROMPT: usize = 300;
+
+/// The system message: the role, then what the data block is.
+fn system() -> String {
+    format!(
+        "You write for a car marketplace. Be accurate and concise; never invent facts, prices \
+         or numbers that you were not given. Answer only with the JSON asked for. {}",
+        guard::DATA_RULE
+    )
+}
 
 pub struct OpenAi {
     client: ChatClient,
@@ -33,7 +41,7 @@ impl OpenAi {
         prompt: String,
         parse: impl FnOnce(&Value) -> Result<T, String>,
     ) -> Option<T> {
-        let answer = self.client.chat(SYSTEM, &prompt).await.and_then(|text| {
+        let answer = self.client.chat(&system(), &prompt).await.and_then(|text| {
             let v = json_in(&text).ok_or("answer was not JSON")?;
             parse(&v)
         });
@@ -64,6 +72,12 @@ fn text(v: &Value, key: &str) -> Result<String, String> {
         .ok_or(format!("no usable {key}"))
 }
 
+/// The numbers a text about `f` may state: those of its facts and of `extra` (the seller's
+/// own description, when one is tidied).
+fn fact_numbers(f: &CarFacts, extra: &str) -> Vec<f64> {
+    guard::numbers_in(&format!("{} {extra}", facts_json(f)))
+}
+
 /// `text` names the car's make and model.
 fn names_car(text: &str, f: &CarFacts) -> Result<(), String> {
     let t = text.to_lowercase();
@@ -78,14 +92,16 @@ fn names_car(text: &str, f: &CarFacts) -> Result<(), String> {
 impl CarWriter for OpenAi {
     async fn write_listing(&self, facts: &CarFacts) -> ListingText {
         let prompt = format!(
-            "Car facts: {}\n\nWrite a listing for this car. Answer only with JSON: {{\"description\": string, \"highlights\": [2 to 6 short strings]}}",
-            facts_json(facts)
+            "Write a listing for this car from the car facts in the data block. Answer only with JSON: {{\"description\": string, \"highlights\": [2 to 6 short strings]}}\n\n{}",
+            data_block(&json!({"carFacts": facts_json(facts)}))
         );
+        let figures = fact_numbers(facts, "");
         let parsed = self
             .ask("listing", prompt, |v| {
                 let description = text(v, "description")?;
                 names_car(&description, facts)?;
-                let highlights: Vec<String> = v["highlights"]
+                figures_agree(&description, &figures)?;
+                let highlights: Vec<&str> = v["highlights"]
                     .as_array()
                     .ok_or("no highlights")?
                     .iter()
@@ -95,11 +111,12 @@ impl CarWriter for OpenAi {
                             .filter(|h| !h.is_empty() && h.len() <= 100)
                     })
                     .collect::<Option<Vec<&str>>>()
-                    .ok_or("a highlight is not a short text")?
-                    .into_iter()
-                    .map(str::to_owned)
-                    .take(6)
-                    .collect();
+                    .ok_or("a highlight is not a short text")?;
+                highlights
+                    .iter()
+                    .try_for_each(|h| figures_agree(h, &figures))?;
+                let highlights: Vec<String> =
+                    highlights.into_iter().map(str::to_owned).take(6).collect();
                 Ok(ListingText {
                     description,
                     highlights,
@@ -111,15 +128,17 @@ impl CarWriter for OpenAi {
 
     async fn enhance(&self, description: &str, facts: &CarFacts) -> String {
         let prompt = format!(
-            "Car facts: {}\n\nImprove the structure, spelling and wording of this listing description. Keep every fact and every number; add none. Description:\n{description}\n\nAnswer only with JSON: {{\"description\": string}}",
-            facts_json(facts)
+            "Improve the structure, spelling and wording of the seller's description in the data block, using the car facts beside it. Keep every fact and every number; add none. Answer only with JSON: {{\"description\": string}}\n\n{}",
+            data_block(&json!({"carFacts": facts_json(facts), "description": description}))
         );
+        let figures = fact_numbers(facts, description);
         let parsed = self
             .ask("enhance", prompt, |v| {
                 let out = text(v, "description")?;
                 if !keeps_numbers(description, &out) {
                     return Err("the enhanced text lost a number".into());
                 }
+                figures_agree(&out, &figures)?;
                 Ok(out)
             })
             .await;
@@ -128,13 +147,15 @@ impl CarWriter for OpenAi {
 
     async fn describe(&self, facts: &CarFacts) -> String {
         let prompt = format!(
-            "Car facts: {}\n\nWrite a description of this car for its listing. Answer only with JSON: {{\"description\": string}}",
-            facts_json(facts)
+            "Write a description of this car for its listing from the car facts in the data block. Answer only with JSON: {{\"description\": string}}\n\n{}",
+            data_block(&json!({"carFacts": facts_json(facts)}))
         );
+        let figures = fact_numbers(facts, "");
         let parsed = self
             .ask("describe", prompt, |v| {
                 let out = text(v, "description")?;
                 names_car(&out, facts)?;
+                figures_agree(&out, &figures)?;
                 Ok(out)
             })
             .await;
@@ -142,22 +163,18 @@ impl CarWriter for OpenAi {
     }
 
     async fn interpret(&self, query: &str, vocab: &Vocabulary) -> Interpretation {
-        let listed: Vec<String> = vocab
-            .listed
-            .iter()
-            .take(MAX_LISTED_IN_PROMPT)
-            .map(|(make, model)| format!("{make} {model}"))
-            .collect();
+        // The listed makes and models are not named: they are sellers' text. The answer is
+        // spelled as listed by `checked` afterwards.
         let prompt = format!(
-            "Read this car search: {query:?}\n\nListed makes and models: {}.\n\nAnswer only with JSON with these keys, null (or []) when the search does not ask for it: \
-             {{\"make\": listed make, \"model\": listed model, \"bodyType\": one of {}, \"minPrice\": number, \"maxPrice\": number, \
+            "Read this car search, the query in the data block, into filters. Answer only with JSON with these keys, null (or []) when the search does not ask for it: \
+             {{\"make\": car make, \"model\": car model, \"bodyType\": one of {}, \"minPrice\": number, \"maxPrice\": number, \
              \"minYear\": integer, \"maxYear\": integer, \"maxMileage\": kilometres, \"fuelType\": one of {}, \"transmission\": one of {}, \
-             \"condition\": one of {}, \"priorityFeatures\": [feature names], \"sortBy\": one of price:asc, price:desc, year:desc, mileage:asc}}",
-            listed.join(", "),
+             \"condition\": one of {}, \"priorityFeatures\": [feature names], \"sortBy\": one of price:asc, price:desc, year:desc, mileage:asc}}\n\n{}",
             vocab.body_types.join(", "),
             vocab.fuel_types.join(", "),
             vocab.transmissions.join(", "),
             vocab.conditions.join(", "),
+            data_block(&json!({"query": query})),
         );
         let parsed = self
             .ask("interpret", prompt, |v| {
@@ -170,20 +187,33 @@ impl CarWriter for OpenAi {
     }
 
     async fn word_price(&self, facts: &PriceFacts) -> PriceWords {
+        let comparison = json!({
+            "askingPrice": facts.current_price,
+            "marketAverage": facts.market_average,
+            "difference": facts.difference(),
+            "differencePercent": facts.difference_percent(),
+            "comparableListings": facts.comparables,
+            "minimumForAnAverage": facts.minimum,
+            "comparedWith": facts.basis,
+            "modelYears": [facts.years.0, facts.years.1],
+            "mileageKm": [facts.mileage_km.0, facts.mileage_km.1],
+        });
         let prompt = format!(
-            "Car facts: {}\nAsking price: {}\nMarket average of {} comparable listings ({}): {}\n\nIn one sentence each, analyse the asking price against the market average and recommend what the seller should do. Use only these numbers. Answer only with JSON: {{\"priceAnalysis\": string, \"recommendation\": string}}",
-            facts_json(&facts.car),
-            facts.current_price,
-            facts.comparables,
-            facts.basis,
-            facts.market_average.map_or("none".to_owned(), |a| a.to_string()),
+            "In one sentence each, analyse the asking price against the market average and recommend what the seller should do, from the comparison in the data block (marketAverage null: too few comparable listings for an average; say so). Use only the comparison's numbers. Answer only with JSON: {{\"priceAnalysis\": string, \"recommendation\": string}}\n\n{}",
+            data_block(&json!({"comparison": comparison, "carFacts": facts_json(&facts.car)})),
         );
+        let (figures, standing) = (facts.figures(), facts.standing());
         let parsed = self
             .ask("pricing", prompt, |v| {
-                Ok(PriceWords {
+                let words = PriceWords {
                     analysis: text(v, "priceAnalysis")?,
                     recommendation: text(v, "recommendation")?,
-                })
+                };
+                for t in [&words.analysis, &words.recommendation] {
+                    figures_agree(t, &figures)?;
+                    standing_agrees(t, standing)?;
+                }
+                Ok(words)
             })
             .await;
         parsed.unwrap_or_else(|| Builtin::price_words(facts))

@@ -117,21 +117,18 @@ pub async fn pricing_insights(
         message: "carId is required".into(),
     })?;
     let i = pricing::insights(&st, car_id(raw)?).await?;
-    let difference = i
-        .market_average
-        .map(|a| ((i.car.price - a) * 100.0).round() / 100.0);
-    let difference_percent = i
-        .market_average
-        .filter(|a| *a > 0.0)
-        .map(|a| ((i.car.price - a) / a * 1000.0).round() / 10.0);
+    let f = &i.facts;
     Ok(HttpResponse::Ok().json(ok(PricingData {
         car_id: i.car.id.to_string(),
-        current_price: i.car.price,
-        market_average: i.market_average,
-        difference,
-        difference_percent,
-        comparable_count: i.comparables,
-        compared_by: i.basis.code(),
+        current_price: f.current_price,
+        market_average: f.market_average,
+        difference: f.difference(),
+        difference_percent: f.difference_percent(),
+        comparable_count: f.comparables,
+        minimum_comparables: f.minimum,
+        compared_by: pricing::compared_by(i.basis, f.market_average.is_some()),
+        compared_years: [f.years.0, f.years.1],
+        compared_mileage_km: [f.mileage_km.0, f.mileage_km.1],
         price_analysis: i.words.analysis,
         similar_cars: i
             .similar

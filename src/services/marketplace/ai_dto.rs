@@ -27,16 +27,16 @@ pub struct GenerateListingRequest {
     pub features: Option<Vec<String>>,
 }
 
-/// `POST /ai/enhance-description`: the description, and the car it is about if known.
+/// `POST /ai/enhance-description`: the description, and what is known of the car it is about
+/// (the spec names make, model and year; the other facts of generate-car-description may be
+/// sent too, and each one sent is written into the result).
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EnhanceRequest {
     /// 1 to 5000 characters.
     pub description: Option<String>,
-    pub make: Option<String>,
-    pub model: Option<String>,
-    #[schema(value_type = Option<i32>)]
-    pub year: Option<Scalar>,
+    #[serde(flatten)]
+    pub car: DescribeRequest,
 }
 
 /// `POST /ai/search-natural-language`.
@@ -218,18 +218,21 @@ impl EnhanceRequest {
             required("description", &self.description)?,
             5000,
         )?;
-        let fields = CarFields {
-            make: self.make.clone(),
-            model: self.model.clone(),
-            year: self.year.clone(),
-            ..Default::default()
-        };
-        Ok((description, checked_facts(&fields, &[], this_year)?))
+        Ok((description, self.car.facts_with(&[], this_year)?))
     }
 }
 
 impl DescribeRequest {
     pub fn facts(&self, this_year: i32) -> Result<CarFacts, MarketplaceError> {
+        self.facts_with(&["make", "model", "year"], this_year)
+    }
+
+    /// The facts sent, each field of `needed` required.
+    fn facts_with(
+        &self,
+        needed: &[&'static str],
+        this_year: i32,
+    ) -> Result<CarFacts, MarketplaceError> {
         let exterior_color = optional("exteriorColor", &self.exterior_color, 40)?;
         let interior_color = optional("interiorColor", &self.interior_color, 40)?;
         let fields = CarFields {
@@ -248,7 +251,7 @@ impl DescribeRequest {
         Ok(CarFacts {
             exterior_color,
             interior_color,
-            ..checked_facts(&fields, &["make", "model", "year"], this_year)?
+            ..checked_facts(&fields, needed, this_year)?
         })
     }
 }
@@ -360,15 +363,24 @@ pub struct SimilarCar {
 pub struct PricingData {
     pub car_id: String,
     pub current_price: f64,
-    /// Average price of the comparable listings; null when there are none.
+    /// Average price of the comparable listings; null when fewer than minimumComparables
+    /// were found (not enough data).
     pub market_average: Option<f64>,
     /// currentPrice minus marketAverage.
     pub difference: Option<f64>,
     /// The difference as a percentage of marketAverage, one decimal.
     pub difference_percent: Option<f64>,
+    /// Comparable listings found (those averaged when there are enough).
     pub comparable_count: u64,
-    /// makeModelYear (same make and model, year ±2), make, bodyType or none.
+    /// The fewest comparable listings an average is given from (3).
+    pub minimum_comparables: u64,
+    /// model (same make and model), makeAndBody (same make and body type), or
+    /// notEnoughData; always within comparedYears and comparedMileageKm.
     pub compared_by: &'static str,
+    /// The model years compared: the car's ± 3.
+    pub compared_years: [i32; 2],
+    /// The kilometres compared: the car's mileage ± half of it, at least ± 30,000.
+    pub compared_mileage_km: [i64; 2],
     pub price_analysis: String,
     pub similar_cars: Vec<SimilarCar>,
     pub recommendation: String,

@@ -3,8 +3,9 @@
 //! routes are served a second time on their own bind over a database of their own (migrated
 //! at start, its own pool, rate-limit store and job queue), so nothing shares a connection
 //! with production. Tokens are signed with a key derived for the sandbox, so a production
-//! token means nothing here and the reverse; codes go to the outbox, never to a phone. Every
-//! response carries `X-Test-Mode: true`.
+//! token means nothing here and the reverse; codes go to the outbox, never to a phone; the AI
+//! helpers use the sandbox's own `[services.marketplace.sandbox.ai]` (built-in by default),
+//! never the production key. Every response carries `X-Test-Mode: true`.
 
 use super::settings::MarketplaceSettings;
 use crate::core::config::DatabaseSettings;
@@ -13,6 +14,7 @@ use crate::core::jwt::JwtKeys;
 use crate::core::rate_limit::MemoryStore;
 use crate::core::server::{Listening, MountError};
 use crate::core::{db, secrets, CoreContext};
+use crate::providers::car_ai;
 use crate::providers::sms::OutboxSms;
 use crate::providers::Providers;
 use std::sync::Arc;
@@ -57,6 +59,7 @@ pub async fn start(
             outbox: providers.outbox.clone(),
             clock: core.clock.clone(),
         }),
+        car_writer: car_ai::from_settings(&sandbox.ai, providers.http.clone()),
         ..providers.clone()
     };
     let listening = super::listen(

@@ -1,6 +1,7 @@
 //! `[services.marketplace]`: the car marketplace's own settings and their defaults.
 
 use crate::core::config::{self, ConfigError, LimitSettings};
+use crate::providers::settings::AiSettings;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -139,6 +140,9 @@ pub struct SandboxSettings {
     pub enabled: bool,
     pub bind: String,
     pub database_url: String,
+    /// `[services.marketplace.sandbox.ai]`: the sandbox's own AI writer (built-in by
+    /// default), so test-mode requests never spend or expose the production `[ai]` key.
+    pub ai: AiSettings,
 }
 
 impl Default for SandboxSettings {
@@ -147,6 +151,7 @@ impl Default for SandboxSettings {
             enabled: false,
             bind: "127.0.0.1:8091".into(),
             database_url: "sqlite://data/marketplace-sandbox.db?mode=rwc".into(),
+            ai: AiSettings::default(),
         }
     }
 }

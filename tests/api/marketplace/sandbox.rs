@@ -5,13 +5,18 @@ use super::*;
 use crate::helpers::phone;
 use reqwest::Method;
 
-struct Sandbox {
-    app: TestApp,
+pub(super) struct Sandbox {
+    pub(super) app: TestApp,
     base: String,
     _dir: tempfile::TempDir,
 }
 
 async fn with_sandbox() -> Sandbox {
+    with_sandbox_and(|_| {}).await
+}
+
+/// The app with its sandbox, `tweak` applied to the settings last.
+pub(super) async fn with_sandbox_and(tweak: impl FnOnce(&mut Settings)) -> Sandbox {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}/sandbox.db?mode=rwc", dir.path().display());
     // A free port for the sandbox's own bind.
@@ -24,6 +29,7 @@ async fn with_sandbox() -> Sandbox {
         s.services.marketplace.sandbox.enabled = true;
         s.services.marketplace.sandbox.bind = format!("127.0.0.1:{port}");
         s.services.marketplace.sandbox.database_url = url;
+        tweak(s);
     })
     .await;
     Sandbox {
@@ -34,7 +40,7 @@ async fn with_sandbox() -> Sandbox {
 }
 
 impl Sandbox {
-    fn req(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
+    pub(super) fn req(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
         self.app
             .client
             .request(method, format!("{}{path}", self.base))
