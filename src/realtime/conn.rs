@@ -31,6 +31,10 @@ pub(crate) trait Outbox {
             self.push(OutPacket::Binary(bin));
         }
     }
+
+    /// What is pushed from here on leaves in a later write than what was
+    /// pushed before, where the transport has writes of its own (WebSocket).
+    fn write_apart(&mut self) {}
 }
 
 /// The client broke the protocol; its connection is closed.
@@ -311,7 +315,13 @@ impl Conn {
             Ok(()) => {
                 let s = &mut self.sockets[pos];
                 out.push_frame(socketio::connect_frame(nsp, s.handle.id()));
-                for frame in s.pending.take().unwrap_or_default() {
+                let pending = s.pending.take().unwrap_or_default();
+                // The CONNECT answer alone first, as the reference server sends it
+                // before its connection handler runs.
+                if !pending.is_empty() {
+                    out.write_apart();
+                }
+                for frame in pending {
                     out.push_frame(frame);
                 }
             }

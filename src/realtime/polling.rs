@@ -1,7 +1,7 @@
 //! HTTP long-polling transport: one actor per session keeps the packets
 //! waiting for the client's next GET and the GET (if any) waiting for them.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,13 +34,20 @@ const UPGRADE_NOOP_DELAY: Duration = Duration::from_millis(100);
 /// way, possibly on another worker) gets its noop rather than a 400.
 const CLOSE_LINGER: Duration = Duration::from_secs(1);
 
-/// A live polling session as requests find it by sid.
+/// A live polling session as requests find it by sid. After an upgrade the
+/// entry stays, marked upgraded, for as long as the WebSocket lives: the sid
+/// is still known, so requests that reuse it are told apart from unknown ones
+/// (as the reference server keeps the socket under its sid).
 #[derive(Clone)]
 pub(crate) struct PollingEntry {
     pub(crate) addr: Addr<PollingSession>,
-    /// Whether a WebSocket holds this session's upgrade ([`UpgradeClaim`]).
-    upgrade: Arc<AtomicBool>,
+    /// [`FREE`], [`PROBING`] (a WebSocket holds the [`UpgradeClaim`]) or [`UPGRADED`].
+    upgrade: Arc<AtomicU8>,
 }
+
+const FREE: u8 = 0;
+const PROBING: u8 = 1;
+const UPGRADED: u8 = 2;
 
 impl PollingEntry {
     pub(crate) fn new(addr: Addr<PollingSession>) -> Self {
@@ -50,26 +57,56 @@ impl PollingEntry {
         }
     }
 
-    /// The right to upgrade this session, for one WebSocket at a time;
-    /// `None` while another holds it. Taken in the handshake request, so
-    /// which socket wins does not depend on which worker runs it or on when
-    /// the polling actor hears of the probe.
-    pub(crate) fn claim_upgrade(&self) -> Option<UpgradeClaim> {
+    /// The right to upgrade the session `sid`, for one WebSocket at a time;
+    /// `None` while another holds it or has upgraded. Taken in the handshake
+    /// request, so which socket wins does not depend on which worker runs it
+    /// or on when the polling actor hears of the probe.
+    pub(crate) fn claim_upgrade(
+        &self,
+        server: &SocketIoServer,
+        sid: Arc<str>,
+    ) -> Option<UpgradeClaim> {
         self.upgrade
-            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(FREE, PROBING, Ordering::AcqRel, Ordering::Acquire)
             .ok()
-            .map(|_| UpgradeClaim(self.upgrade.clone()))
+            .map(|_| UpgradeClaim {
+                state: self.upgrade.clone(),
+                server: server.clone(),
+                sid,
+            })
+    }
+
+    /// Whether a WebSocket has taken the session over.
+    pub(crate) fn upgraded(&self) -> bool {
+        self.upgrade.load(Ordering::Acquire) == UPGRADED
     }
 }
 
 /// Held by the WebSocket upgrading a session for as long as it lives: a
-/// probe that fails gives the upgrade back, one that succeeded keeps it
-/// (the sid is forgotten by then anyway).
-pub(crate) struct UpgradeClaim(Arc<AtomicBool>);
+/// probe that fails gives the upgrade back; once the upgrade succeeded,
+/// the end of the socket forgets the sid.
+pub(crate) struct UpgradeClaim {
+    state: Arc<AtomicU8>,
+    server: SocketIoServer,
+    sid: Arc<str>,
+}
+
+impl UpgradeClaim {
+    /// The connection has moved to the WebSocket.
+    pub(crate) fn complete(&self) {
+        self.state.store(UPGRADED, Ordering::Release);
+    }
+}
 
 impl Drop for UpgradeClaim {
     fn drop(&mut self) {
-        self.0.store(false, Ordering::Release);
+        if self.state.load(Ordering::Acquire) == UPGRADED {
+            self.server
+                .polling_sessions()
+                .remove_if(&self.sid, |_, e| Arc::ptr_eq(&e.upgrade, &self.state));
+        } else {
+            self.state.store(FREE, Ordering::Release);
+        }
     }
 }
 
@@ -160,6 +197,14 @@ impl PollingSession {
         }
     }
 
+    /// Takes the sid out of the polling map, unless a WebSocket upgraded the
+    /// session: then the sid is the WebSocket's to forget when it ends.
+    fn forget_sid(&self) {
+        self.server
+            .polling_sessions()
+            .remove_if(&self.sid, |_, e| !e.upgraded());
+    }
+
     /// Answers the waiting GET, if there is one and something to send.
     fn flush(&mut self) {
         if self.queue.is_empty() {
@@ -224,7 +269,7 @@ impl PollingSession {
 
     /// Ends the session; a waiting GET gets `last` (close or noop).
     fn end(&mut self, ctx: &mut Context<Self>, reason: DisconnectReason, last: OutPacket) {
-        self.server.polling_sessions().remove(&self.sid);
+        self.forget_sid();
         if let Some(mut conn) = self.conn.take() {
             conn.shutdown(reason);
         }
@@ -292,9 +337,10 @@ impl Actor for PollingSession {
     }
 
     fn stopped(&mut self, _: &mut Context<Self>) {
-        // Normally end() did this already; covers the actor being dropped.
+        // Normally end() did this already; covers the actor being dropped
+        // and a handover the WebSocket never completed.
+        self.forget_sid();
         if let Some(mut conn) = self.conn.take() {
-            self.server.polling_sessions().remove(&self.sid);
             conn.shutdown(DisconnectReason::TransportClose);
         }
     }
@@ -404,7 +450,6 @@ impl Handler<Upgrade> for PollingSession {
             return MessageResult(None);
         };
         heartbeat::stop(self, ctx);
-        self.server.polling_sessions().remove(&self.sid);
         conn.retarget(msg.target.clone());
         self.forward = Some(msg.target);
         // The client paused polling before upgrading; a GET still waiting

@@ -13,7 +13,7 @@ use futures_util::StreamExt;
 use super::conn::Conn;
 use super::polling::{BodyTooLarge, Poll, PollReply, PollingEntry, PollingSession, Push};
 use super::server::{random_id, Refusal, SocketIoServer};
-use super::ws::WsSession;
+use super::ws::{Superseded, WsSession};
 use crate::core::client;
 
 /// Mounts Socket.IO at `/socket.io/`: `App::new().service(scope(server))`.
@@ -55,6 +55,10 @@ fn unknown_sid() -> HttpResponse {
     eio_error(StatusCode::BAD_REQUEST, 1, "Session ID unknown")
 }
 
+fn bad_request() -> HttpResponse {
+    eio_error(StatusCode::BAD_REQUEST, 3, "Bad request")
+}
+
 async fn entry(
     req: HttpRequest,
     payload: web::Payload,
@@ -83,13 +87,18 @@ async fn polling(
         }
         return handshake(&req, server);
     };
-    let Some(session) = server
+    let Some((session, upgraded)) = server
         .polling_sessions()
         .get(sid.as_str())
-        .map(|s| s.addr.clone())
+        .map(|s| (s.addr.clone(), s.upgraded()))
     else {
         return unknown_sid();
     };
+    if upgraded {
+        // The session lives on over WebSocket; polling it is a bad request,
+        // as for the reference server's transport mismatch.
+        return bad_request();
+    }
     match *req.method() {
         Method::GET => {
             let Ok(reply) = session.send(Poll).await else {
@@ -111,13 +120,13 @@ async fn polling(
                     let _ = session.send(BodyTooLarge).await;
                     return eio_error(StatusCode::PAYLOAD_TOO_LARGE, 3, "Payload too large");
                 }
-                Err(BodyError::Bad) => return eio_error(StatusCode::BAD_REQUEST, 3, "Bad request"),
+                Err(BodyError::Bad) => return bad_request(),
             };
             match session.send(Push(body)).await {
                 Ok(Ok(())) => HttpResponse::Ok()
                     .insert_header((header::CONTENT_TYPE, "text/html"))
                     .body("ok"),
-                _ => eio_error(StatusCode::BAD_REQUEST, 3, "Bad request"),
+                _ => bad_request(),
             }
         }
         _ => eio_error(StatusCode::BAD_REQUEST, 2, "Bad handshake method"),
@@ -206,17 +215,17 @@ fn websocket(
     }
     let actor = match sid {
         Some(sid) => {
-            let Some(session) = server
+            let Some((sid, session)) = server
                 .polling_sessions()
                 .get(sid.as_str())
-                .map(|s| s.clone())
+                .map(|entry| (entry.key().clone(), entry.value().clone()))
             else {
                 return unknown_sid();
             };
-            // Another WebSocket is upgrading this session, or has (and the
-            // sid is about to be forgotten): this one is refused at once.
-            let Some(claim) = session.claim_upgrade() else {
-                return eio_error(StatusCode::BAD_REQUEST, 3, "Bad request");
+            // Another WebSocket is upgrading this session, or has: this one
+            // is accepted and closed at once.
+            let Some(claim) = session.claim_upgrade(server, sid) else {
+                return start_websocket(Superseded, &req, payload, server);
             };
             // The upgraded connection keeps the polling session's permit.
             WsSession::upgrading(server.clone(), session.addr, claim)
@@ -226,8 +235,21 @@ fn websocket(
             Err(refusal) => return refused(refusal),
         },
     };
-    ws::WsResponseBuilder::new(actor, &req, payload)
+    start_websocket(actor, &req, payload, server)
+}
+
+fn start_websocket<A>(
+    actor: A,
+    req: &HttpRequest,
+    payload: web::Payload,
+    server: &SocketIoServer,
+) -> HttpResponse
+where
+    A: Actor<Context = ws::WebsocketContext<A>>
+        + actix::StreamHandler<Result<ws::Message, ws::ProtocolError>>,
+{
+    ws::WsResponseBuilder::new(actor, req, payload)
         .frame_size(server.config().max_payload)
         .start()
-        .unwrap_or_else(|_| eio_error(StatusCode::BAD_REQUEST, 3, "Bad request"))
+        .unwrap_or_else(|_| bad_request())
 }

@@ -7,6 +7,8 @@ use actix::{
 use actix_http::ws::Item;
 use actix_web::web::{Bytes, BytesMut};
 use actix_web_actors::ws::{self, CloseCode, CloseReason, WebsocketContext};
+use std::time::Duration;
+
 use tokio::time::Instant;
 
 use super::conn::{Conn, Flow, Outbox, ProtocolError};
@@ -24,22 +26,59 @@ pub(crate) struct WsSession {
     /// The polling session being upgraded, if this socket came to upgrade one.
     upgrade_from: Option<Addr<PollingSession>>,
     /// That session's upgrade, kept from the handshake to the socket's end.
-    _upgrade_claim: Option<UpgradeClaim>,
+    upgrade_claim: Option<UpgradeClaim>,
     heartbeat: Heartbeat,
     /// A fragmented message being reassembled: (is text, data so far).
     fragments: Option<(bool, BytesMut)>,
     /// A socket opened directly: its place under the caps, until started.
     permit: Option<Permit>,
+    /// Packets held back to go out in a later write ([`Outbox::write_apart`]).
+    held: Option<Vec<OutPacket>>,
 }
 
-struct Socket<'a>(&'a mut WebsocketContext<WsSession>);
+/// How long packets after a [`Outbox::write_apart`] wait: long enough for the
+/// write before them to leave on its own.
+const WRITE_APART: Duration = Duration::from_millis(1);
+
+struct Socket<'a> {
+    ctx: &'a mut WebsocketContext<WsSession>,
+    held: &'a mut Option<Vec<OutPacket>>,
+}
+
+fn socket<'a>(
+    ctx: &'a mut WebsocketContext<WsSession>,
+    held: &'a mut Option<Vec<OutPacket>>,
+) -> Socket<'a> {
+    Socket { ctx, held }
+}
+
+fn write(ctx: &mut WebsocketContext<WsSession>, packet: OutPacket) {
+    match packet {
+        OutPacket::Text(text) => ctx.text(text),
+        OutPacket::Binary(data) => ctx.binary(data),
+    }
+}
 
 impl Outbox for Socket<'_> {
     fn push(&mut self, packet: OutPacket) {
-        match packet {
-            OutPacket::Text(text) => self.0.text(text),
-            OutPacket::Binary(data) => self.0.binary(data),
+        match self.held.as_mut() {
+            Some(held) => held.push(packet),
+            None => write(self.ctx, packet),
         }
+    }
+
+    /// Holds what follows until the next turn of the timer, so the frames
+    /// written so far leave in a TCP write of their own. Clients that wait
+    /// for one message and only then listen for the next (the protocol test
+    /// suite's do, on Node's `ws`) miss a second frame that arrives in the
+    /// same read; the reference server's CONNECT answer leaves on its own.
+    fn write_apart(&mut self) {
+        if self.held.is_some() {
+            return;
+        }
+        *self.held = Some(Vec::new());
+        self.ctx
+            .run_later(WRITE_APART, |act, ctx| act.release_held(ctx));
     }
 }
 
@@ -50,10 +89,11 @@ impl WsSession {
             server,
             conn: None,
             upgrade_from: None,
-            _upgrade_claim: None,
+            upgrade_claim: None,
             heartbeat: Heartbeat::default(),
             fragments: None,
             permit: Some(permit),
+            held: None,
         }
     }
 
@@ -67,10 +107,18 @@ impl WsSession {
             server,
             conn: None,
             upgrade_from: Some(from),
-            _upgrade_claim: Some(claim),
+            upgrade_claim: Some(claim),
             heartbeat: Heartbeat::default(),
             fragments: None,
             permit: None,
+            held: None,
+        }
+    }
+
+    /// Writes the packets held back by [`Outbox::write_apart`].
+    fn release_held(&mut self, ctx: &mut WebsocketContext<Self>) {
+        for packet in self.held.take().unwrap_or_default() {
+            write(ctx, packet);
         }
     }
 
@@ -86,13 +134,13 @@ impl WsSession {
             return self.on_probe_packet(packet, ctx);
         };
         let result = match packet {
-            Packet::Message(text) => conn.on_text(text, &mut Socket(ctx)),
+            Packet::Message(text) => conn.on_text(text, &mut socket(ctx, &mut self.held)),
             Packet::Pong(_) => {
                 heartbeat::on_pong(self, ctx);
                 Ok(Flow::Continue)
             }
             Packet::Ping(data) => {
-                Socket(ctx).push(OutPacket::pong(data));
+                socket(ctx, &mut self.held).push(OutPacket::pong(data));
                 Ok(Flow::Continue)
             }
             Packet::Close => return self.close(ctx, DisconnectReason::TransportClose),
@@ -106,7 +154,7 @@ impl WsSession {
 
     fn on_binary(&mut self, data: Bytes, ctx: &mut WebsocketContext<Self>) {
         let result = match self.conn.as_mut() {
-            Some(conn) => conn.on_binary(data, &mut Socket(ctx)),
+            Some(conn) => conn.on_binary(data, &mut socket(ctx, &mut self.held)),
             None => return self.close(ctx, DisconnectReason::ParseError),
         };
         self.after_input(result, ctx);
@@ -146,9 +194,12 @@ impl WsSession {
                 ctx.wait(polling.send(upgrade).into_actor(self).map(
                     |result, act, ctx| match result {
                         Ok(Some(handover)) => {
+                            if let Some(claim) = &act.upgrade_claim {
+                                claim.complete();
+                            }
                             act.upgrade_from = None;
                             act.conn = Some(handover.conn);
-                            let mut out = Socket(ctx);
+                            let mut out = socket(ctx, &mut act.held);
                             for packet in handover.queued {
                                 out.push(packet);
                             }
@@ -220,7 +271,7 @@ impl Actor for WsSession {
         };
         let sid = random_id();
         let opened = Instant::now();
-        Socket(ctx).push(OutPacket::open(&self.server.open_json(&sid, false)));
+        write(ctx, OutPacket::open(&self.server.open_json(&sid, false)));
         let recipient = ctx.address().recipient();
         self.conn = Some(Conn::new(self.server.clone(), recipient, permit, opened));
         let config = self.server.config().clone();
@@ -245,13 +296,15 @@ impl EngineActor for WsSession {
     }
 
     fn send_packet(&mut self, ctx: &mut Self::Ctx, packet: OutPacket) {
-        Socket(ctx).push(packet);
+        socket(ctx, &mut self.held).push(packet);
     }
 
     fn close(&mut self, ctx: &mut Self::Ctx, reason: DisconnectReason) {
         if let Some(mut conn) = self.conn.take() {
             conn.shutdown(reason);
         }
+        // What was held back still goes before the close.
+        self.release_held(ctx);
         let code = match reason {
             DisconnectReason::ParseError => CloseCode::Protocol,
             DisconnectReason::SlowClient | DisconnectReason::NotAdmitted => CloseCode::Policy,
@@ -301,8 +354,27 @@ impl Handler<Command> for WsSession {
             tracing::debug!("slow websocket client; closing");
             return self.close(ctx, DisconnectReason::SlowClient);
         }
-        if conn.on_command(cmd, &mut Socket(ctx)) == Flow::Close {
+        if conn.on_command(cmd, &mut socket(ctx, &mut self.held)) == Flow::Close {
             self.close(ctx, DisconnectReason::ServerClose);
         }
     }
+}
+
+/// A WebSocket for a session that another WebSocket upgrades or has
+/// upgraded: as on the reference server, its handshake completes and it is
+/// closed at once, so a client sees a closed socket rather than a failed
+/// handshake (which the reference clients raise as an error).
+pub(crate) struct Superseded;
+
+impl Actor for Superseded {
+    type Context = WebsocketContext<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        ctx.close(None);
+        ctx.stop();
+    }
+}
+
+impl StreamHandler<Result<ws::Message, ws::ProtocolError>> for Superseded {
+    fn handle(&mut self, _: Result<ws::Message, ws::ProtocolError>, _: &mut Self::Context) {}
 }

@@ -467,12 +467,17 @@ async fn a_batch_topics_backlog_waits_for_its_runs_without_holding_back_other_to
     })
     .await;
     let (started, release) = (Arc::new(AtomicU32::new(0)), Arc::new(Notify::new()));
+    // Runs going at once, and the most there ever were: sampled by every run, not once.
+    let (running, most) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
     let (s, r) = (started.clone(), release.clone());
+    let (now, peak) = (running.clone(), most.clone());
     app.jobs.handle_batch("test.backlog", 2, move |jobs| {
         s.fetch_add(1, Ordering::SeqCst);
-        let r = r.clone();
+        peak.fetch_max(now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+        let (r, now) = (r.clone(), now.clone());
         async move {
             r.notified().await;
+            now.fetch_sub(1, Ordering::SeqCst);
             jobs.iter().map(|_| Ok(Done::from(1))).collect()
         }
     });
@@ -493,7 +498,11 @@ async fn a_batch_topics_backlog_waits_for_its_runs_without_holding_back_other_to
         assert!(std::time::Instant::now() < deadline, "the plain job waited");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    assert_eq!(started.load(Ordering::SeqCst), 1, "one batch run at a time");
+    // While the first run is held, no second one starts (sampled over a while).
+    for _ in 0..10 {
+        assert_eq!(started.load(Ordering::SeqCst), 1, "one batch run at a time");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     // Each released run lets the next one start, until the backlog is done.
     while started.load(Ordering::SeqCst) < 20 {
         assert!(std::time::Instant::now() < deadline, "the backlog stalled");
@@ -515,4 +524,9 @@ async fn a_batch_topics_backlog_waits_for_its_runs_without_holding_back_other_to
         release.notify_one();
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
+    assert_eq!(
+        most.load(Ordering::SeqCst),
+        1,
+        "batch runs at once, at most"
+    );
 }

@@ -53,7 +53,7 @@ async fn refused(app: &TestApp, token: &str) {
 
 /// The socket is told why, then closed.
 async fn ended(socket: &mut Sio, reason: &str) {
-    let told = tokio::time::timeout(Duration::from_secs(5), socket.until("session_ended"))
+    let told = tokio::time::timeout(Duration::from_secs(5), socket.next("session_ended"))
         .await
         .expect("session_ended within 5 s");
     assert_eq!(told["reason"], reason);

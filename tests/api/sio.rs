@@ -103,15 +103,12 @@ impl Sio {
         }
     }
 
-    /// Skips events until `name`; returns its argument.
-    pub async fn until(&mut self, name: &str) -> Value {
-        for _ in 0..50 {
-            let (n, v) = self.event().await;
-            if n == name {
-                return v;
-            }
-        }
-        panic!("no {name} event");
+    /// The next event, which must be `name`; returns its argument. Whatever else comes
+    /// first (a duplicate, an echo of the socket's own action, someone else's event) fails.
+    pub async fn next(&mut self, name: &str) -> Value {
+        let (n, v) = self.event().await;
+        assert_eq!(n, name, "expected {name} next, got {n}: {v}");
+        v
     }
 
     /// Every event up to and including `last`.

@@ -23,7 +23,7 @@ import requests
 import checks
 from load import Candidate, Messaging, create_session, join, start_session
 from receiver import Receiver
-from server import Database, Server
+from server import API_KEY, Database, Server
 
 START_CREDITS = 10000
 RUN_BUDGET = 150          # seconds one run may take before it is abandoned as failed
@@ -34,15 +34,28 @@ def log(tag, text):
     print(f"[{tag} {time.strftime('%H:%M:%S')}] {text}", flush=True)
 
 
+def unfinished(server, api_key):
+    """Outbound messages queued or sent (not yet delivered or failed)."""
+    pending = 0
+    for status in ("queued", "sent"):
+        r = requests.get(f"{server.messaging}/api/v1/messages", timeout=10,
+                         params={"status": status, "limit": 1},
+                         headers={"X-API-Key": api_key})
+        pending += r.json()["data"]["pagination"]["total"]
+    return pending
+
+
+def running(server, sessions):
+    """How many of `sessions` are in progress."""
+    return sum(requests.get(f"{server.interview}/api/v1/sessions/{s['id']}", timeout=10,
+                            headers={"X-API-Key": API_KEY}).json()["status"] == "in_progress"
+               for s in sessions)
+
+
 def wait_quiet(server, api_key, until):
     """Polls until no outbound message is queued or sent (or `until`)."""
     while time.monotonic() < until:
-        pending = 0
-        for status in ("queued", "sent"):
-            r = requests.get(f"{server.messaging}/api/v1/messages", timeout=10,
-                             params={"status": status, "limit": 1},
-                             headers={"X-API-Key": api_key})
-            pending += r.json()["data"]["pagination"]["total"]
+        pending = unfinished(server, api_key)
         if pending == 0:
             return 0
         time.sleep(0.5)
@@ -104,11 +117,16 @@ def _scenario(server, receiver, rng, tag):
 
     kill1 = rng.uniform(0.3, 2.0)
     sleep_until(t0 + kill1)
+    # What the kill meets, read just before it: a seed whose kill met nothing tested nothing.
+    in_flight1 = unfinished(server, api_key)
     server.kill()
-    log(tag, f"SIGKILL 1 at {kill1:.2f}s into the load")
+    log(tag, f"SIGKILL 1 at {kill1:.2f}s into the load ({in_flight1} messages unfinished)")
     server.start()
     load.join()
-    log(tag, f"load answered: {len(load.bulks)} bulks, {len(load.singles)} singles")
+    log(tag, f"load answered: {len(load.bulks)} bulks, {len(load.singles)} singles, "
+             f"{load.resent} requests resent")
+    kills = [("kill 1", {"messages queued or sent": in_flight1,
+                         "requests resent": load.resent})]
 
     # Timed sessions (B) started after the first restart: their deadline passes after the
     # second restart, with the timer restored from the database.
@@ -127,8 +145,11 @@ def _scenario(server, receiver, rng, tag):
     candidates += late
 
     # The second kill just before the A deadlines; down until they have passed.
+    sleep_until(kill2 - 0.3)
+    timers2 = running(server, timed_a)
     sleep_until(kill2)
     server.kill()
+    kills.append(("kill 2", {"timed sessions running": timers2}))
     log(tag, f"SIGKILL 2 at {kill2 - t0:.2f}s, {deadline_a - kill2:.2f}s before the first deadlines")
     sleep_until(deadline_a + 2.5)
     server.start()
@@ -146,7 +167,8 @@ def _scenario(server, receiver, rng, tag):
         sio.disconnect()
         return joined
 
-    results = checks.messaging(server, api_key, load, receiver, START_CREDITS)
+    results = checks.hit(kills)
+    results += checks.messaging(server, api_key, load, receiver, START_CREDITS)
     results += checks.interview(server, candidates, timed_a + timed_b, rejoin, receiver)
     errors = [e for c in candidates for e in c.errors]
     results.append(("candidates' commands were answered", not errors,

@@ -6,14 +6,16 @@ import time
 
 import requests
 import socketio
+import socketio.exceptions
 
 from server import API_KEY
 
 BULKS, BULK_SIZE, SINGLES = 6, 500, 40
 
 
-def retrying(method, url, deadline, **kw):
-    """The answer to one request, resent while the server is down (until `deadline`)."""
+def retrying(method, url, deadline, on_resend=lambda: None, **kw):
+    """The answer to one request, resent while the server is down (until `deadline`);
+    `on_resend` is called before each resend."""
     while True:
         try:
             return requests.request(method, url, timeout=30, **kw)
@@ -21,6 +23,7 @@ def retrying(method, url, deadline, **kw):
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
+            on_resend()
 
 
 class Messaging:
@@ -33,10 +36,15 @@ class Messaging:
         self.bulks = []      # (request number, answer data)
         self.singles = []    # (request body, answer data)
         self.refused = []    # (what, status, body): accepted requests never refused here
+        self.resent = 0      # requests sent again after losing their connection
         self.threads = []
 
+    def _resend(self):
+        with self.lock:
+            self.resent += 1
+
     def _post(self, path, body, key):
-        r = retrying("POST", f"{self.base}{path}", self.deadline, json=body,
+        r = retrying("POST", f"{self.base}{path}", self.deadline, self._resend, json=body,
                      headers={**self.headers, "Idempotency-Key": key})
         if r.status_code not in (200, 201):
             with self.lock:
@@ -85,6 +93,17 @@ class Messaging:
     def expected():
         return BULKS * BULK_SIZE + SINGLES
 
+    def sent_texts(self):
+        """(recipient, text) of every message the load asked for, each once."""
+        out = set()
+        for number in range(BULKS):
+            out.update((f"+1415{number}{n:06d}", f"chaos {self.tag} bulk {number} #{n}")
+                       for n in range(BULK_SIZE))
+        for i in range(SINGLES):
+            to = f"+1416555{i:04d}" if i % 2 else f"chaos{i}@example.com"
+            out.add((to, f"chaos {self.tag} single {i}"))
+        return out
+
     def accepted_ids(self):
         ids = set()
         for _, data in self.bulks:
@@ -127,8 +146,17 @@ def join(server, token, timeout=5):
     ack = sio.call("join_session", {"session_token": token}, timeout=timeout)
     if not (ack or {}).get("ok") or not arrived.wait(timeout):
         sio.disconnect()
-        raise RuntimeError(f"join refused: {ack}")
+        raise JoinFailed(f"join refused: {ack}")
     return sio, joined
+
+
+class JoinFailed(Exception):
+    """The join was not answered as it should be (the server went away, or refused)."""
+
+
+# What a server going away mid-call looks like to a candidate: it connects and joins again.
+# Anything else (a reply of the wrong shape, a bug here) is an error of the run.
+SERVER_GONE = (socketio.exceptions.SocketIOError, JoinFailed, OSError)
 
 
 class Candidate:
@@ -152,8 +180,7 @@ class Candidate:
         """One answer or the completion; False when the server refused it."""
         if sent < len(self.schedule):
             time.sleep(max(0.0, self.schedule[sent] - time.monotonic()))
-            content = (f"Answer {sent} ({self.session['id']}): I measured first, "
-                       "then cut latency by 60% in Rust.")
+            content = self._content(sent)
             ack = sio.call("send_message", {"content": content}, timeout=3)
             if ack and ack.get("ok"):
                 self.acked.append((ack["data"]["message_id"], content))
@@ -179,7 +206,7 @@ class Candidate:
                         self.rejoins.append((list(self.acked), joined))
                 if not self._step(sio, len(self.acked)):
                     break
-            except Exception:  # the server went away mid-call: connect again
+            except SERVER_GONE:  # the server went away mid-call: connect again
                 if sio is not None:
                     try:
                         sio.disconnect()
@@ -187,8 +214,22 @@ class Candidate:
                         pass
                     sio = None
                 time.sleep(0.2)
+            except Exception as e:  # noqa: BLE001 - reported, not retried
+                self.errors.append(f"{self.session['id']}: {type(e).__name__}: {e}")
+                break
         if sio is not None:
-            sio.disconnect()
+            try:
+                sio.disconnect()
+            except SERVER_GONE:
+                pass
+
+    def expected_answers(self):
+        """The answers of the schedule, in order: what the candidate must have had acknowledged."""
+        return [self._content(n) for n in range(len(self.schedule))]
+
+    def _content(self, n):
+        return (f"Answer {n} ({self.session['id']}): I measured first, "
+                "then cut latency by 60% in Rust.")
 
     def start(self):
         self.thread.start()

@@ -7,16 +7,8 @@
 # (debug) into $CARGO_TARGET_DIR (default: the repository's target/).
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
-# Absolute, so the test programs (run from their own directories) find the binaries.
-CARGO_TARGET_DIR="$(cd "$repo" && realpath -m "${CARGO_TARGET_DIR:-target}")"
-export CARGO_TARGET_DIR
-
-if [ -z "${SOCKETIO_ECHO_BIN:-}" ]; then
-    (cd "$repo" && cargo build --quiet --example socketio_echo)
-    export SOCKETIO_ECHO_BIN="$CARGO_TARGET_DIR/debug/examples/socketio_echo"
-fi
+# shellcheck source=echo-bin.sh
+. "$(dirname "${BASH_SOURCE[0]}")/echo-bin.sh"
 
 # Python: a private venv, reinstalled only when requirements.txt changes.
 venv="$here/python/.venv"
@@ -69,4 +61,8 @@ echo "== python-socketio =="
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider) || status=1
 echo "== socket.io-client (node) =="
 (cd "$node_dir" && node --test) || status=1
+# The protocol's own suite, where a checkout of it is at hand (no registry carries it).
+if [ -n "${SOCKETIO_PROTOCOL_SUITE:-}" ]; then
+    "$here/protocol-suite.sh" "$SOCKETIO_PROTOCOL_SUITE" || status=1
+fi
 exit "$status"

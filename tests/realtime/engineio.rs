@@ -170,9 +170,8 @@ async fn upgrade_from_polling_to_websocket() {
     send(&mut ws, r#"42["message","over ws"]"#).await;
     assert_eq!(recv_text(&mut ws).await, r#"42["message-back","over ws"]"#);
     assert_eq!(get(&query).await.0, 400);
-    assert!(ws_connect(&format!("EIO=4&transport=websocket&sid={sid}"))
-        .await
-        .is_err());
+    // Another WebSocket with the sid is accepted and closed at once.
+    expect_closed_at_once(&format!("EIO=4&transport=websocket&sid={sid}"), "after").await;
     // Heartbeat continues on the WebSocket.
     assert_eq!(recv_raw_text(&mut ws).await, "2");
     send(&mut ws, "3").await;

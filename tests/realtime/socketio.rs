@@ -24,6 +24,60 @@ async fn connects_to_main_namespace_with_and_without_auth() {
     }
 }
 
+/// The CONNECT answer leaves in a TCP write of its own, before what the
+/// connect handler emitted (as on the reference server, which answers before
+/// its handler runs): the protocol test suite's Node client awaits the answer
+/// and only then listens for the `auth` event, so an `auth` frame that came
+/// in the same read was lost to it. Read at the byte level; one round whose
+/// first read holds the answer alone shows the writes apart (a slow reader
+/// may still find both waiting), none means they are written together.
+#[tokio::test]
+async fn connect_answer_is_written_before_the_handlers_emits() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut alone = 0;
+    for _ in 0..10 {
+        let mut tcp = tokio::net::TcpStream::connect(("127.0.0.1", port()))
+            .await
+            .expect("connect");
+        tcp.write_all(
+            b"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: localhost\r\n\
+              Upgrade: websocket\r\nConnection: Upgrade\r\n\
+              Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+        )
+        .await
+        .expect("handshake");
+        // The 101 answer and the open packet (a frame of under 126 bytes).
+        let mut got = Vec::new();
+        while !got.windows(4).any(|w| w == b"\r\n\r\n") || !got.ends_with(b"}") {
+            let mut buf = [0u8; 1024];
+            let n = tokio::time::timeout(PATIENCE, tcp.read(&mut buf))
+                .await
+                .expect("open packet in time")
+                .expect("read");
+            assert!(n > 0, "closed before the open packet");
+            got.extend_from_slice(&buf[..n]);
+        }
+        // "40", masked with a zero key as a client must mask.
+        tcp.write_all(&[0x81, 0x82, 0, 0, 0, 0, b'4', b'0'])
+            .await
+            .expect("send CONNECT");
+        let mut buf = [0u8; 1024];
+        let n = tokio::time::timeout(PATIENCE, tcp.read(&mut buf))
+            .await
+            .expect("CONNECT answer in time")
+            .expect("read");
+        let first = String::from_utf8_lossy(&buf[..n]).into_owned();
+        assert!(first.contains("40{\"sid\":"), "{first:?}");
+        if !first.contains("42[\"auth\"") {
+            alone += 1;
+        }
+    }
+    assert!(
+        alone > 0,
+        "the CONNECT answer and auth always came in one read"
+    );
+}
+
 #[tokio::test]
 async fn connects_to_custom_namespace_with_and_without_auth() {
     for (packet, auth) in [

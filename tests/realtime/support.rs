@@ -205,6 +205,18 @@ pub async fn recv_raw_text(ws: &mut Ws) -> String {
     }
 }
 
+/// The WebSocket handshake for `query` succeeds and the server closes the
+/// socket without sending a packet (`when` names the case in a failure).
+pub async fn expect_closed_at_once(query: &str, when: &str) {
+    let mut ws = ws_connect(query)
+        .await
+        .unwrap_or_else(|e| panic!("{when}: handshake failed: {e}"));
+    match recv_raw(&mut ws).await {
+        Some(Message::Close(_)) | None => {}
+        Some(other) => panic!("{when}: got {other:?} instead of the close"),
+    }
+}
+
 /// The next data message, answering pings on the way.
 pub async fn recv(ws: &mut Ws) -> Message {
     loop {

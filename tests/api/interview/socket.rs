@@ -7,11 +7,11 @@ async fn join_needs_a_known_token() {
     let app = app().await;
     let mut sio = Sio::connect(&app).await;
     sio.emit("send_message", json!({"content": "hi"})).await;
-    let e = sio.until("error").await;
+    let e = sio.next("error").await;
     assert!(e["message"].as_str().unwrap().contains("join"));
     sio.emit("join_session", json!({"session_token": "nope"}))
         .await;
-    let e = sio.until("error").await;
+    let e = sio.next("error").await;
     assert_eq!(e["message"], "unknown session token");
     assert_eq!(e["code"], "NOT_FOUND");
 }
@@ -26,7 +26,7 @@ async fn two_sockets_see_every_event_of_rest_and_socket_actions() {
     for sock in [&mut a, &mut b] {
         sock.emit("join_session", json!({"session_token": token}))
             .await;
-        let joined = sock.until("session_joined").await;
+        let joined = sock.next("session_joined").await;
         assert_eq!(joined["session"]["id"], s["id"]);
         assert_eq!(joined["session"]["status"], "pending");
     }
@@ -34,12 +34,12 @@ async fn two_sockets_see_every_event_of_rest_and_socket_actions() {
     // REST start: both sockets hear it.
     start(&app, &s).await;
     for sock in [&mut a, &mut b] {
-        assert_eq!(sock.until("status_update").await["status"], "in_progress");
+        assert_eq!(sock.next("status_update").await["status"], "in_progress");
         assert_eq!(
-            sock.until("message").await["message"]["message_type"],
+            sock.next("message").await["message"]["message_type"],
             "greeting"
         );
-        let q = sock.until("message").await["message"].clone();
+        let q = sock.next("message").await["message"].clone();
         assert_eq!(q["message_type"], "question");
         assert_eq!(q["question_number"], 1);
         assert_eq!(q["total_questions"], s["max_questions"]);
@@ -50,7 +50,7 @@ async fn two_sockets_see_every_event_of_rest_and_socket_actions() {
 
     // Candidate typing reaches the other socket only.
     a.emit("typing", json!({"is_typing": true})).await;
-    let t = b.until("typing").await;
+    let t = b.next("typing").await;
     assert_eq!(t, json!({"is_typing": true, "role": "candidate"}));
 
     // An answer over the socket: the answer, the interviewer typing, score, next question.
@@ -67,29 +67,38 @@ async fn two_sockets_see_every_event_of_rest_and_socket_actions() {
             events[1].1,
             json!({"is_typing": true, "role": "interviewer"})
         );
-        let score = sock.until("score").await["score"].clone();
+        let score = sock.next("score").await["score"].clone();
         assert!(score["composite_score"].is_number(), "{score}");
         assert!(score["summary"].is_string(), "{score}");
-        let next = sock.until("message").await["message"].clone();
+        let next = sock.next("message").await["message"].clone();
         assert_eq!(next["role"], "interviewer");
         assert_eq!(next["question_number"], 2);
+        assert_eq!(
+            sock.next("typing").await,
+            json!({"is_typing": false, "role": "interviewer"})
+        );
     }
     // Simpler ordering check on a fresh sequence: pause over the socket.
     b.emit("pause", json!({})).await;
     for sock in [&mut a, &mut b] {
-        assert_eq!(sock.until("status_update").await["status"], "paused");
+        assert_eq!(sock.next("status_update").await["status"], "paused");
     }
     let v = body(get_key(&app, &format!("/api/v1/sessions/{}", id(&s))).await).await;
     assert_eq!(v["status"], "paused");
     // Refusal on the socket: answering while paused.
     a.emit("send_message", json!({"content": "more"})).await;
-    let e = a.until("error").await;
+    let e = a.next("error").await;
     assert_eq!(e["code"], "INVALID_STATE");
     a.emit("resume", json!({})).await;
-    assert_eq!(b.until("status_update").await["status"], "in_progress");
+    for sock in [&mut a, &mut b] {
+        assert_eq!(sock.next("status_update").await["status"], "in_progress");
+    }
     b.emit("complete", json!({})).await;
     for sock in [&mut a, &mut b] {
-        let r = sock.until("interview_complete").await["report"].clone();
+        let closing = sock.next("message").await["message"].clone();
+        assert_eq!(closing["message_type"], "closing", "{closing}");
+        assert_eq!(sock.next("status_update").await["status"], "completed");
+        let r = sock.next("interview_complete").await["report"].clone();
         assert!(r["overall_score"].is_number(), "{r}");
         assert!(r["grade"].is_string(), "{r}");
         // The session's sockets are the candidate's: no hiring decision on them.
@@ -112,6 +121,7 @@ async fn two_sockets_see_every_event_of_rest_and_socket_actions() {
         ] {
             assert!(r["categories"][k].is_number(), "{k} in {r}");
         }
+        sock.silent_for(std::time::Duration::from_millis(300)).await;
     }
 }
 
@@ -122,10 +132,11 @@ async fn answer_events_arrive_in_order_after_they_are_stored() {
     let mut sio = Sio::connect(&app).await;
     sio.emit("join_session", json!({"session_token": s["session_token"]}))
         .await;
-    sio.until("session_joined").await;
+    sio.next("session_joined").await;
     start(&app, &s).await;
-    sio.until("message").await;
-    sio.until("message").await;
+    sio.next("status_update").await;
+    sio.next("message").await;
+    sio.next("message").await;
     sio.emit("send_message", json!({"content": GOOD_ANSWER}))
         .await;
     let events = sio.collect_until("interview_complete").await;
@@ -173,10 +184,11 @@ async fn the_time_limit_ends_a_session_over_the_socket_and_posts_the_webhook() {
     let mut sio = Sio::connect(&app).await;
     sio.emit("join_session", json!({"session_token": s["session_token"]}))
         .await;
-    sio.until("session_joined").await;
+    sio.next("session_joined").await;
     start(&app, &s).await;
-    sio.until("message").await;
-    sio.until("message").await;
+    sio.next("status_update").await;
+    sio.next("message").await;
+    sio.next("message").await;
 
     // Nobody answers: one minute later the session ends by itself.
     app.advance(chrono::Duration::seconds(61));
@@ -221,7 +233,7 @@ async fn sockets_that_never_join_a_session_are_closed() {
     joined
         .emit("join_session", json!({"session_token": s["session_token"]}))
         .await;
-    joined.until("session_joined").await;
+    joined.next("session_joined").await;
 
     let base = app.interview.replacen("http://", "ws://", 1);
     let (mut stranger, _) =
@@ -253,7 +265,7 @@ async fn sockets_that_never_join_a_session_are_closed() {
         .emit("join_session", json!({"session_token": s["session_token"]}))
         .await;
     assert_eq!(
-        joined.until("session_joined").await["session"]["id"],
+        joined.next("session_joined").await["session"]["id"],
         s["id"]
     );
 }

@@ -95,6 +95,24 @@ async fn accounts_made_in_the_sandbox_do_not_exist_in_production() {
     assert!(assert_ok(res, 200).await.as_array().unwrap().len() >= 40);
 }
 
+/// The sandbox reads its own database, not production's: a listing made in production is
+/// not there (its catalogue alone cannot tell, both are filled the same way).
+#[actix_web::test]
+async fn listings_made_in_production_are_not_in_the_sandbox() {
+    let sb = with_sandbox().await;
+    let (seller, _) = user(&sb.app).await;
+    let car = create_car(&sb.app, &seller, json!({})).await;
+    let path = format!("/cars/{}", car["_id"].as_str().unwrap());
+    assert_ok(get(&sb.app, &path, None).await, 200).await;
+    let res = sb.req(Method::GET, &path).send().await.unwrap();
+    assert_eq!(test_mode(&res), Some("true"));
+    assert_err(res, 404, "car_not_found").await;
+    let res = sb.req(Method::GET, "/cars").send().await.unwrap();
+    assert_eq!(json_body(res).await["pagination"]["totalItems"], 0);
+    let prod = json_body(get(&sb.app, "/cars", None).await).await;
+    assert_eq!(prod["pagination"]["totalItems"], 1);
+}
+
 #[actix_web::test]
 async fn every_sandbox_response_says_test_mode_and_no_production_one_does() {
     let sb = with_sandbox().await;

@@ -155,14 +155,19 @@ async fn search_input_is_checked() {
         .await
         .unwrap();
     assert_err(res, 400, "validation_error").await;
-    // FTS syntax in the query is text, not syntax.
-    let res = post(
-        &app,
-        "/cars/advanced-search",
-        json!({"query": "\"toyota\" OR NEAR(a b) *"}),
-    )
-    .await;
-    assert_eq!(res.status().as_u16(), 200);
+    // FTS syntax in the query is text, not syntax: the operators find nothing of their own
+    // and exclude nothing (as syntax, NOT would drop the Corolla).
+    stock(&app).await;
+    let v = search(&app, json!({"query": "\"toyota\" OR NEAR(a b) *"})).await;
+    let found = models(&v);
+    for car in ["Toyota Corolla", "Toyota RAV4"] {
+        assert!(found.iter().any(|m| m == car), "{car} missing: {v}");
+    }
+    let v = search(&app, json!({"query": "toyota NOT corolla"})).await;
+    assert!(
+        models(&v).iter().any(|m| m == "Toyota Corolla"),
+        "NOT read as syntax: {v}"
+    );
 }
 
 #[actix_web::test]

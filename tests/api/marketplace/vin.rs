@@ -20,6 +20,7 @@ async fn a_dealer_or_admin_decodes_a_vin_and_bad_vins_are_named() {
     assert_eq!(v["year"], 1989);
     assert_eq!(v["checkDigitValid"], true);
     assert!(v["model"].is_null(), "a VIN does not encode the model: {v}");
+    // A maker the decoder does not know: every fact it cannot read is there, as null.
     for key in [
         "make",
         "bodyType",
@@ -28,8 +29,29 @@ async fn a_dealer_or_admin_decodes_a_vin_and_bad_vins_are_named() {
         "fuelType",
         "manufacturer",
     ] {
-        assert!(v.get(key).is_some(), "{key} missing: {v}");
+        assert_eq!(v.get(key), Some(&Value::Null), "{key}: {v}");
     }
+    // A maker whose coding is published: its facts, read from the VIN.
+    let tesla = "/vin/lookup/5YJ3E1EB8PF000001";
+    let v = assert_ok(get(&app, tesla, Some(&admin)).await, 200).await;
+    for (key, value) in [
+        ("make", json!("Tesla")),
+        ("year", json!(2023)),
+        ("bodyType", json!("Sedan, 4-door")),
+        ("engineType", json!("Dual motor")),
+        ("transmission", Value::Null),
+        ("fuelType", json!("Electric")),
+        ("country", json!("United States")),
+        ("checkDigitValid", json!(true)),
+    ] {
+        assert_eq!(v.get(key), Some(&value), "{key}: {v}");
+    }
+    assert!(
+        v["manufacturer"]
+            .as_str()
+            .is_some_and(|m| m.contains("Tesla")),
+        "{v}"
+    );
     // Lower case and spaces around are accepted.
     let v = assert_ok(
         get(&app, "/vin/lookup/%201m8gdm9axkp042788%20", Some(&admin)).await,

@@ -6,7 +6,7 @@ use super::*;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use switchboard_entities::core::job;
-use switchboard_entities::messaging::message;
+use switchboard_entities::messaging::{message, webhook_delivery};
 
 /// Leaves message `id` as a node killed during its provider call leaves it: claimed
 /// (`sending`) by that node until `claim_until`, with `provider_id` if a callback brought one,
@@ -163,10 +163,35 @@ async fn the_sandbox_reports_delivery_through_a_job_and_the_webhook_fires_once()
         .exec(&conn)
         .await
         .unwrap();
-    conn.close().await.ok();
     app.jobs.run_due().await.unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Counted once everything has settled, not after a guessed pause: the report has run
+    // again, no job is waiting or running (but the recurring ones) and no webhook delivery
+    // is pending, so a second webhook would have been recorded or received by now.
+    eventually("the second report run and what it started", || {
+        let conn = conn.clone();
+        async move {
+            let jobs = job::Entity::find().all(&conn).await.unwrap();
+            let settled = jobs.iter().all(|j| {
+                matches!(j.status.as_str(), "done" | "dead")
+                    || j.key.as_deref().is_some_and(|k| k.starts_with("every:"))
+            });
+            let pending = webhook_delivery::Entity::find()
+                .filter(webhook_delivery::Column::Status.eq("pending"))
+                .all(&conn)
+                .await
+                .unwrap();
+            (settled && pending.is_empty()).then_some(())
+        }
+    })
+    .await;
+    let delivered = webhook_delivery::Entity::find()
+        .filter(webhook_delivery::Column::EventType.eq("message.delivered"))
+        .all(&conn)
+        .await
+        .unwrap();
+    assert_eq!(delivered.len(), 1, "{delivered:?}");
     assert_eq!(rx.received_requests().await.unwrap().len(), 1);
+    conn.close().await.ok();
 }
 
 #[actix_web::test]
