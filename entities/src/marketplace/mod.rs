@@ -7,6 +7,7 @@ pub mod catalogue_body_type;
 pub mod catalogue_feature;
 pub mod catalogue_make;
 pub mod catalogue_model;
+pub mod catalogue_sighting;
 pub mod comment_like;
 pub mod conversation;
 pub mod dealer_application;

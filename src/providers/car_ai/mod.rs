@@ -188,6 +188,10 @@ pub struct Interpretation {
     pub fuel_type: Option<String>,
     pub transmission: Option<String>,
     pub condition: Option<String>,
+    /// A colour word ("Red"), matched as a word of the listing's colour; absent unless
+    /// named (the natural-language answer's shape is unchanged without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
     /// Features the listing should name, matched as text in its features.
     pub priority_features: Vec<String>,
     /// A sort of the car lists (`price:asc`, `year:desc`, `mileage:asc`).
@@ -239,6 +243,12 @@ impl Interpretation {
                 return Err(format!("sortBy {s:?} is not a known sort"));
             }
         }
+        let color = self
+            .color
+            .as_deref()
+            .map(|c| query::colour(c).ok_or(format!("color {c:?} is not a known colour")))
+            .transpose()?
+            .map(str::to_owned);
         let features = self
             .priority_features
             .iter()
@@ -255,6 +265,7 @@ impl Interpretation {
             transmission: choice("transmission", vocab.transmissions, self.transmission)?,
             condition: choice("condition", vocab.conditions, self.condition)?,
             priority_features: features,
+            color,
             ..self
         })
     }

@@ -57,6 +57,45 @@ const CONDITION_WORDS: &[(&str, &str)] = &[
     ("new", "New"),
 ];
 
+/// Colour words, and the colour as listings usually spell it.
+const COLOUR_WORDS: &[(&str, &str)] = &[
+    ("black", "Black"),
+    ("white", "White"),
+    ("silver", "Silver"),
+    ("grey", "Grey"),
+    ("gray", "Grey"),
+    ("red", "Red"),
+    ("blue", "Blue"),
+    ("green", "Green"),
+    ("yellow", "Yellow"),
+    ("orange", "Orange"),
+    ("brown", "Brown"),
+    ("beige", "Beige"),
+    ("gold", "Gold"),
+    ("purple", "Purple"),
+    ("maroon", "Maroon"),
+    ("burgundy", "Burgundy"),
+];
+
+/// The colour named `colour`, as [`COLOUR_WORDS`] spell it, if it is one.
+pub fn colour(colour: &str) -> Option<&'static str> {
+    lookup(COLOUR_WORDS, &colour.trim().to_lowercase()).or_else(|| {
+        COLOUR_WORDS
+            .iter()
+            .map(|(_, c)| *c)
+            .find(|c| c.eq_ignore_ascii_case(colour.trim()))
+    })
+}
+
+/// The lowercase words a listing's colour text may use for `colour` ("grey" and "gray").
+pub fn colour_words(colour: &str) -> Vec<&'static str> {
+    COLOUR_WORDS
+        .iter()
+        .filter(|(_, c)| c.eq_ignore_ascii_case(colour))
+        .map(|(w, _)| *w)
+        .collect()
+}
+
 /// Phrases (as word sequences) naming a feature, and the feature as listings spell it.
 const FEATURE_PHRASES: &[(&str, &str)] = &[
     ("panoramic roof", "Sunroof"),
@@ -199,9 +238,24 @@ fn phrase_at(ws: &[String], i: usize, phrase: &str) -> bool {
             .all(|(a, b)| *a == b || *a == singular(b))
 }
 
+/// A query read as filters, and its words that named none (in order, lowercase).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reading {
+    pub filters: Interpretation,
+    /// Words no filter, sort or make and model took: left for a text search (feature words
+    /// are among them as well as in `filters`).
+    pub rest: Vec<String>,
+}
+
 /// The filters `query` asks for, in `vocab`'s spelling.
 pub fn interpret(query: &str, vocab: &Vocabulary) -> Interpretation {
+    read(query, vocab).filters
+}
+
+/// [`interpret`], with the words it did not use.
+pub fn read(query: &str, vocab: &Vocabulary) -> Reading {
     let ws = words(query);
+    let mut used = vec![false; ws.len()];
     let mut q = Interpretation::default();
     let mut family = false;
     let mut low_mileage = false;
@@ -211,21 +265,29 @@ pub fn interpret(query: &str, vocab: &Vocabulary) -> Interpretation {
         let next = ws.get(i + 1).map(String::as_str);
         if let Some(b) = lookup(BODY_WORDS, w) {
             q.body_type.get_or_insert_with(|| b.to_owned());
+            used[i] = true;
         } else if w == "family" {
             family = true;
+            used[i] = true;
         } else if let Some(f) = lookup(FUEL_WORDS, w) {
             q.fuel_type.get_or_insert_with(|| f.to_owned());
+            used[i] = true;
         } else if let Some(t) = lookup(TRANSMISSION_WORDS, w).filter(|_| {
             // "android auto" is a feature.
             i == 0 || ws[i - 1] != "android"
         }) {
             q.transmission.get_or_insert_with(|| t.to_owned());
+            used[i] = true;
+        } else if let Some(c) = lookup(COLOUR_WORDS, w) {
+            q.color.get_or_insert_with(|| c.to_owned());
+            used[i] = true;
         } else if (w == "low" || w == "lower")
             && next.is_some_and(|n| {
                 n.starts_with("mileage") || KM_WORDS.contains(&n) || MILE_WORDS.contains(&n)
             })
         {
             low_mileage = true;
+            used[i..i + 2].fill(true);
         } else if w == "between" {
             let lo = amount(&ws, i + 1);
             let hi = lo.and_then(|(_, u)| {
@@ -246,20 +308,32 @@ pub fn interpret(query: &str, vocab: &Vocabulary) -> Interpretation {
                     q.min_price = Some(lo);
                     q.max_price = Some(hi);
                 }
+                used[i..(j + u).min(ws.len())].fill(true);
                 i = j + u;
                 continue;
             }
         } else if let Some(y) = year_at(&ws, i) {
             // "2018 or newer", "2018 or later", "2015 or older", else a model year.
-            match (next, ws.get(i + 2).map(String::as_str)) {
-                (Some("or"), Some("newer" | "later" | "above")) => q.min_year = Some(y),
-                (Some("or"), Some("older" | "earlier")) => q.max_year = Some(y),
-                (Some("and"), Some("newer" | "later" | "up")) => q.min_year = Some(y),
+            let took = match (next, ws.get(i + 2).map(String::as_str)) {
+                (Some("or"), Some("newer" | "later" | "above")) => {
+                    q.min_year = Some(y);
+                    3
+                }
+                (Some("or"), Some("older" | "earlier")) => {
+                    q.max_year = Some(y);
+                    3
+                }
+                (Some("and"), Some("newer" | "later" | "up")) => {
+                    q.min_year = Some(y);
+                    3
+                }
                 _ => {
                     q.min_year = Some(y);
                     q.max_year = Some(y);
+                    1
                 }
-            }
+            };
+            used[i..i + took].fill(true);
             i += 1;
             continue;
         } else if YEAR_MIN_AFTER.contains(&w)
@@ -276,6 +350,7 @@ pub fn interpret(query: &str, vocab: &Vocabulary) -> Interpretation {
                 } else {
                     q.max_year = Some(y - 1);
                 }
+                used[i..=j].fill(true);
                 i = j + 1;
                 continue;
             }
@@ -298,17 +373,23 @@ pub fn interpret(query: &str, vocab: &Vocabulary) -> Interpretation {
                     None if price_max => q.max_price = Some(n),
                     None => q.min_price = Some(n),
                 }
+                // With its unit ("under 50,000 km"), if any.
+                let end = (j + u + usize::from(distance(&ws, j, u, n).is_some())).min(ws.len());
+                used[i..end].fill(true);
                 i = j + u;
                 continue;
             }
         }
         if let Some(c) = lookup(CONDITION_WORDS, w) {
             q.condition.get_or_insert_with(|| c.to_owned());
+            used[i] = true;
         }
         if ["cheap", "cheapest", "affordable", "inexpensive"].contains(&w) {
             q.sort_by.get_or_insert_with(|| "price:asc".to_owned());
+            used[i] = true;
         } else if ["newest", "latest"].contains(&w) {
             q.sort_by.get_or_insert_with(|| "year:desc".to_owned());
+            used[i] = true;
         }
         i += 1;
     }
@@ -333,8 +414,17 @@ pub fn interpret(query: &str, vocab: &Vocabulary) -> Interpretation {
         q.max_price = None;
     }
     listed_make_and_model(&ws, vocab, &mut q);
-    // Spell every choice as the vocabulary does (all of these are in it by construction).
-    q.checked(vocab).unwrap_or_default()
+    let rest = ws
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|(w, _)| w.clone())
+        .collect();
+    Reading {
+        // Spell every choice as the vocabulary does (all of these are in it by construction).
+        filters: q.checked(vocab).unwrap_or_default(),
+        rest,
+    }
 }
 
 /// The first listed make (or another name of it) and model the words name.
@@ -432,6 +522,28 @@ mod tests {
         assert_eq!((q.min_year, q.max_year), (Some(2018), None));
         assert_eq!((q.min_price, q.max_price), (Some(30_000.0), None));
         assert_eq!(q.body_type.as_deref(), Some("SUV"));
+    }
+
+    #[test]
+    fn the_words_no_filter_took_are_left() {
+        let r = read(
+            "red Ford F-150 2019 under 10,000 km automatic sunroof",
+            &vocab(),
+        );
+        assert_eq!(r.filters.color.as_deref(), Some("Red"));
+        assert_eq!(
+            (r.filters.min_year, r.filters.max_year),
+            (Some(2019), Some(2019))
+        );
+        assert_eq!(r.filters.max_mileage, Some(10_000));
+        assert_eq!(r.filters.transmission.as_deref(), Some("Automatic"));
+        assert_eq!(r.rest, ["ford", "f", "150", "sunroof"]);
+        let r = read("toyota under 10000 2018 or newer", &vocab());
+        assert_eq!(r.filters.max_price, Some(10_000.0));
+        assert_eq!(r.filters.min_year, Some(2018));
+        assert_eq!(r.rest, ["toyota"]);
+        assert_eq!(colour_words("Grey"), ["grey", "gray"]);
+        assert_eq!(colour("GRAY"), Some("Grey"));
     }
 
     #[test]

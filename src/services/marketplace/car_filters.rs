@@ -6,7 +6,8 @@ use super::error::MarketplaceError;
 use super::listing::{
     self, Scalar, BODY_TYPE, CONDITION, FUEL_TYPE, SELLER_TYPE, STATUS, TRANSMISSION,
 };
-use sea_orm::sea_query::{Condition, Expr, ExprTrait, Order};
+use crate::providers::car_ai::{query, Interpretation};
+use sea_orm::sea_query::{Condition, Expr, ExprTrait, Func, Order};
 use sea_orm::{ColumnTrait, DbBackend, IdenStatic, QueryFilter, QueryOrder, Select};
 use serde::Deserialize;
 use switchboard_entities::marketplace::car;
@@ -66,6 +67,8 @@ pub struct CarFilters {
     max_mileage: Option<i64>,
     seller_type: Option<&'static str>,
     status: &'static str,
+    /// A colour word of the listing's colour text (the advanced search reads it from words).
+    color: Option<&'static str>,
 }
 
 fn key(field: &'static str, raw: &Option<String>) -> Result<Option<String>, MarketplaceError> {
@@ -118,6 +121,7 @@ impl CarFilters {
                 .transpose()?,
             seller_type: choice(&SELLER_TYPE, &raw.seller_type)?,
             status: choice(&STATUS, &raw.status)?.unwrap_or("active"),
+            color: None,
         };
         if let (Some(lo), Some(hi)) = (f.min_price, f.max_price) {
             if lo > hi {
@@ -140,10 +144,42 @@ impl CarFilters {
         Ok(f)
     }
 
-    /// Whether a price, year or mileage bound is set. Without one, the list is counted and its
-    /// facets grouped from `marketplace_car_counts`, which holds every other filter's column.
+    /// These filters with each one `read` (free text read as filters) names and these lack:
+    /// what a caller set wins. `None` when the two together ask for nothing (a bound past
+    /// the other).
+    pub fn and_read(&self, read: &Interpretation) -> Option<Self> {
+        let choice =
+            |c: &listing::Choice, v: &Option<String>| v.as_deref().and_then(|v| c.parse(v).ok());
+        let f = Self {
+            make: self.make.clone(),
+            model: self.model.clone(),
+            min_price: self.min_price.or(read.min_price),
+            max_price: self.max_price.or(read.max_price),
+            min_year: self.min_year.or(read.min_year),
+            max_year: self.max_year.or(read.max_year),
+            fuel_type: self.fuel_type.or(choice(&FUEL_TYPE, &read.fuel_type)),
+            transmission: self
+                .transmission
+                .or(choice(&TRANSMISSION, &read.transmission)),
+            body_type: self.body_type.or(choice(&BODY_TYPE, &read.body_type)),
+            condition: self.condition.or(choice(&CONDITION, &read.condition)),
+            max_mileage: self.max_mileage.or(read.max_mileage),
+            seller_type: self.seller_type,
+            status: self.status,
+            color: self.color.or(read.color.as_deref().and_then(query::colour)),
+        };
+        let ordered = |lo: Option<f64>, hi: Option<f64>| lo.zip(hi).is_none_or(|(lo, hi)| lo <= hi);
+        (ordered(f.min_price, f.max_price)
+            && ordered(f.min_year.map(f64::from), f.max_year.map(f64::from)))
+        .then_some(f)
+    }
+
+    /// Whether a price, year or mileage bound or a colour is set. Without one, the list is
+    /// counted and its facets grouped from `marketplace_car_counts`, which holds every other
+    /// filter's column.
     pub fn has_range(&self) -> bool {
-        self.min_price.is_some()
+        self.color.is_some()
+            || self.min_price.is_some()
             || self.max_price.is_some()
             || self.min_year.is_some()
             || self.max_year.is_some()
@@ -217,7 +253,25 @@ impl CarFilters {
                 s.filter(Expr::cust_with_values(unindexed(col, op), [v]))
             };
         }
-        s
+        self.apply_color(s)
+    }
+
+    /// `select` narrowed to listings whose colour text has the colour as a word ("Red",
+    /// "Dark red", "Gray" for grey): equal, or at the start, end or middle between spaces.
+    fn apply_color(&self, select: Select<car::Entity>) -> Select<car::Entity> {
+        let Some(colour) = self.color else {
+            return select;
+        };
+        let text = || Expr::expr(Func::lower(Expr::col((car::Entity, car::Column::Color))));
+        let any = query::colour_words(colour)
+            .into_iter()
+            .fold(Condition::any(), |c, w| {
+                c.add(text().eq(w))
+                    .add(text().like(format!("{w} %")))
+                    .add(text().like(format!("% {w}")))
+                    .add(text().like(format!("% {w} %")))
+            });
+        select.filter(any)
     }
 
     /// `select` narrowed to the listings these filters keep.
@@ -242,7 +296,7 @@ impl CarFilters {
         if let Some(v) = self.max_mileage {
             s = s.filter(C::Mileage.lte(v));
         }
-        s
+        self.apply_color(s)
     }
 }
 

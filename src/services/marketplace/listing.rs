@@ -437,16 +437,4 @@ impl Listing {
     pub fn features_text(&self) -> String {
         self.features.join(", ")
     }
-
-    /// The words typo-tolerant search corrects query words to: makes, models and features.
-    pub fn vocabulary(&self) -> Vec<String> {
-        let mut words: Vec<String> = [self.make.as_str(), self.model.as_str()]
-            .into_iter()
-            .chain(self.features.iter().map(String::as_str))
-            .flat_map(super::search_terms::words)
-            .collect();
-        words.sort();
-        words.dedup();
-        words
-    }
 }

@@ -19,6 +19,9 @@ pub struct MarketplaceSettings {
     pub otp_max_attempts: i32,
     /// Life of the temporary token that verify-forgot-password answers.
     pub reset_token_ttl_secs: i64,
+    /// Distinct phone-verified sellers who must list a make or model before it enters the
+    /// public catalogue (an administrator's listing adds it at once).
+    pub catalogue_min_sellers: u64,
     /// Each limit given in part keeps its default for the rest.
     #[serde(deserialize_with = "config::limits_over_defaults")]
     pub rate_limits: MarketplaceRateLimits,
@@ -36,6 +39,7 @@ impl Default for MarketplaceSettings {
             otp_ttl_secs: 600,
             otp_max_attempts: 5,
             reset_token_ttl_secs: 900,
+            catalogue_min_sellers: 3,
             rate_limits: MarketplaceRateLimits::default(),
             vin: VinSettings::default(),
             sandbox: SandboxSettings::default(),
@@ -55,6 +59,9 @@ impl MarketplaceSettings {
         }
         if !(1..=60_000).contains(&self.vin.timeout_ms) {
             return invalid("vin.timeout_ms must be 1 to 60000");
+        }
+        if self.catalogue_min_sellers == 0 {
+            return invalid("catalogue_min_sellers must be at least 1");
         }
         let sandbox = &self.sandbox;
         if sandbox.enabled && sandbox.database_url.trim().is_empty() {

@@ -273,3 +273,129 @@ async fn the_kept_counts_follow_every_write() {
     assert_eq!(total(&app, "make=honda").await, 1, "the cascade took it");
     kept_counts_agree(&app).await;
 }
+
+/// Listings that differ in the attributes free text names: fuel, gearbox, colour, year,
+/// price; and models written with punctuation.
+async fn attribute_stock(app: &TestApp) {
+    let (token, _) = user(app).await;
+    let rows = "Tesla|Model 3|2022|36000|Electric|Automatic|Pearl White
+        Ford|F-150|2019|30000|Petrol|Automatic|Red
+        Ford|Focus|2018|9000|Petrol|Manual|Blue
+        Ford|Fiesta|2016|6000|Diesel|Manual|Dark red
+        Toyota|Corolla|2019|14999|Petrol|Automatic|Silver
+        Toyota|Corolla|2015|8500|Petrol|Manual|White
+        Toyota|Yaris|2019|9500|Hybrid|Manual|Red
+        Honda|CR-V|2020|25000|Hybrid|Automatic|Gray
+        BMW|3 Series|2017|18000|Diesel|Manual|Black";
+    for row in rows.lines() {
+        let f: Vec<&str> = row.trim().split('|').collect();
+        let n = |i: usize| f[i].parse::<i64>().unwrap();
+        create_car(
+            app,
+            &token,
+            json!({"make": f[0], "model": f[1], "year": n(2), "price": n(3),
+                   "fuelType": f[4], "transmission": f[5], "color": f[6],
+                   "features": [], "description": "Well kept."}),
+        )
+        .await;
+    }
+}
+
+/// The cars the advanced search answers for `query`, as "year make model".
+async fn found(app: &TestApp, query: &str) -> (Vec<String>, Value) {
+    let v = search(app, json!({"query": query, "limit": 50})).await;
+    let mut cars: Vec<String> = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} {}",
+                c["year"],
+                c["make"].as_str().unwrap(),
+                c["model"].as_str().unwrap()
+            )
+        })
+        .collect();
+    cars.sort();
+    assert_eq!(v["pagination"]["totalItems"], cars.len(), "{v}");
+    (cars, v)
+}
+
+/// The issue's searches: attribute words, years and price phrases are read as filters (the
+/// natural-language reader's), the other words searched as text; models match with and
+/// without their punctuation; a short word is forgiven one typo.
+#[actix_web::test]
+async fn free_text_reads_attributes_years_prices_and_model_names() {
+    let app = app().await;
+    attribute_stock(&app).await;
+
+    let (cars, v) = found(&app, "electric").await;
+    assert_eq!(cars, ["2022 Tesla Model 3"]);
+    assert_eq!(v["search"]["filters"]["fuelType"], "Electric", "{v}");
+    let (cars, _) = found(&app, "automatic").await;
+    assert_eq!(
+        cars,
+        [
+            "2019 Ford F-150",
+            "2019 Toyota Corolla",
+            "2020 Honda CR-V",
+            "2022 Tesla Model 3"
+        ]
+    );
+    let (cars, _) = found(&app, "white").await;
+    assert_eq!(cars, ["2015 Toyota Corolla", "2022 Tesla Model 3"]);
+    let (cars, v) = found(&app, "red").await;
+    assert_eq!(
+        cars,
+        ["2016 Ford Fiesta", "2019 Ford F-150", "2019 Toyota Yaris"]
+    );
+    assert_eq!(v["search"]["filters"]["color"], "Red");
+    let (cars, _) = found(&app, "grey").await;
+    assert_eq!(cars, ["2020 Honda CR-V"]);
+
+    // Red Fords only (not the blue one); the make stays text.
+    let (cars, v) = found(&app, "red ford").await;
+    assert_eq!(cars, ["2016 Ford Fiesta", "2019 Ford F-150"]);
+    assert_eq!(v["search"]["terms"], json!([["ford"]]), "{v}");
+    let (cars, _) = found(&app, "2019 toyota").await;
+    assert_eq!(cars, ["2019 Toyota Corolla", "2019 Toyota Yaris"]);
+    let (cars, v) = found(&app, "toyota under 10000").await;
+    assert_eq!(cars, ["2015 Toyota Corolla", "2019 Toyota Yaris"]);
+    assert_eq!(v["search"]["filters"]["maxPrice"], 10000.0);
+    let (cars, _) = found(&app, "automatic ford 2019 or newer").await;
+    assert_eq!(cars, ["2019 Ford F-150"]);
+
+    // Model names with and without punctuation.
+    for q in ["crv", "CR-V", "honda crv", "cr v"] {
+        assert_eq!(found(&app, q).await.0, ["2020 Honda CR-V"], "{q}");
+    }
+    for q in ["f150", "F-150", "ford f150"] {
+        assert_eq!(found(&app, q).await.0, ["2019 Ford F-150"], "{q}");
+    }
+    let (cars, v) = found(&app, "crv").await;
+    assert_eq!(cars, ["2020 Honda CR-V"]);
+    assert_eq!(v["search"]["terms"], json!([["crv", "cr-v"]]));
+
+    // One typo in a short word.
+    let (cars, v) = found(&app, "bmv").await;
+    assert_eq!(cars, ["2017 BMW 3 Series"]);
+    assert_eq!(v["search"]["terms"], json!([["bmv", "bmw"]]));
+    assert_eq!(found(&app, "bwm diesel").await.0, ["2017 BMW 3 Series"]);
+
+    // The request's own filters win over the words' reading; a reading that contradicts
+    // them is searched as text instead (and answers, never fails).
+    let v = search(
+        &app,
+        json!({"query": "toyota under 10000", "filters": {"maxPrice": 9000}}),
+    )
+    .await;
+    assert_eq!(models(&v), ["Toyota Corolla"], "{v}");
+    let v = search(
+        &app,
+        json!({"query": "toyota under 10000", "filters": {"minPrice": 12000}}),
+    )
+    .await;
+    assert_eq!(v["success"], true);
+    assert!(v["search"].get("filters").is_none(), "{v}");
+}

@@ -1,5 +1,6 @@
 //! Car listings: create, read, change and remove them (owner or administrator), and the
-//! seller's own list. Every write keeps the search vocabulary in step in its transaction.
+//! seller's own list. Every write notes its make and model for the catalogue in its
+//! transaction.
 
 use super::super::car_filters::{CarFilters, Sort};
 use super::super::error::{MarketplaceError, Result};
@@ -11,7 +12,7 @@ use crate::core::db::begin_write;
 use crate::core::page::{self, Page, Window};
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 use serde_json::json;
-use switchboard_entities::marketplace::{car, search_term, user};
+use switchboard_entities::marketplace::{car, user};
 use uuid::Uuid;
 
 /// Who asks: the account and whether it administers the marketplace.
@@ -31,24 +32,6 @@ pub async fn find(db: &impl ConnectionTrait, id: Uuid) -> Result<car::Model> {
         .one(db)
         .await?
         .ok_or(MarketplaceError::CarNotFound)?)
-}
-
-/// Adds the listing's words to the vocabulary that typo-tolerant search corrects to.
-async fn learn_words(db: &impl ConnectionTrait, listing: &Listing) -> Result<()> {
-    let terms: Vec<search_term::ActiveModel> = listing
-        .vocabulary()
-        .into_iter()
-        .filter(|w| w.chars().count() >= 3)
-        .map(|term| search_term::ActiveModel { term: Set(term) })
-        .collect();
-    if terms.is_empty() {
-        return Ok(());
-    }
-    search_term::Entity::insert_many(terms)
-        .on_conflict_do_nothing_on([search_term::Column::Term])
-        .exec(db)
-        .await?;
-    Ok(())
 }
 
 fn strings(v: &[String]) -> serde_json::Value {
@@ -92,8 +75,11 @@ pub async fn create(st: &MarketplaceState, seller: Uuid, listing: Listing) -> Re
     } else {
         "private"
     };
-    learn_words(&txn, &listing).await?;
-    super::catalogue::note_listing(&txn, &listing.make, &listing.model).await?;
+    let lister = super::catalogue::Lister {
+        seller,
+        admin: account.role == "admin",
+    };
+    super::catalogue::note_listing(&txn, st, lister, &listing.make, &listing.model).await?;
     if listing.status == "sold" {
         super::profiles::count_sale(&txn, seller, 1).await?;
     }
@@ -155,8 +141,11 @@ pub async fn update(
     let current = owned(&txn, caller, id).await?;
     let was_sold = current.status == "sold";
     let listing = listing_of(&current)?.apply(patch);
-    learn_words(&txn, &listing).await?;
-    super::catalogue::note_listing(&txn, &listing.make, &listing.model).await?;
+    let lister = super::catalogue::Lister {
+        seller: current.seller_id,
+        admin: caller.admin,
+    };
+    super::catalogue::note_listing(&txn, st, lister, &listing.make, &listing.model).await?;
     match (was_sold, listing.status == "sold") {
         (false, true) => super::profiles::count_sale(&txn, current.seller_id, 1).await?,
         (true, false) => super::profiles::count_sale(&txn, current.seller_id, -1).await?,

@@ -1,17 +1,21 @@
 //! The car catalogue in the database: filled from the catalogue module when the service
 //! starts (what is missing only, so a restart or a second node adds nothing twice), grown by
-//! every listing of an unknown make or model, read by the catalogue endpoints.
+//! an administrator's listing of an unknown make or model or by enough verified sellers'
+//! ([`note_listing`]), read by the catalogue endpoints and the search's vocabulary.
 
 use super::super::catalogue::data;
 use super::super::error::{MarketplaceError, Result};
+use super::super::search_terms::words;
 use super::super::MarketplaceState;
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use switchboard_entities::marketplace::{
     car, catalogue_body_type, catalogue_feature, catalogue_make, catalogue_model,
+    catalogue_sighting, search_term, user,
 };
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -106,6 +110,13 @@ async fn seed(db: &sea_orm::DatabaseConnection) -> Result<(), DbErr> {
         .on_conflict_do_nothing_on([catalogue_feature::Column::Name])
         .exec(&txn)
         .await?;
+    // The public catalogue is the typo vocabulary's source (what sellers type is not).
+    let mut names: Vec<&str> = data::FEATURES.to_vec();
+    for make in data::MAKES {
+        names.push(make.name);
+        names.extend(make.models.iter().map(|m| m.name));
+    }
+    learn(&txn, &names).await?;
     txn.commit().await
 }
 
@@ -158,38 +169,110 @@ pub async fn features(st: &MarketplaceState) -> Result<Vec<String>> {
     Ok(rows.into_iter().map(|f| f.name).collect())
 }
 
-/// Adds `make` and `model` to the catalogue when they are not in it, inside the caller's
-/// transaction (a listing's create or update), so the catalogue lists what is listed. A name
-/// the catalogue module knows is written its way.
+/// Who writes a listing's make and model: its seller, and whether an administrator does.
+#[derive(Debug, Clone, Copy)]
+pub struct Lister {
+    pub seller: Uuid,
+    pub admin: bool,
+}
+
+/// Inside the caller's transaction (a listing's create or update): a make or model the
+/// public catalogue lacks enters it when an administrator lists it, or once
+/// `catalogue_min_sellers` distinct phone-verified sellers have (each such listing is a sighting);
+/// until then only the listing holds the name. A name the catalogue module knows is
+/// written its way.
 pub async fn note_listing(
     txn: &impl ConnectionTrait,
+    st: &MarketplaceState,
+    lister: Lister,
     make: &str,
     model: &str,
 ) -> Result<(), DbErr> {
     let known = data::make(make);
     let make_name = known.map_or(make.trim(), |m| m.name);
-    catalogue_make::Entity::insert(catalogue_make::ActiveModel {
-        id: Set(Uuid::new_v4()),
-        name: Set(make_name.to_owned()),
-        name_key: Set(key(make_name)),
-    })
-    .on_conflict_do_nothing_on([catalogue_make::Column::NameKey])
-    .exec(txn)
-    .await?;
-    let Some(make_row) = catalogue_make::Entity::find()
-        .filter(catalogue_make::Column::NameKey.eq(key(make_name)))
-        .one(txn)
-        .await?
-    else {
-        return Err(DbErr::RecordNotFound(format!("catalogue make {make_name}")));
-    };
     let spec = known.and_then(|m| m.model(model));
     let model_name = spec.map_or(model.trim(), |m| m.name);
+    let (make_key, model_key) = (key(make_name), key(model_name));
+    let (min_sellers, now) = (st.cfg.catalogue_min_sellers, st.core.now());
+    let make_row = public_make(txn, &make_key).await?;
+    if let Some(m) = &make_row {
+        let model_public = catalogue_model::Entity::find()
+            .filter(catalogue_model::Column::MakeId.eq(m.id))
+            .filter(catalogue_model::Column::NameKey.eq(&model_key))
+            .one(txn)
+            .await?
+            .is_some();
+        if model_public {
+            return Ok(());
+        }
+    }
+    if !lister.admin {
+        let verified = user::Entity::find_by_id(lister.seller)
+            .one(txn)
+            .await?
+            .is_some_and(|u| u.is_phone_verified);
+        if !verified {
+            return Ok(());
+        }
+        catalogue_sighting::Entity::insert(catalogue_sighting::ActiveModel {
+            make_key: Set(make_key.clone()),
+            model_key: Set(model_key.clone()),
+            seller_id: Set(lister.seller),
+            created_at: Set(now),
+        })
+        .on_conflict_do_nothing()
+        .exec(txn)
+        .await?;
+    }
+    let enough = |model: Option<&str>| {
+        let (make_key, admin) = (make_key.clone(), lister.admin);
+        let model = model.map(str::to_owned);
+        async move {
+            if admin {
+                return Ok::<_, DbErr>(true);
+            }
+            let mut q = catalogue_sighting::Entity::find()
+                .filter(catalogue_sighting::Column::MakeKey.eq(make_key));
+            if let Some(m) = model {
+                q = q.filter(catalogue_sighting::Column::ModelKey.eq(m));
+            }
+            let sellers = q
+                .select_only()
+                .column(catalogue_sighting::Column::SellerId)
+                .distinct()
+                .count(txn)
+                .await?;
+            Ok(sellers >= min_sellers)
+        }
+    };
+    let make_row = match make_row {
+        Some(m) => m,
+        None => {
+            if !enough(None).await? {
+                return Ok(());
+            }
+            catalogue_make::Entity::insert(catalogue_make::ActiveModel {
+                id: Set(Uuid::new_v4()),
+                name: Set(make_name.to_owned()),
+                name_key: Set(make_key.clone()),
+            })
+            .on_conflict_do_nothing_on([catalogue_make::Column::NameKey])
+            .exec(txn)
+            .await?;
+            learn(txn, &[make_name]).await?;
+            public_make(txn, &make_key)
+                .await?
+                .ok_or_else(|| DbErr::RecordNotFound(format!("catalogue make {make_name}")))?
+        }
+    };
+    if !enough(Some(&model_key)).await? {
+        return Ok(());
+    }
     catalogue_model::Entity::insert(catalogue_model::ActiveModel {
         id: Set(Uuid::new_v4()),
         make_id: Set(make_row.id),
         name: Set(model_name.to_owned()),
-        name_key: Set(key(model_name)),
+        name_key: Set(model_key),
         body_type: Set(spec.map(|m| m.body_type.to_owned())),
         fuel_type: Set(spec.map(|m| m.fuel_type.to_owned())),
     })
@@ -199,6 +282,39 @@ pub async fn note_listing(
     ])
     .exec(txn)
     .await?;
+    learn(txn, &[model_name]).await
+}
+
+async fn public_make(
+    db: &impl ConnectionTrait,
+    make_key: &str,
+) -> Result<Option<catalogue_make::Model>, DbErr> {
+    catalogue_make::Entity::find()
+        .filter(catalogue_make::Column::NameKey.eq(make_key))
+        .one(db)
+        .await
+}
+
+/// Adds the words of catalogue names to the vocabulary typo-tolerant search corrects query
+/// words to (shorter words are left to the search's edit distance).
+async fn learn(db: &impl ConnectionTrait, names: &[&str]) -> Result<(), DbErr> {
+    let mut words: Vec<String> = names
+        .iter()
+        .flat_map(|n| words(n))
+        .filter(|w| w.chars().count() >= 3)
+        .collect();
+    words.sort();
+    words.dedup();
+    if words.is_empty() {
+        return Ok(());
+    }
+    let terms = words
+        .into_iter()
+        .map(|term| search_term::ActiveModel { term: Set(term) });
+    search_term::Entity::insert_many(terms)
+        .on_conflict_do_nothing_on([search_term::Column::Term])
+        .exec(db)
+        .await?;
     Ok(())
 }
 

@@ -1,20 +1,26 @@
-//! The advanced search and the facets. Free text goes to the database's own full-text index
-//! (FTS5 with bm25 on SQLite, a tsvector with ts_rank on PostgreSQL); before that each query
-//! word is widened by the listed words it may be a misspelling of, found by trigrams (FTS5's
-//! trigram tokenizer, pg_trgm) and ranked by one similarity measure on both databases.
+//! The advanced search and the facets. Free text is first read for attribute words, years
+//! and prices, which become filters (the natural-language search's reader); the other words
+//! go to the database's own full-text index (FTS5 with bm25 on SQLite, a tsvector with
+//! ts_rank on PostgreSQL); before that each is widened by the catalogue words it may be a
+//! misspelling of, found by trigrams (FTS5's trigram tokenizer, pg_trgm) and ranked by one
+//! similarity measure on both databases, or by one edit for short words.
 
 use super::super::car_filters::{CarFilters, Sort};
 use super::super::error::Result;
-use super::super::search_terms::{corrections, inner_trigrams, query_words};
+use super::super::listing::{BODY_TYPE, CONDITION, FUEL_TYPE, TRANSMISSION};
+use super::super::search_terms::{corrections, inner_trigrams, query_words, Names};
 use super::super::MarketplaceState;
+use super::catalogue;
 use crate::core::page::{self, Page, Window};
+use crate::providers::car_ai::query::read;
+use crate::providers::car_ai::{Interpretation as InterpretedQuery, Vocabulary};
 use sea_orm::sea_query::{Alias, Expr, JoinType, Order, Query};
 use sea_orm::{
     ConnectionTrait, DbBackend, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
     QueryTrait, Select, Statement,
 };
 use serde::Serialize;
-use switchboard_entities::marketplace::car;
+use switchboard_entities::marketplace::{car, catalogue_make, catalogue_model};
 use utoipa::ToSchema;
 
 /// Full-text matches one search considers (SQLite; far beyond any listing count here).
@@ -23,14 +29,39 @@ const MAX_MATCHES: u64 = 1_000_000;
 /// Candidate words one trigram lookup considers.
 const CANDIDATES: u64 = 200;
 
-/// Each query word with the listed words it may stand for.
-async fn widen(db: &impl ConnectionTrait, words: Vec<String>) -> Result<Vec<Vec<String>>> {
+/// The public catalogue's make and model names (a few hundred short rows).
+async fn catalogue_names(db: &impl ConnectionTrait) -> Result<Names> {
+    let mut names: Vec<String> = catalogue_make::Entity::find()
+        .select_only()
+        .column(catalogue_make::Column::Name)
+        .into_tuple()
+        .all(db)
+        .await?;
+    let models: Vec<String> = catalogue_model::Entity::find()
+        .select_only()
+        .column(catalogue_model::Column::Name)
+        .into_tuple()
+        .all(db)
+        .await?;
+    names.extend(models);
+    Ok(Names::new(names.iter().map(String::as_str)))
+}
+
+/// Each query word with what it may stand for: listed words it misspells (trigrams), and
+/// catalogue names it spells without punctuation or with one typo in a short word. An
+/// alternative of several words ("cr-v") is matched as a phrase.
+async fn widen(
+    db: &impl ConnectionTrait,
+    names: &Names,
+    words: Vec<String>,
+) -> Result<Vec<Vec<String>>> {
     let backend = db.get_database_backend();
     let mut out = Vec::with_capacity(words.len());
     for word in words {
         let grams = inner_trigrams(&word);
         let mut alternatives = vec![word.clone()];
-        if !grams.is_empty() {
+        // A make or model word is itself, not a misspelling ("ford" is not "forte").
+        if !grams.is_empty() && !names.has_word(&word) {
             let stmt = match backend {
                 DbBackend::Postgres => Statement::from_sql_and_values(
                     backend,
@@ -53,48 +84,74 @@ async fn widen(db: &impl ConnectionTrait, words: Vec<String>) -> Result<Vec<Vec<
                 .iter()
                 .filter_map(|row| row.try_get::<String>("", "term").ok())
                 .collect();
-            alternatives.extend(corrections(&word, &candidates));
+            if !candidates.contains(&word) {
+                alternatives.extend(corrections(&word, &candidates));
+            }
+        }
+        for alt in names.alternatives(&word) {
+            if !alternatives.contains(&alt) {
+                alternatives.push(alt);
+            }
         }
         out.push(alternatives);
     }
     Ok(out)
 }
 
-/// The full-text query in the database's syntax: every word (or one of its alternatives), or,
-/// with `any`, at least one.
-fn text_query(backend: DbBackend, words: &[Vec<String>], any: bool) -> String {
-    let (or, and) = match backend {
-        DbBackend::Postgres => (" | ", if any { " | " } else { " & " }),
-        _ => (" OR ", if any { " OR " } else { " AND " }),
-    };
-    words
-        .iter()
-        .map(|alts| {
-            let quoted: Vec<String> = alts
+/// A full-text query in the database's own terms.
+enum TextQuery {
+    /// An FTS5 query string.
+    Fts5(String),
+    /// A tsquery expression with its `$n` values.
+    Ts(String, Vec<sea_orm::Value>),
+}
+
+/// Every word (or one of its alternatives), or, with `any`, at least one. An alternative is
+/// handed to the database's own tokenizer as a phrase, so "cr-v" and "f-150" are split as
+/// the listings' text was (PostgreSQL reads "F-150" as "f" and "-150").
+fn text_query(backend: DbBackend, words: &[Vec<String>], any: bool) -> TextQuery {
+    match backend {
+        DbBackend::Postgres => {
+            let mut values = vec![];
+            let groups: Vec<String> = words
                 .iter()
-                .map(|w| match backend {
-                    DbBackend::Postgres => w.clone(),
-                    _ => format!("\"{w}\""),
+                .map(|alts| {
+                    let one: Vec<String> = alts
+                        .iter()
+                        .map(|w| {
+                            values.push(w.clone().into());
+                            format!("phraseto_tsquery('english', ${})", values.len())
+                        })
+                        .collect();
+                    format!("({})", one.join(" || "))
                 })
                 .collect();
-            format!("({})", quoted.join(or))
-        })
-        .collect::<Vec<_>>()
-        .join(and)
+            TextQuery::Ts(groups.join(if any { " || " } else { " && " }), values)
+        }
+        _ => {
+            let groups: Vec<String> = words
+                .iter()
+                .map(|alts| {
+                    let quoted: Vec<String> = alts
+                        .iter()
+                        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+                        .collect();
+                    format!("({})", quoted.join(" OR "))
+                })
+                .collect();
+            TextQuery::Fts5(groups.join(if any { " OR " } else { " AND " }))
+        }
+    }
 }
 
 /// `select` narrowed to the listings matching `query`.
-fn matching(
-    backend: DbBackend,
-    mut select: Select<car::Entity>,
-    query: &str,
-) -> Select<car::Entity> {
-    match backend {
-        DbBackend::Postgres => select.filter(Expr::cust_with_values(
-            "marketplace_cars.search_vector @@ to_tsquery('english', $1)",
-            [query.to_owned()],
+fn matching(mut select: Select<car::Entity>, query: &TextQuery) -> Select<car::Entity> {
+    match query {
+        TextQuery::Ts(expr, values) => select.filter(Expr::cust_with_values(
+            format!("marketplace_cars.search_vector @@ ({expr})"),
+            values.clone(),
         )),
-        _ => {
+        TextQuery::Fts5(q) => {
             // The matches as a subquery with a LIMIT, which SQLite does not flatten into the
             // join: otherwise, with a selective filter (a price bound), the planner may scan
             // the listings and run the full-text match once per listing (seconds, not ms).
@@ -104,7 +161,7 @@ fn matching(
                 .from(Alias::new("marketplace_cars_fts"))
                 .and_where(Expr::cust_with_values(
                     "marketplace_cars_fts MATCH ?",
-                    [query.to_owned()],
+                    [q.clone()],
                 ))
                 .limit(MAX_MATCHES)
                 .to_owned();
@@ -120,35 +177,51 @@ fn matching(
 }
 
 /// `select` (already [`matching`] `query`) ordered most relevant first.
-fn by_relevance(
-    backend: DbBackend,
-    select: Select<car::Entity>,
-    query: &str,
-) -> Select<car::Entity> {
-    match backend {
-        DbBackend::Postgres => select.order_by(
+fn by_relevance(select: Select<car::Entity>, query: &TextQuery) -> Select<car::Entity> {
+    match query {
+        TextQuery::Ts(expr, values) => select.order_by(
             Expr::cust_with_values(
-                "ts_rank(marketplace_cars.search_vector, to_tsquery('english', $1))",
-                [query.to_owned()],
+                format!("ts_rank(marketplace_cars.search_vector, ({expr}))"),
+                values.clone(),
             ),
             Order::Desc,
         ),
         // bm25: lower is better.
-        _ => select.order_by(Expr::cust("fts_match.rank"), Order::Asc),
+        TextQuery::Fts5(_) => select.order_by(Expr::cust("fts_match.rank"), Order::Asc),
     }
 }
 
-/// How a free-text search was read: the words used and what each may also stand for.
+/// How a free-text search was read: the filters its words named, the other words and what
+/// each may also stand for.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Interpretation {
+    /// The filters read from the query's words (fuel, gearbox, body, condition, colour,
+    /// years, prices, mileage, a sort), applied where the request's own filters set none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filters: Option<InterpretedQuery>,
+    /// The words searched as text, each with its alternatives.
     pub terms: Vec<Vec<String>>,
     /// Whether no listing held every word, so listings with any of them were answered.
     pub matched_any: bool,
 }
 
-/// `POST /cars/advanced-search`: listings matching every word of `query` (each word or a listed
-/// word it misspells), else any of them, with the filters; by relevance unless `sort` is given.
+/// The closed sets of the listing fields, all a query's words are read against (makes and
+/// models stay text: the full-text index ranks them, descriptions included).
+pub fn closed_sets() -> Vocabulary {
+    Vocabulary {
+        listed: vec![],
+        body_types: BODY_TYPE.values,
+        fuel_types: FUEL_TYPE.values,
+        transmissions: TRANSMISSION.values,
+        conditions: CONDITION.values,
+    }
+}
+
+/// `POST /cars/advanced-search`: the query's attribute words, years and price phrases read
+/// as filters (by the natural-language search's own reader) beside `filters`; the listings
+/// matching every other word (each word or what it may stand for), else any of them; by
+/// relevance unless `sort` is given or read.
 pub async fn advanced(
     st: &MarketplaceState,
     query: Option<&str>,
@@ -157,13 +230,40 @@ pub async fn advanced(
     window: Window,
 ) -> Result<(Page<car::Model>, Option<Interpretation>)> {
     let db = &st.core.db;
-    let words = query.map(query_words).unwrap_or_default();
-    if words.is_empty() {
+    let Some(query) = query else {
         let page = page::fetch(sort.apply(filters.apply(car::Entity::find())), db, window).await?;
         return Ok((page, None));
+    };
+    let reading = read(query, &closed_sets());
+    let read_filters = (reading.filters != InterpretedQuery::default())
+        .then(|| filters.and_read(&reading.filters))
+        .flatten();
+    // Read filters that contradict the request's own are not applied; their words are text.
+    let (filters, words, read_as) = match read_filters {
+        Some(f) => (
+            f,
+            query_words(&reading.rest.join(" ")),
+            Some(reading.filters),
+        ),
+        None => (filters.clone(), query_words(query), None),
+    };
+    let sort = match (&read_as, sort.is_empty()) {
+        (Some(r), true) => Sort::parse("sortBy", r.sort_by.as_deref())?,
+        _ => sort.clone(),
+    };
+    if words.is_empty() {
+        let page = page::fetch(sort.apply(filters.apply(car::Entity::find())), db, window).await?;
+        let read = read_as.map(|f| Interpretation {
+            filters: Some(f),
+            terms: vec![],
+            matched_any: false,
+        });
+        return Ok((page, read));
     }
+    catalogue::ready(st).await?;
     let backend = db.get_database_backend();
-    let terms = widen(db, words).await?;
+    let names = catalogue_names(db).await?;
+    let terms = widen(db, &names, words).await?;
     let mut matched_any = false;
     let mut page = Page {
         items: vec![],
@@ -175,9 +275,9 @@ pub async fn advanced(
             break;
         }
         let q = text_query(backend, &terms, any);
-        let select = matching(backend, filters.apply(car::Entity::find()), &q);
+        let select = matching(filters.apply(car::Entity::find()), &q);
         let select = if sort.is_empty() {
-            Sort::default().apply(by_relevance(backend, select, &q))
+            Sort::default().apply(by_relevance(select, &q))
         } else {
             sort.apply(select)
         };
@@ -187,7 +287,12 @@ pub async fn advanced(
             break;
         }
     }
-    Ok((page, Some(Interpretation { terms, matched_any })))
+    let read = Interpretation {
+        filters: read_as,
+        terms,
+        matched_any,
+    };
+    Ok((page, Some(read)))
 }
 
 /// One value of a facet and how many listings have it.

@@ -6,7 +6,6 @@ pub mod recommend;
 pub mod search;
 
 use super::super::error::Result;
-use super::super::listing::{BODY_TYPE, CONDITION, FUEL_TYPE, TRANSMISSION};
 use super::super::MarketplaceState;
 use crate::providers::car_ai::{CarFacts, Vocabulary};
 use chrono::Datelike;
@@ -30,10 +29,7 @@ pub async fn vocabulary(db: &impl ConnectionTrait) -> Result<Vocabulary> {
         .await?;
     Ok(Vocabulary {
         listed,
-        body_types: BODY_TYPE.values,
-        fuel_types: FUEL_TYPE.values,
-        transmissions: TRANSMISSION.values,
-        conditions: CONDITION.values,
+        ..super::search::closed_sets()
     })
 }
 

@@ -79,6 +79,8 @@ async fn run(
         status: None,
     };
     let filters = CarFilters::parse(&raw)?;
+    // The reading's colour (the rest is in `raw` already).
+    let filters = filters.and_read(q).unwrap_or(filters);
     let sort = Sort::parse("sortBy", q.sort_by.as_deref())?;
     let mut select = filters.apply(car::Entity::find());
     for f in &q.priority_features {
