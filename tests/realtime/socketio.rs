@@ -201,11 +201,13 @@ async fn malformed_packets_close_only_that_socket() {
         let mut ws = ws_connected().await;
         send(&mut ws, bad).await;
         expect_closed(&mut ws, PATIENCE).await;
+        answer_pings(&mut bystander).await;
     }
     // An unexpected attachment, and text while attachments are awaited.
     let mut ws = ws_connected().await;
     send_binary(&mut ws, &[1]).await;
     expect_closed(&mut ws, PATIENCE).await;
+    answer_pings(&mut bystander).await;
     let mut ws = ws_connected().await;
     send(&mut ws, r#"451-["message",{"_placeholder":true,"num":0}]"#).await;
     send(&mut ws, r#"42["message"]"#).await;

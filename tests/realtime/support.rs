@@ -189,6 +189,18 @@ pub async fn send_binary(ws: &mut Ws, data: &[u8]) {
     ws.send(Message::binary(data.to_vec())).await.expect("send");
 }
 
+/// Answers the pings already waiting on an idle socket, so that it outlives a long step of
+/// the test on another socket (the conformance ping interval is 300 ms); anything else
+/// arriving fails the test.
+pub async fn answer_pings(ws: &mut Ws) {
+    while let Ok(next) = tokio::time::timeout(Duration::from_millis(5), ws.next()).await {
+        match next {
+            Some(Ok(Message::Text(t))) if t.as_str() == "2" => send(ws, "3").await,
+            other => panic!("an idle socket got {other:?}"),
+        }
+    }
+}
+
 /// The next message, whatever it is.
 pub async fn recv_raw(ws: &mut Ws) -> Option<Message> {
     match tokio::time::timeout(PATIENCE, ws.next()).await {
