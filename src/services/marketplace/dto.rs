@@ -146,11 +146,13 @@ pub struct AuthResult {
     pub user: User,
     /// Access JWT, valid 24 hours.
     pub token: String,
-    /// Opaque, valid 30 days, single use (each refresh answers a new one).
+    /// Opaque, valid 30 days from issue: used again and again with /auth/refresh-token
+    /// (single use when `rotate_refresh_tokens` is on).
     pub refresh_token: String,
 }
 
-/// Token refresh: the spec's `accessToken`, and the rotated refresh token.
+/// Token refresh: the spec's `accessToken`, and the refresh token to use next (the same one
+/// unless `rotate_refresh_tokens` is on).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Refreshed {

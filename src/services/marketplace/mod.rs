@@ -232,6 +232,7 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>, sio: Socke
                 .service(auth::login)
                 .service(auth::refresh_token)
                 .service(auth::me)
+                .service(auth::logout)
                 .service(auth::forgot_password)
                 .service(auth::verify_forgot_password)
                 .service(auth::reset_password)

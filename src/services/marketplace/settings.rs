@@ -12,6 +12,9 @@ pub struct MarketplaceSettings {
     pub access_ttl_secs: i64,
     /// Refresh token lifetime from its issue (the spec: 30 days); rotation issues a new one.
     pub refresh_ttl_days: i64,
+    /// Each refresh replaces the refresh token, and a replaced one presented again ends its
+    /// login (reuse detection). Off by default: the spec's client keeps its refresh token.
+    pub rotate_refresh_tokens: bool,
     /// How long a one-time code stays valid.
     pub otp_ttl_secs: i64,
     /// Wrong guesses one code survives; the last one burns it.
@@ -30,6 +33,7 @@ impl Default for MarketplaceSettings {
             bind: "127.0.0.1:8081".into(),
             access_ttl_secs: 24 * 3600,
             refresh_ttl_days: 30,
+            rotate_refresh_tokens: false,
             otp_ttl_secs: 600,
             otp_max_attempts: 5,
             reset_token_ttl_secs: 900,

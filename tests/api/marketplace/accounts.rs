@@ -1,4 +1,5 @@
-//! Sign-up, verification, login, refresh rotation, password reset, resends.
+//! Sign-up, verification, login, refresh (and its optional rotation), logout, password
+//! reset, resends.
 
 use super::*;
 use crate::helpers::phone;
@@ -194,9 +195,53 @@ async fn access_tokens_are_checked_and_expire_after_a_day() {
     .await;
 }
 
+/// The spec's client: it keeps the refresh token login gave it and refreshes with it as
+/// often as it likes for 30 days; logout ends it.
+#[actix_web::test]
+async fn a_refresh_token_is_used_again_and_again_until_logout() {
+    let app = app().await;
+    let auth = signup(&app, &phone(), "secret1").await;
+    let kept = token(&auth, "refreshToken");
+    // Day 0 twice, then day 10 and day 29.
+    for days in [0, 0, 10, 19] {
+        app.advance(Duration::days(days));
+        let res = post(&app, "/auth/refresh-token", json!({"refreshToken": kept})).await;
+        let refreshed = assert_ok(res, 200).await;
+        assert_eq!(token(&refreshed, "refreshToken"), kept, "the same token");
+        let access = token(&refreshed, "accessToken");
+        assert_ok(get(&app, "/auth/me", Some(&access)).await, 200).await;
+    }
+    let access = token(
+        &assert_ok(
+            post(&app, "/auth/refresh-token", json!({"refreshToken": kept})).await,
+            200,
+        )
+        .await,
+        "accessToken",
+    );
+    let res = send(&app, reqwest::Method::POST, "/auth/logout", &access, None).await;
+    assert_ok(res, 200).await;
+    let res = post(&app, "/auth/refresh-token", json!({"refreshToken": kept})).await;
+    assert_err(res, 401, "invalid_refresh_token").await;
+    assert_err(
+        get(&app, "/auth/me", Some(&access)).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+    // The signup's own access token belonged to the same login.
+    assert_err(
+        get(&app, "/auth/me", Some(&token(&auth, "token"))).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+}
+
+/// `rotate_refresh_tokens = true`: single use with reuse detection.
 #[actix_web::test]
 async fn refresh_rotates_and_reuse_revokes_the_login() {
-    let app = app().await;
+    let app = app_with(|s| s.services.marketplace.rotate_refresh_tokens = true).await;
     let auth = signup(&app, &phone(), "secret1").await;
     let first = token(&auth, "refreshToken");
     let res = post(&app, "/auth/refresh-token", json!({"refreshToken": first})).await;
