@@ -284,6 +284,8 @@ pub struct Dealer {
     pub description: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub business_phone: Option<String>,
+    /// Whether the dealer (applicant) verified their login phone.
+    pub is_phone_verified: bool,
 }
 
 impl Dealer {
@@ -304,6 +306,7 @@ impl Dealer {
             website: a.website,
             description: a.description,
             business_phone: a.business_phone,
+            is_phone_verified: u.is_phone_verified,
         }
     }
 }
@@ -333,6 +336,7 @@ impl From<(user::Model, dealer_profile::Model)> for Dealer {
             website: p.website,
             description: p.description,
             business_phone: p.business_phone,
+            is_phone_verified: u.is_phone_verified,
         }
     }
 }

@@ -60,6 +60,10 @@ pub enum MarketplaceError {
     MessageNotFound,
     #[error("only the message's receiver may mark it read")]
     NotReceiver,
+    #[error("verify your phone number first (POST /auth/verify-signup)")]
+    PhoneNotVerified,
+    #[error("the applicant has not verified their phone number")]
+    ApplicantPhoneNotVerified,
 }
 
 impl MarketplaceError {
@@ -134,6 +138,12 @@ impl From<MarketplaceError> for ApiError {
                 ApiError::not_found(message).code("message_not_found")
             }
             MarketplaceError::NotReceiver => ApiError::forbidden(message).code("not_receiver"),
+            MarketplaceError::PhoneNotVerified => {
+                ApiError::forbidden(message).code("phone_not_verified")
+            }
+            MarketplaceError::ApplicantPhoneNotVerified => {
+                ApiError::new(Kind::Conflict, message).code("applicant_phone_not_verified")
+            }
         }
     }
 }

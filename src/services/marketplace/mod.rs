@@ -33,6 +33,7 @@ mod search_terms;
 pub mod service;
 pub mod settings;
 mod socket;
+mod verified;
 pub mod vin;
 mod vin_lookup;
 pub mod vin_provider;

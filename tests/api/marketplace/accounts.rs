@@ -291,7 +291,7 @@ async fn refresh_tokens_last_thirty_days() {
 async fn codes_are_attempt_limited_and_expire() {
     let app = app().await;
     let p = phone();
-    signup(&app, &p, "secret1").await;
+    signup_unverified(&app, &p, "secret1").await;
     let code = app.last_code(&p);
     let wrong = if code == "111111" { "222222" } else { "111111" };
     for remaining in (0..5).rev() {
@@ -437,7 +437,7 @@ async fn resend(app: &TestApp, p: &str, kind: &str) -> Response {
 async fn codes_a_day_past_expiry_are_purged() {
     let app = app().await;
     let p = phone();
-    signup(&app, &p, "secret1").await;
+    signup_unverified(&app, &p, "secret1").await;
     let code = app.last_code(&p);
     app.advance(Duration::minutes(10));
     app.jobs.run_due().await.unwrap();
