@@ -23,6 +23,7 @@ mod m20261129_000001_marketplace_last_message;
 mod m20261130_000001_messaging_claims;
 mod m20261201_000001_core_otp_codes;
 mod m20261202_000001_marketplace_list_counts;
+mod m20261203_000001_marketplace_lockout;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -50,6 +51,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000001_messaging_claims::Migration),
             Box::new(m20261201_000001_core_otp_codes::Migration),
             Box::new(m20261202_000001_marketplace_list_counts::Migration),
+            Box::new(m20261203_000001_marketplace_lockout::Migration),
         ]
     }
 }

@@ -60,6 +60,11 @@ pub enum MarketplaceError {
     MessageNotFound,
     #[error("only the message's receiver may mark it read")]
     NotReceiver,
+    #[error("too many wrong passwords: the account is locked for a while; reset the password to unlock it now")]
+    AccountLocked {
+        until: chrono::DateTime<chrono::Utc>,
+        now: chrono::DateTime<chrono::Utc>,
+    },
     #[error("verify your phone number first (POST /auth/verify-signup)")]
     PhoneNotVerified,
     #[error("the applicant has not verified their phone number")]
@@ -138,6 +143,13 @@ impl From<MarketplaceError> for ApiError {
                 ApiError::not_found(message).code("message_not_found")
             }
             MarketplaceError::NotReceiver => ApiError::forbidden(message).code("not_receiver"),
+            MarketplaceError::AccountLocked { until, now } => {
+                ApiError::new(Kind::TooManyRequests, message)
+                    .code("account_locked")
+                    // Whole seconds, rounded up: retrying after it always finds the lock lifted.
+                    .retry_after(Ord::max(((until - now).num_milliseconds() + 999) / 1000, 1))
+                    .detail("lockedUntil", until)
+            }
             MarketplaceError::PhoneNotVerified => {
                 ApiError::forbidden(message).code("phone_not_verified")
             }

@@ -1,6 +1,7 @@
 //! `[services.marketplace]`: the car marketplace's own settings and their defaults.
 
 use crate::core::config::{ConfigError, LimitSettings};
+use crate::core::lockout::LockoutSettings;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -21,6 +22,8 @@ pub struct MarketplaceSettings {
     pub otp_max_attempts: i32,
     /// Life of the temporary token that verify-forgot-password answers.
     pub reset_token_ttl_secs: i64,
+    /// Login lockout after wrong passwords in a row, from any address (`core::lockout`).
+    pub lockout: LockoutSettings,
     pub rate_limits: MarketplaceRateLimits,
     pub vin: VinSettings,
     pub sandbox: SandboxSettings,
@@ -37,6 +40,7 @@ impl Default for MarketplaceSettings {
             otp_ttl_secs: 600,
             otp_max_attempts: 5,
             reset_token_ttl_secs: 900,
+            lockout: LockoutSettings::default(),
             rate_limits: MarketplaceRateLimits::default(),
             vin: VinSettings::default(),
             sandbox: SandboxSettings::default(),

@@ -449,3 +449,66 @@ async fn codes_a_day_past_expiry_are_purged() {
     // Purged: there is no code left to have expired.
     assert_err(verify_signup(&app, &p, &code).await, 400, "invalid_otp").await;
 }
+
+async fn login_with(app: &TestApp, p: &str, password: &str) -> Response {
+    post(
+        app,
+        "/auth/login",
+        json!({"phone": p, "password": password}),
+    )
+    .await
+}
+
+/// Guessing is bounded per account, not only per address: wrong passwords in a row lock the
+/// account, each lock twice as long; a right password after the lock clears the count.
+#[actix_web::test]
+async fn wrong_passwords_lock_the_account_for_longer_each_time() {
+    let app = app_with(|s| {
+        s.services.marketplace.lockout.max_failures = 3;
+        s.services.marketplace.lockout.base_lock_secs = 60;
+    })
+    .await;
+    let p = phone();
+    signup(&app, &p, "secret1").await;
+    for lock_secs in [60, 120] {
+        for _ in 0..3 {
+            let res = login_with(&app, &p, "wrong-one").await;
+            assert_err(res, 401, "invalid_credentials").await;
+        }
+        // Even the right password waits out the lock.
+        let v = assert_err(login_with(&app, &p, "secret1").await, 429, "account_locked").await;
+        assert_eq!(v["retryAfter"], lock_secs, "{v}");
+        app.advance(Duration::seconds(lock_secs - 1));
+        assert_err(login_with(&app, &p, "secret1").await, 429, "account_locked").await;
+        app.advance(Duration::seconds(1));
+    }
+    assert_ok(login_with(&app, &p, "secret1").await, 200).await;
+    // The right password cleared the count: the next lock is the first again.
+    for _ in 0..3 {
+        assert_err(
+            login_with(&app, &p, "nope-nope").await,
+            401,
+            "invalid_credentials",
+        )
+        .await;
+    }
+    let v = assert_err(login_with(&app, &p, "secret1").await, 429, "account_locked").await;
+    assert_eq!(v["retryAfter"], 60, "{v}");
+    // A password reset lifts the lock.
+    assert_ok(
+        post(&app, "/auth/forgot-password", json!({"phone": p})).await,
+        200,
+    )
+    .await;
+    let otp = app.last_code(&p);
+    let reset = post(
+        &app,
+        "/auth/verify-forgot-password",
+        json!({"phone": p, "otp": otp}),
+    )
+    .await;
+    let temp = token(&assert_ok(reset, 200).await, "token");
+    let body = json!({"token": temp, "newPassword": "brand-new"});
+    assert_ok(post(&app, "/auth/reset-password", body).await, 200).await;
+    assert_ok(login_with(&app, &p, "brand-new").await, 200).await;
+}
