@@ -118,7 +118,8 @@ mod tests {
         let s = LockoutSettings::default();
         assert_eq!(s.lock_secs(0), 900);
         assert_eq!(s.lock_secs(1), 1800);
-        assert_eq!(s.lock_secs(6), 24 * 3600);
+        assert_eq!(s.lock_secs(6), 64 * 900);
+        assert_eq!(s.lock_secs(7), 24 * 3600);
         assert_eq!(s.lock_secs(99), 24 * 3600);
     }
 }
