@@ -65,6 +65,11 @@ pub enum MarketplaceError {
         until: chrono::DateTime<chrono::Utc>,
         now: chrono::DateTime<chrono::Utc>,
     },
+    #[error("too many wrong codes for this phone today; try again later")]
+    OtpLocked {
+        until: chrono::DateTime<chrono::Utc>,
+        now: chrono::DateTime<chrono::Utc>,
+    },
     #[error("verify your phone number first (POST /auth/verify-signup)")]
     PhoneNotVerified,
     #[error("the applicant has not verified their phone number")]
@@ -88,6 +93,20 @@ impl MarketplaceError {
             message: message.into(),
         }
     }
+}
+
+/// A 429 until `until`: `retryAfter` in whole seconds, rounded up (retrying after it always
+/// finds the lock lifted), and `details.lockedUntil`.
+fn locked(
+    message: String,
+    code: &'static str,
+    until: chrono::DateTime<chrono::Utc>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> ApiError {
+    ApiError::new(Kind::TooManyRequests, message)
+        .code(code)
+        .retry_after(Ord::max(((until - now).num_milliseconds() + 999) / 1000, 1))
+        .detail("lockedUntil", until)
 }
 
 impl From<MarketplaceError> for ApiError {
@@ -144,12 +163,9 @@ impl From<MarketplaceError> for ApiError {
             }
             MarketplaceError::NotReceiver => ApiError::forbidden(message).code("not_receiver"),
             MarketplaceError::AccountLocked { until, now } => {
-                ApiError::new(Kind::TooManyRequests, message)
-                    .code("account_locked")
-                    // Whole seconds, rounded up: retrying after it always finds the lock lifted.
-                    .retry_after(Ord::max(((until - now).num_milliseconds() + 999) / 1000, 1))
-                    .detail("lockedUntil", until)
+                locked(message, "account_locked", until, now)
             }
+            MarketplaceError::OtpLocked { until, now } => locked(message, "otp_locked", until, now),
             MarketplaceError::PhoneNotVerified => {
                 ApiError::forbidden(message).code("phone_not_verified")
             }

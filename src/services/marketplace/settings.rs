@@ -20,6 +20,8 @@ pub struct MarketplaceSettings {
     pub otp_ttl_secs: i64,
     /// Wrong guesses one code survives; the last one burns it.
     pub otp_max_attempts: i32,
+    /// Guesses at a phone's codes over a rolling 24 hours, however many codes are asked for.
+    pub otp_attempts_per_day: i32,
     /// Life of the temporary token that verify-forgot-password answers.
     pub reset_token_ttl_secs: i64,
     /// Login lockout after wrong passwords in a row, from any address (`core::lockout`).
@@ -39,6 +41,7 @@ impl Default for MarketplaceSettings {
             rotate_refresh_tokens: false,
             otp_ttl_secs: 600,
             otp_max_attempts: 5,
+            otp_attempts_per_day: 10,
             reset_token_ttl_secs: 900,
             lockout: LockoutSettings::default(),
             rate_limits: MarketplaceRateLimits::default(),

@@ -512,3 +512,37 @@ async fn wrong_passwords_lock_the_account_for_longer_each_time() {
     assert_ok(post(&app, "/auth/reset-password", body).await, 200).await;
     assert_ok(login_with(&app, &p, "brand-new").await, 200).await;
 }
+
+/// Fresh codes do not buy fresh guesses: a phone takes 10 guesses over a rolling 24 hours.
+#[actix_web::test]
+async fn a_phone_takes_ten_guesses_a_day_however_many_codes_are_sent() {
+    let app = app().await;
+    let p = phone();
+    // No code tried yet (verifying would be one guess).
+    signup_unverified(&app, &p, "secret1").await;
+    let forgot = || post(&app, "/auth/forgot-password", json!({"phone": p}));
+    let verify = |otp: String| {
+        post(
+            &app,
+            "/auth/verify-forgot-password",
+            json!({"phone": p, "otp": otp}),
+        )
+    };
+    for _ in 0..2 {
+        assert_ok(forgot().await, 200).await;
+        let wrong = if app.last_code(&p) == "111111" {
+            "222222"
+        } else {
+            "111111"
+        };
+        for _ in 0..5 {
+            assert_err(verify(wrong.into()).await, 400, "invalid_otp").await;
+        }
+    }
+    assert_ok(forgot().await, 200).await;
+    let v = assert_err(verify(app.last_code(&p)).await, 429, "otp_locked").await;
+    assert!(v["retryAfter"].as_i64().unwrap() > 23 * 3600, "{v}");
+    app.advance(Duration::hours(24));
+    assert_ok(forgot().await, 200).await;
+    assert_ok(verify(app.last_code(&p)).await, 200).await;
+}
