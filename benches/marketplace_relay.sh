@@ -24,7 +24,7 @@ done
 "$TARGET/switchboard" serve --only marketplace &
 PID=$!
 for _ in $(seq 1 100); do curl -fs http://127.0.0.1:18191/health >/dev/null 2>&1 && break; sleep 0.1; done
-node "$here/socketio/relay.mjs" relay http://127.0.0.1:18191 "$PID" "$PAIRS" "$RATE" "$DURATION_S"
+MARKETPLACE_OUTBOX="$WORK/outbox.jsonl" node "$here/socketio/relay.mjs" relay http://127.0.0.1:18191 "$PID" "$PAIRS" "$RATE" "$DURATION_S"
 kill "$PID"; wait "$PID" 2>/dev/null || true
 
 PORT=3005 "$TARGET/examples/socketio_echo" >/dev/null 2>&1 &

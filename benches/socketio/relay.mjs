@@ -82,7 +82,15 @@ async function relay() {
     const phone = `+49176${String(Date.now() % 1e5).padStart(5, "0")}${String(i).padStart(3, "0")}`;
     const res = await request("POST", "/auth/signup", { phone, password: "relay-secret" });
     if (res.status !== 201) throw new Error(`signup ${res.status} ${JSON.stringify(res.body)}`);
-    users.push({ token: res.body.data.token, id: res.body.data.user._id });
+    // Sending needs a verified phone: the code from the outbox (MARKETPLACE_OUTBOX).
+    const texts = readFileSync(process.env.MARKETPLACE_OUTBOX, "utf8")
+      .split("\n")
+      .filter((l) => l.includes(phone))
+      .map((l) => JSON.parse(l).text);
+    const otp = texts[texts.length - 1].match(/\b(\d{6})\b/)[1];
+    const verified = await request("POST", "/auth/verify-signup", { phone, otp });
+    if (verified.status !== 200) throw new Error(`verify ${verified.status} ${JSON.stringify(verified.body)}`);
+    users.push({ token: verified.body.data.token, id: verified.body.data.user._id });
   }
   const sentAt = new Map();
   const latencies = [];

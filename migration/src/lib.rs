@@ -23,6 +23,7 @@ mod m20261129_000001_marketplace_last_message;
 mod m20261130_000001_messaging_claims;
 mod m20261201_000001_core_otp_codes;
 mod m20261202_000001_marketplace_list_counts;
+mod m20261203_000001_marketplace_lockout;
 mod m20261203_000005_marketplace_catalogue_sightings;
 mod schema_helpers;
 
@@ -51,6 +52,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000001_messaging_claims::Migration),
             Box::new(m20261201_000001_core_otp_codes::Migration),
             Box::new(m20261202_000001_marketplace_list_counts::Migration),
+            Box::new(m20261203_000001_marketplace_lockout::Migration),
             Box::new(m20261203_000005_marketplace_catalogue_sightings::Migration),
         ]
     }

@@ -88,6 +88,23 @@ pub fn ip(req: &HttpRequest) -> String {
     proxies.client_ip(peer, &headers).to_string()
 }
 
+/// Whom per-address limits count: the IPv4 address, or an IPv6 caller's /64 — one
+/// subscriber's usual allocation, so the 2^64 addresses of one host or network are one
+/// caller, not a fresh budget each.
+pub fn limit_key(req: &HttpRequest) -> String {
+    network(&ip(req))
+}
+
+fn network(ip: &str) -> String {
+    match ip.parse::<IpAddr>() {
+        Ok(IpAddr::V6(v6)) => {
+            let s = v6.segments();
+            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+        }
+        _ => ip.to_owned(),
+    }
+}
+
 /// `203.0.113.***` for IPv4; the first three groups for IPv6.
 pub fn mask_ip(ip: &str) -> String {
     match ip.parse::<IpAddr>() {
@@ -167,6 +184,15 @@ mod tests {
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn ipv6_callers_are_one_per_64() {
+        assert_eq!(network("2001:db8:1:2::1"), "2001:db8:1:2::/64");
+        assert_eq!(network("2001:db8:1:2:ffff:1:2:3"), "2001:db8:1:2::/64");
+        assert_eq!(network("2001:db8:1:3::1"), "2001:db8:1:3::/64");
+        assert_eq!(network("203.0.113.7"), "203.0.113.7");
+        assert_eq!(network("unknown"), "unknown");
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod http;
 pub mod jobs;
 pub mod json_body;
 pub mod jwt;
+pub mod lockout;
 pub mod otp;
 pub mod outbound_url;
 pub mod page;

@@ -10,7 +10,7 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
-    QueryFilter, QueryOrder, Set,
+    QueryFilter, QueryOrder, QuerySelect, Set,
 };
 use switchboard_entities::core::otp_code::{self, Column, Entity};
 use uuid::Uuid;
@@ -164,6 +164,28 @@ impl OtpCodes<'_> {
         } else {
             Checked::Gone
         })
+    }
+
+    /// Attempts on the phone's codes (every purpose) issued after `since`, oldest code
+    /// first: `(issued at, attempts)`. A code is tried only while it lives (minutes), so this
+    /// is a rolling count of guesses per phone; a right code adds its one attempt.
+    pub async fn attempts_since(
+        &self,
+        phone: &PhoneNumber,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<(DateTime<Utc>, i32)>, DbErr> {
+        Entity::find()
+            .select_only()
+            .column(Column::CreatedAt)
+            .column(Column::Attempts)
+            .filter(Column::Service.eq(self.service))
+            .filter(Column::Phone.eq(phone.as_str()))
+            .filter(Column::CreatedAt.gt(since))
+            .filter(Column::Attempts.gt(0))
+            .order_by_asc(Column::CreatedAt)
+            .into_tuple()
+            .all(self.db)
+            .await
     }
 
     /// Deletes every code of these phones (their accounts are gone).

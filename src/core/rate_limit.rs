@@ -138,7 +138,7 @@ pub fn record(req: &impl HttpMessage, decision: Decision) {
 /// Who a limit counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Per {
-    /// The client's address (`core::client::ip`, proxies resolved).
+    /// The client's address (`core::client::ip`, proxies resolved; an IPv6 caller's /64).
     Ip,
     /// The account behind the caller's verified bearer token (every login of it shares one
     /// budget); the address when the request carries none. Only a genuine token earns its
@@ -289,7 +289,7 @@ pub async fn middleware(
         Per::Caller => caller(req.request()),
         Per::Ip => None,
     }
-    .unwrap_or_else(|| format!("ip:{}", super::client::ip(req.request())));
+    .unwrap_or_else(|| format!("ip:{}", super::client::limit_key(req.request())));
     let refused = limits.check(req.request(), bucket, limit, &who).await.err();
     pass_unless(req, next, refused).await
 }

@@ -110,6 +110,28 @@ async fn forwarded_for_is_believed_only_from_trusted_proxies() {
     );
 }
 
+/// An IPv6 caller cannot buy a fresh budget per address: its /64 is one caller.
+#[actix_web::test]
+async fn ipv6_callers_are_limited_by_their_64() {
+    let behind = spawn_app_with(|s| {
+        s.services.identity.rate_limits.signin_per_ip.limit = 2;
+        s.services.identity.rate_limits.signin_per_phone.limit = 1000;
+        s.server.trusted_proxies = vec!["127.0.0.0/8".into()];
+        s.server.environment = "development".into();
+    })
+    .await;
+    for host in ["2001:db8:7:1::1", "2001:db8:7:1::2"] {
+        assert_ne!(
+            signin(&behind, "/auth/signin", Some(host)).await.status(),
+            429
+        );
+    }
+    let res = signin(&behind, "/auth/signin", Some("2001:db8:7:1:abcd::9")).await;
+    assert_eq!(res.status(), 429, "another address of the same /64");
+    let res = signin(&behind, "/auth/signin", Some("2001:db8:7:2::1")).await;
+    assert_ne!(res.status(), 429, "the next /64 is another caller");
+}
+
 fn assert_security_headers(res: &Response, what: &str) {
     let h = res.headers();
     assert_eq!(h["x-content-type-options"], "nosniff", "{what}");

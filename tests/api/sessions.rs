@@ -60,17 +60,45 @@ async fn ended(socket: &mut Sio, reason: &str) {
     socket.closed_within(Duration::from_secs(5)).await;
 }
 
+/// Two logins of one account, each with a socket: the first's whole auth result.
+struct Logins {
+    first: Value,
+    token: String,
+    socket: Sio,
+    other_login: String,
+    other_socket: Sio,
+}
+
+impl Logins {
+    /// Another login of the same account is another session: it goes on.
+    async fn other_goes_on(&mut self, app: &TestApp) {
+        assert_ok(get(app, "/auth/me", Some(&self.other_login)).await, 200).await;
+        self.other_socket
+            .silent_for(Duration::from_millis(300))
+            .await;
+    }
+}
+
+async fn two_logins(app: &TestApp) -> Logins {
+    let p = phone();
+    let first = mp_signup(app, &p, "secret1").await;
+    let other_login = crate::marketplace::login(app, &p).await;
+    let token = s(&first, "token");
+    Logins {
+        socket: in_use(app, &token).await,
+        other_socket: in_use(app, &other_login).await,
+        first,
+        token,
+        other_login,
+    }
+}
+
 #[actix_web::test]
 async fn refresh_token_reuse_ends_that_login_and_its_sockets_at_once() {
-    let app = marketplace().await;
-    let p = phone();
-    let first = mp_signup(&app, &p, "secret1").await;
-    let other_login = crate::marketplace::login(&app, &p).await;
-    let token = s(&first, "token");
-    let mut socket = in_use(&app, &token).await;
-    let mut other_socket = in_use(&app, &other_login).await;
+    let app = app_with(|s| s.services.marketplace.rotate_refresh_tokens = true).await;
+    let mut l = two_logins(&app).await;
 
-    let stolen = s(&first, "refreshToken");
+    let stolen = s(&l.first, "refreshToken");
     let rotated = assert_ok(
         post(&app, "/auth/refresh-token", json!({"refreshToken": stolen})).await,
         200,
@@ -85,12 +113,29 @@ async fn refresh_token_reuse_ends_that_login_and_its_sockets_at_once() {
         "invalid_refresh_token",
     )
     .await;
-    ended(&mut socket, "refresh_token_reused").await;
-    refused(&app, &token).await;
+    ended(&mut l.socket, "refresh_token_reused").await;
+    refused(&app, &l.token).await;
     refused(&app, &fresh).await;
-    // Another login of the same account is another session: it goes on.
-    assert_ok(get(&app, "/auth/me", Some(&other_login)).await, 200).await;
-    other_socket.silent_for(Duration::from_millis(300)).await;
+    l.other_goes_on(&app).await;
+}
+
+#[actix_web::test]
+async fn a_marketplace_logout_ends_that_login_and_its_sockets_at_once() {
+    let app = marketplace().await;
+    let mut l = two_logins(&app).await;
+
+    let out = send(&app, Method::POST, "/auth/logout", &l.token, None).await;
+    assert_ok(out, 200).await;
+    ended(&mut l.socket, "logged_out").await;
+    refused(&app, &l.token).await;
+    let refresh = json!({"refreshToken": s(&l.first, "refreshToken")});
+    assert_err(
+        post(&app, "/auth/refresh-token", refresh).await,
+        401,
+        "invalid_refresh_token",
+    )
+    .await;
+    l.other_goes_on(&app).await;
 }
 
 #[actix_web::test]

@@ -39,8 +39,10 @@ export INTERVIEW_URL="http://127.0.0.1:$port"
 mport="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 export MARKETPLACE_URL="http://127.0.0.1:$mport"
 export INTERVIEW_API_KEY="client-test-key"
+# Where the marketplace's codes go: the tests verify their users' phones as a user would.
+export MARKETPLACE_OUTBOX="$work/outbox.jsonl"
 SWITCHBOARD__DATABASE__URL="sqlite://$work/db.sqlite?mode=rwc" \
-SWITCHBOARD__OUTBOX__PATH="$work/outbox.jsonl" \
+SWITCHBOARD__OUTBOX__PATH="$MARKETPLACE_OUTBOX" \
 SWITCHBOARD__SERVICES__INTERVIEW__BIND="127.0.0.1:$port" \
 SWITCHBOARD__SERVICES__INTERVIEW__PUBLIC_URL="$INTERVIEW_URL" \
 SWITCHBOARD__SERVICES__INTERVIEW__API_KEY="$INTERVIEW_API_KEY" \

@@ -249,6 +249,9 @@ mod tests {
                 password_hash: Set("-".into()),
                 role: Set("customer".into()),
                 is_phone_verified: Set(true),
+                failed_logins: Set(0),
+                lock_count: Set(0),
+                locked_until: Set(None),
                 created_at: Set(Utc::now()),
                 updated_at: Set(Utc::now()),
             }

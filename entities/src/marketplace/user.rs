@@ -13,6 +13,11 @@ pub struct Model {
     pub password_hash: String,
     pub role: String,
     pub is_phone_verified: bool,
+    /// Wrong passwords in a row since the last lock or right one.
+    pub failed_logins: i32,
+    /// Locks so far (each twice as long as the one before); a right password clears it.
+    pub lock_count: i32,
+    pub locked_until: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

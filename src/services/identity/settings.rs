@@ -1,6 +1,7 @@
 //! `[services.identity]`: the identity service's own settings and their defaults.
 
 use crate::core::config::{self, LimitSettings};
+pub use crate::core::lockout::LockoutSettings;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -25,6 +26,7 @@ pub struct IdentitySettings {
     /// The built-in KYC verifier lets users verify themselves: a sandbox. A non-loopback
     /// bind refuses it unless this says so (or environment = "development").
     pub kyc_sandbox: bool,
+    /// Sign-in lockout after wrong PINs (`core::lockout`).
     pub lockout: LockoutSettings,
     /// Each limit given in part keeps its default for the rest.
     #[serde(deserialize_with = "config::limits_over_defaults")]
@@ -48,26 +50,6 @@ impl Default for IdentitySettings {
             kyc_sandbox: false,
             lockout: LockoutSettings::default(),
             rate_limits: IdentityRateLimits::default(),
-        }
-    }
-}
-
-/// Sign-in lockout: after `max_failures` consecutive wrong PINs the account locks for
-/// `base_lock_secs`, doubling with each further lock up to `max_lock_secs`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct LockoutSettings {
-    pub max_failures: i32,
-    pub base_lock_secs: i64,
-    pub max_lock_secs: i64,
-}
-
-impl Default for LockoutSettings {
-    fn default() -> Self {
-        Self {
-            max_failures: 5,
-            base_lock_secs: 15 * 60,
-            max_lock_secs: 24 * 3600,
         }
     }
 }

@@ -11,6 +11,7 @@ use super::service::tokens;
 use super::MarketplaceState;
 use crate::core::auth::Bearer;
 use crate::core::json_body::Json;
+use crate::core::session::SessionKey;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use switchboard_entities::marketplace::user;
 
@@ -65,8 +66,9 @@ pub async fn login(
     Ok(HttpResponse::Ok().json(ok_with("Logged in", logged_in)))
 }
 
-/// Rotates the refresh token: the one sent stops working, and sending it again revokes
-/// every token of its login.
+/// A new access token. `refreshToken` answers the token to use next: the same one (the
+/// spec), or with `rotate_refresh_tokens` a new one, and sending the old one again then
+/// revokes every token of its login.
 #[utoipa::path(tag = "auth", request_body = RefreshRequest,
     responses((status = 200, body = Success<Refreshed>), Errors))]
 #[post("/auth/refresh-token")]
@@ -80,6 +82,17 @@ pub async fn refresh_token(
         access_token: issued.access,
         refresh_token: issued.refresh,
     })))
+}
+
+/// Ends this login (not in the spec): its refresh token stops working, its access tokens
+/// and sockets at once.
+#[utoipa::path(tag = "auth", security(("bearer" = [])),
+    responses((status = 200, body = Success<Empty>), Errors))]
+#[post("/auth/logout")]
+pub async fn logout(auth: Bearer, st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
+    let key = SessionKey::of(&auth.claims).ok_or(MarketplaceError::AccountGone)?;
+    tokens::logout(&st, key).await?;
+    Ok(HttpResponse::Ok().json(ok_with("Logged out", Empty {})))
 }
 
 #[utoipa::path(tag = "auth", security(("bearer" = [])),

@@ -10,6 +10,7 @@ use super::openapi::Errors;
 use super::service::cars::{self, car_id, Caller};
 use super::service::interactions::Viewer;
 use super::service::search::{self, Facets};
+use super::verified::Verified;
 use super::MarketplaceState;
 use crate::core::auth::{Bearer, MaybeBearer, Role};
 use crate::core::json_body::Json;
@@ -87,7 +88,7 @@ pub async fn advanced_search(
             ("add_favorite" = (operation_id = "add_favorite", parameters(("carId" = "$response.body#/data/_id")))))), Errors))]
 #[post("/cars")]
 pub async fn create(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     body: Json<CarFields>,
 ) -> Result<HttpResponse> {
@@ -139,7 +140,7 @@ pub async fn get_one(
     responses((status = 200, body = Success<Car>), Errors))]
 #[put("/cars/{id}")]
 pub async fn update(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
     body: Json<CarFields>,
@@ -163,7 +164,7 @@ pub async fn update(
     responses((status = 200, body = Success<Empty>), Errors))]
 #[delete("/cars/{id}")]
 pub async fn remove(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {

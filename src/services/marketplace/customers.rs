@@ -11,6 +11,7 @@ use super::openapi::Errors;
 use super::service::cars::car_id;
 use super::service::customers::{self as svc, NewInquiryInput};
 use super::socket::NEW_INQUIRY;
+use super::verified::Verified;
 use super::MarketplaceState;
 use crate::core::auth::Bearer;
 use crate::core::json_body::Json;
@@ -36,7 +37,7 @@ pub async fn favorites(
         Errors))]
 #[post("/customers/favorites/{carId}")]
 pub async fn add_favorite(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
@@ -57,7 +58,7 @@ pub async fn add_favorite(
     responses((status = 200, body = Success<FavoriteState>), Errors))]
 #[delete("/customers/favorites/{carId}")]
 pub async fn remove_favorite(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
@@ -82,7 +83,7 @@ pub(super) fn body_id(field: &'static str, raw: &Option<String>) -> Result<Uuid,
     responses((status = 201, body = Success<Inquiry>), Errors))]
 #[post("/customers/inquiries")]
 pub async fn inquire(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     body: Json<InquiryRequest>,
 ) -> Result<HttpResponse> {

@@ -8,6 +8,7 @@ use super::dto::*;
 use super::error::{MarketplaceError, Result};
 use super::openapi::Errors;
 use super::service::profiles::{self, ProfileChanges};
+use super::verified::Verified;
 use super::MarketplaceState;
 use crate::core::auth::{Bearer, DealerRole};
 use crate::core::json_body::Json;
@@ -99,7 +100,7 @@ fn some_change(changes: ProfileChanges, first: &'static str) -> Result<ProfileCh
     responses((status = 200, body = Success<Dealer>), Errors))]
 #[put("/dealers/profile/me")]
 pub async fn update_profile(
-    auth: Bearer<DealerRole>,
+    auth: Verified<DealerRole>,
     st: web::Data<MarketplaceState>,
     body: Json<ProfileRequest>,
 ) -> Result<HttpResponse> {
@@ -132,7 +133,7 @@ pub async fn hours(
     responses((status = 200, body = Success<BusinessHoursView>), Errors))]
 #[put("/dealers/profile/business-hours")]
 pub async fn set_hours(
-    auth: Bearer<DealerRole>,
+    auth: Verified<DealerRole>,
     st: web::Data<MarketplaceState>,
     body: Json<BusinessHoursRequest>,
 ) -> Result<HttpResponse> {
@@ -160,7 +161,7 @@ pub async fn set_hours(
     responses((status = 200, body = Success<Dealer>), Errors))]
 #[put("/dealers/profile/business-info")]
 pub async fn set_info(
-    auth: Bearer<DealerRole>,
+    auth: Verified<DealerRole>,
     st: web::Data<MarketplaceState>,
     body: Json<BusinessInfoRequest>,
 ) -> Result<HttpResponse> {

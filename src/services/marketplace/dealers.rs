@@ -6,6 +6,7 @@ use super::dto::*;
 use super::error::{MarketplaceError, Result};
 use super::openapi::Errors;
 use super::service::dealers::{self, NewApplication};
+use super::verified::Verified;
 use super::MarketplaceState;
 use crate::core::auth::{AdminRole, Bearer, Roles};
 use crate::core::json_body::Json;
@@ -32,7 +33,7 @@ pub fn dealer_id(raw: &str) -> Result<Uuid> {
     responses((status = 201, body = Success<ApplicationSummary>), Errors))]
 #[post("/auth/dealer-application")]
 pub async fn apply(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     body: Json<DealerApplicationRequest>,
 ) -> Result<HttpResponse> {

@@ -148,11 +148,13 @@ pub struct AuthResult {
     pub user: User,
     /// Access JWT, valid 24 hours.
     pub token: String,
-    /// Opaque, valid 30 days, single use (each refresh answers a new one).
+    /// Opaque, valid 30 days from issue: used again and again with /auth/refresh-token
+    /// (single use when `rotate_refresh_tokens` is on).
     pub refresh_token: String,
 }
 
-/// Token refresh: the spec's `accessToken`, and the rotated refresh token.
+/// Token refresh: the spec's `accessToken`, and the refresh token to use next (the same one
+/// unless `rotate_refresh_tokens` is on).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Refreshed {
@@ -301,6 +303,8 @@ pub struct Dealer {
     pub website: Option<String>,
     pub description: Option<String>,
     pub business_phone: Option<String>,
+    /// Whether the dealer (applicant) verified their login phone.
+    pub is_phone_verified: bool,
 }
 
 impl Dealer {
@@ -321,6 +325,7 @@ impl Dealer {
             website: a.website,
             description: a.description,
             business_phone: a.business_phone,
+            is_phone_verified: u.is_phone_verified,
         }
     }
 }
@@ -350,6 +355,7 @@ impl From<(user::Model, dealer_profile::Model)> for Dealer {
             website: p.website,
             description: p.description,
             business_phone: p.business_phone,
+            is_phone_verified: u.is_phone_verified,
         }
     }
 }

@@ -62,6 +62,20 @@ pub enum MarketplaceError {
     MessageNotFound,
     #[error("only the message's receiver may mark it read")]
     NotReceiver,
+    #[error("too many wrong passwords: the account is locked for a while; reset the password to unlock it now")]
+    AccountLocked {
+        until: chrono::DateTime<chrono::Utc>,
+        now: chrono::DateTime<chrono::Utc>,
+    },
+    #[error("too many wrong codes for this phone today; try again later")]
+    OtpLocked {
+        until: chrono::DateTime<chrono::Utc>,
+        now: chrono::DateTime<chrono::Utc>,
+    },
+    #[error("verify your phone number first (POST /auth/verify-signup)")]
+    PhoneNotVerified,
+    #[error("the applicant has not verified their phone number")]
+    ApplicantPhoneNotVerified,
 }
 
 impl MarketplaceError {
@@ -81,6 +95,20 @@ impl MarketplaceError {
             message: message.into(),
         }
     }
+}
+
+/// A 429 until `until`: `retryAfter` in whole seconds, rounded up (retrying after it always
+/// finds the lock lifted), and `details.lockedUntil`.
+fn locked(
+    message: String,
+    code: &'static str,
+    until: chrono::DateTime<chrono::Utc>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> ApiError {
+    ApiError::new(Kind::TooManyRequests, message)
+        .code(code)
+        .retry_after(Ord::max(((until - now).num_milliseconds() + 999) / 1000, 1))
+        .detail("lockedUntil", until)
 }
 
 impl From<MarketplaceError> for ApiError {
@@ -139,6 +167,16 @@ impl From<MarketplaceError> for ApiError {
                 ApiError::not_found(message).code("message_not_found")
             }
             MarketplaceError::NotReceiver => ApiError::forbidden(message).code("not_receiver"),
+            MarketplaceError::AccountLocked { until, now } => {
+                locked(message, "account_locked", until, now)
+            }
+            MarketplaceError::OtpLocked { until, now } => locked(message, "otp_locked", until, now),
+            MarketplaceError::PhoneNotVerified => {
+                ApiError::forbidden(message).code("phone_not_verified")
+            }
+            MarketplaceError::ApplicantPhoneNotVerified => {
+                ApiError::new(Kind::Conflict, message).code("applicant_phone_not_verified")
+            }
         }
     }
 }

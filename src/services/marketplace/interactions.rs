@@ -11,6 +11,7 @@ use super::openapi::Errors;
 use super::service::cars::car_id;
 use super::service::interactions::{self as svc, Viewer};
 use super::socket::CAR_VIEWED;
+use super::verified::Verified;
 use super::MarketplaceState;
 use crate::core::auth::{Bearer, MaybeBearer};
 use crate::core::error::ApiError;
@@ -33,7 +34,7 @@ fn optional_user(auth: &MaybeBearer) -> Result<Option<Uuid>> {
     responses((status = 200, body = Success<LikeState>), Errors))]
 #[post("/cars/{id}/like")]
 pub async fn like(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
@@ -110,7 +111,7 @@ pub async fn comments(
             parameters(("commentId" = "$response.body#/data/_id")))))), Errors))]
 #[post("/cars/{id}/comments")]
 pub async fn comment(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
     body: Json<CommentRequest>,
@@ -129,7 +130,7 @@ pub async fn comment(
     responses((status = 200, body = Success<LikeState>), Errors))]
 #[post("/cars/comments/{commentId}/like")]
 pub async fn like_comment(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
@@ -145,7 +146,7 @@ pub async fn like_comment(
     responses((status = 201, body = Success<Comment>), Errors))]
 #[post("/cars/comments/{commentId}/reply")]
 pub async fn reply(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
     body: Json<ReplyRequest>,
@@ -190,7 +191,7 @@ pub async fn share(
     responses((status = 201, body = Success<TestDrive>), Errors))]
 #[post("/cars/{id}/test-drive")]
 pub async fn test_drive(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
     body: Json<TestDriveRequest>,

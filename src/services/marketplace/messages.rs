@@ -10,6 +10,7 @@ use super::error::{MarketplaceError, Result};
 use super::message_dto::*;
 use super::openapi::Errors;
 use super::service::messages as svc;
+use super::verified::Verified;
 use super::MarketplaceState;
 use crate::core::auth::Bearer;
 use crate::core::json_body::Json;
@@ -34,7 +35,7 @@ fn user_id(raw: &str) -> Result<Uuid> {
             parameters(("participantId" = "$response.body#/data/receiverId")))))), Errors))]
 #[post("/messages/send")]
 pub async fn send(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     body: Json<SendMessageRequest>,
 ) -> Result<HttpResponse> {

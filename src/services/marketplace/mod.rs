@@ -34,6 +34,7 @@ mod search_terms;
 pub mod service;
 pub mod settings;
 mod socket;
+mod verified;
 pub mod vin;
 mod vin_lookup;
 pub mod vin_provider;
@@ -233,6 +234,7 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>, sio: Socke
                 .service(auth::login)
                 .service(auth::refresh_token)
                 .service(auth::me)
+                .service(auth::logout)
                 .service(auth::forgot_password)
                 .service(auth::verify_forgot_password)
                 .service(auth::reset_password)

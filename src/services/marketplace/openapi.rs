@@ -21,7 +21,10 @@ impl ErrorDocs for MarketplaceErrors {
             Kind::Unauthorized,
             "invalid_token, invalid_credentials, invalid_refresh_token",
         ),
-        (Kind::Forbidden, "forbidden, not_owner, self_review, own_car, not_receiver"),
+        (
+            Kind::Forbidden,
+            "forbidden, not_owner, self_review, own_car, not_receiver, phone_not_verified (every write of an account whose phone is not verified)",
+        ),
         (
             Kind::NotFound,
             "not_found, dealer_not_found, car_not_found, make_not_found, model_not_found, comment_not_found, user_not_found, message_not_found",
@@ -33,13 +36,13 @@ impl ErrorDocs for MarketplaceErrors {
         ),
         (
             Kind::Conflict,
-            "phone_exists, already_dealer, application_exists, review_exists, car_not_available",
+            "phone_exists, already_dealer, application_exists, review_exists, car_not_available, applicant_phone_not_verified",
         ),
         (Kind::PayloadTooLarge, "payload_too_large"),
         (Kind::UnsupportedMediaType, "unsupported_media_type"),
         (
             Kind::TooManyRequests,
-            "rate_limit_exceeded (retryAfter in the body, Retry-After header)",
+            "rate_limit_exceeded (retryAfter in the body, Retry-After header), account_locked (login: too many wrong passwords), otp_locked (verify-signup, verify-forgot-password: too many wrong codes for the phone over 24 h); both with retryAfter and details lockedUntil",
         ),
         (Kind::Internal, "internal_error"),
     ];

@@ -7,8 +7,8 @@ use super::dto::*;
 use super::error::Result;
 use super::openapi::Errors;
 use super::service::reviews::{self, NewReview};
+use super::verified::Verified;
 use super::MarketplaceState;
-use crate::core::auth::Bearer;
 use crate::core::json_body::Json;
 use actix_web::{get, post, web, HttpResponse};
 
@@ -29,7 +29,7 @@ pub async fn list_reviews(
     responses((status = 201, body = Success<Review>), Errors))]
 #[post("/dealers/{id}/reviews")]
 pub async fn review(
-    auth: Bearer,
+    auth: Verified,
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
     body: Json<ReviewRequest>,

@@ -1,6 +1,7 @@
 //! `[services.marketplace]`: the car marketplace's own settings and their defaults.
 
 use crate::core::config::{self, ConfigError, LimitSettings};
+use crate::core::lockout::LockoutSettings;
 use crate::providers::settings::AiSettings;
 use serde::{Deserialize, Serialize};
 
@@ -13,12 +14,19 @@ pub struct MarketplaceSettings {
     pub access_ttl_secs: i64,
     /// Refresh token lifetime from its issue (the spec: 30 days); rotation issues a new one.
     pub refresh_ttl_days: i64,
+    /// Each refresh replaces the refresh token, and a replaced one presented again ends its
+    /// login (reuse detection). Off by default: the spec's client keeps its refresh token.
+    pub rotate_refresh_tokens: bool,
     /// How long a one-time code stays valid.
     pub otp_ttl_secs: i64,
     /// Wrong guesses one code survives; the last one burns it.
     pub otp_max_attempts: i32,
+    /// Guesses at a phone's codes over a rolling 24 hours, however many codes are asked for.
+    pub otp_attempts_per_day: i32,
     /// Life of the temporary token that verify-forgot-password answers.
     pub reset_token_ttl_secs: i64,
+    /// Login lockout after wrong passwords in a row, from any address (`core::lockout`).
+    pub lockout: LockoutSettings,
     /// Distinct phone-verified sellers who must list a make or model before it enters the
     /// public catalogue (an administrator's listing adds it at once).
     pub catalogue_min_sellers: u64,
@@ -36,10 +44,13 @@ impl Default for MarketplaceSettings {
             bind: "127.0.0.1:8081".into(),
             access_ttl_secs: 24 * 3600,
             refresh_ttl_days: 30,
+            rotate_refresh_tokens: false,
             otp_ttl_secs: 600,
             otp_max_attempts: 5,
+            otp_attempts_per_day: 10,
             reset_token_ttl_secs: 900,
             catalogue_min_sellers: 3,
+            lockout: LockoutSettings::default(),
             rate_limits: MarketplaceRateLimits::default(),
             vin: VinSettings::default(),
             sandbox: SandboxSettings::default(),

@@ -1,4 +1,5 @@
-//! Sign-up, verification, login, refresh rotation, password reset, resends.
+//! Sign-up, verification, login, refresh (and its optional rotation), logout, password
+//! reset, resends.
 
 use super::*;
 use crate::helpers::phone;
@@ -194,9 +195,53 @@ async fn access_tokens_are_checked_and_expire_after_a_day() {
     .await;
 }
 
+/// The spec's client: it keeps the refresh token login gave it and refreshes with it as
+/// often as it likes for 30 days; logout ends it.
+#[actix_web::test]
+async fn a_refresh_token_is_used_again_and_again_until_logout() {
+    let app = app().await;
+    let auth = signup(&app, &phone(), "secret1").await;
+    let kept = token(&auth, "refreshToken");
+    // Day 0 twice, then day 10 and day 29.
+    for days in [0, 0, 10, 19] {
+        app.advance(Duration::days(days));
+        let res = post(&app, "/auth/refresh-token", json!({"refreshToken": kept})).await;
+        let refreshed = assert_ok(res, 200).await;
+        assert_eq!(token(&refreshed, "refreshToken"), kept, "the same token");
+        let access = token(&refreshed, "accessToken");
+        assert_ok(get(&app, "/auth/me", Some(&access)).await, 200).await;
+    }
+    let access = token(
+        &assert_ok(
+            post(&app, "/auth/refresh-token", json!({"refreshToken": kept})).await,
+            200,
+        )
+        .await,
+        "accessToken",
+    );
+    let res = send(&app, reqwest::Method::POST, "/auth/logout", &access, None).await;
+    assert_ok(res, 200).await;
+    let res = post(&app, "/auth/refresh-token", json!({"refreshToken": kept})).await;
+    assert_err(res, 401, "invalid_refresh_token").await;
+    assert_err(
+        get(&app, "/auth/me", Some(&access)).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+    // The signup's own access token belonged to the same login.
+    assert_err(
+        get(&app, "/auth/me", Some(&token(&auth, "token"))).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+}
+
+/// `rotate_refresh_tokens = true`: single use with reuse detection.
 #[actix_web::test]
 async fn refresh_rotates_and_reuse_revokes_the_login() {
-    let app = app().await;
+    let app = app_with(|s| s.services.marketplace.rotate_refresh_tokens = true).await;
     let auth = signup(&app, &phone(), "secret1").await;
     let first = token(&auth, "refreshToken");
     let res = post(&app, "/auth/refresh-token", json!({"refreshToken": first})).await;
@@ -246,7 +291,7 @@ async fn refresh_tokens_last_thirty_days() {
 async fn codes_are_attempt_limited_and_expire() {
     let app = app().await;
     let p = phone();
-    signup(&app, &p, "secret1").await;
+    signup_unverified(&app, &p, "secret1").await;
     let code = app.last_code(&p);
     let wrong = if code == "111111" { "222222" } else { "111111" };
     for remaining in (0..5).rev() {
@@ -392,7 +437,7 @@ async fn resend(app: &TestApp, p: &str, kind: &str) -> Response {
 async fn codes_a_day_past_expiry_are_purged() {
     let app = app().await;
     let p = phone();
-    signup(&app, &p, "secret1").await;
+    signup_unverified(&app, &p, "secret1").await;
     let code = app.last_code(&p);
     app.advance(Duration::minutes(10));
     app.jobs.run_due().await.unwrap();
@@ -403,4 +448,101 @@ async fn codes_a_day_past_expiry_are_purged() {
     app.jobs.run_due().await.unwrap();
     // Purged: there is no code left to have expired.
     assert_err(verify_signup(&app, &p, &code).await, 400, "invalid_otp").await;
+}
+
+async fn login_with(app: &TestApp, p: &str, password: &str) -> Response {
+    post(
+        app,
+        "/auth/login",
+        json!({"phone": p, "password": password}),
+    )
+    .await
+}
+
+/// Guessing is bounded per account, not only per address: wrong passwords in a row lock the
+/// account, each lock twice as long; a right password after the lock clears the count.
+#[actix_web::test]
+async fn wrong_passwords_lock_the_account_for_longer_each_time() {
+    let app = app_with(|s| {
+        s.services.marketplace.lockout.max_failures = 3;
+        s.services.marketplace.lockout.base_lock_secs = 60;
+    })
+    .await;
+    let p = phone();
+    signup(&app, &p, "secret1").await;
+    for lock_secs in [60, 120] {
+        for _ in 0..3 {
+            let res = login_with(&app, &p, "wrong-one").await;
+            assert_err(res, 401, "invalid_credentials").await;
+        }
+        // Even the right password waits out the lock.
+        let v = assert_err(login_with(&app, &p, "secret1").await, 429, "account_locked").await;
+        assert_eq!(v["retryAfter"], lock_secs, "{v}");
+        app.advance(Duration::seconds(lock_secs - 1));
+        assert_err(login_with(&app, &p, "secret1").await, 429, "account_locked").await;
+        app.advance(Duration::seconds(1));
+    }
+    assert_ok(login_with(&app, &p, "secret1").await, 200).await;
+    // The right password cleared the count: the next lock is the first again.
+    for _ in 0..3 {
+        assert_err(
+            login_with(&app, &p, "nope-nope").await,
+            401,
+            "invalid_credentials",
+        )
+        .await;
+    }
+    let v = assert_err(login_with(&app, &p, "secret1").await, 429, "account_locked").await;
+    assert_eq!(v["retryAfter"], 60, "{v}");
+    // A password reset lifts the lock.
+    assert_ok(
+        post(&app, "/auth/forgot-password", json!({"phone": p})).await,
+        200,
+    )
+    .await;
+    let otp = app.last_code(&p);
+    let reset = post(
+        &app,
+        "/auth/verify-forgot-password",
+        json!({"phone": p, "otp": otp}),
+    )
+    .await;
+    let temp = token(&assert_ok(reset, 200).await, "token");
+    let body = json!({"token": temp, "newPassword": "brand-new"});
+    assert_ok(post(&app, "/auth/reset-password", body).await, 200).await;
+    assert_ok(login_with(&app, &p, "brand-new").await, 200).await;
+}
+
+/// Fresh codes do not buy fresh guesses: a phone takes 10 guesses over a rolling 24 hours.
+#[actix_web::test]
+async fn a_phone_takes_ten_guesses_a_day_however_many_codes_are_sent() {
+    let app = app().await;
+    let p = phone();
+    // No code tried yet (verifying would be one guess).
+    signup_unverified(&app, &p, "secret1").await;
+    let forgot = || post(&app, "/auth/forgot-password", json!({"phone": p}));
+    let verify = |otp: String| {
+        post(
+            &app,
+            "/auth/verify-forgot-password",
+            json!({"phone": p, "otp": otp}),
+        )
+    };
+    for _ in 0..2 {
+        assert_ok(forgot().await, 200).await;
+        let wrong = if app.last_code(&p) == "111111" {
+            "222222"
+        } else {
+            "111111"
+        };
+        for _ in 0..5 {
+            assert_err(verify(wrong.into()).await, 400, "invalid_otp").await;
+        }
+    }
+    assert_ok(forgot().await, 200).await;
+    let v = assert_err(verify(app.last_code(&p)).await, 429, "otp_locked").await;
+    assert!(v["retryAfter"].as_i64().unwrap() > 23 * 3600, "{v}");
+    app.advance(Duration::hours(24));
+    assert_ok(forgot().await, 200).await;
+    assert_ok(verify(app.last_code(&p)).await, 200).await;
 }

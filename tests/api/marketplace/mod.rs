@@ -17,6 +17,7 @@ mod sandbox;
 mod search;
 mod service;
 mod trending;
+mod unverified;
 mod vin;
 mod vin_online;
 
@@ -74,8 +75,23 @@ pub async fn assert_ok(res: Response, status: u16) -> Value {
     v["data"].clone()
 }
 
-/// Signs up `phone` with `password`; answers the authentication result.
+/// Signs up `phone` with `password` and verifies the phone with the code it was texted (every
+/// write needs a verified phone); answers verify-signup's authentication result.
 pub async fn signup(app: &TestApp, phone: &str, password: &str) -> Value {
+    signup_unverified(app, phone, password).await;
+    let otp = app.last_code(phone);
+    let res = post(
+        app,
+        "/auth/verify-signup",
+        json!({"phone": phone, "otp": otp}),
+    )
+    .await;
+    assert_ok(res, 200).await
+}
+
+/// Signs up `phone` with `password` without verifying it (may read and sign in, nothing
+/// more); answers the authentication result.
+pub async fn signup_unverified(app: &TestApp, phone: &str, password: &str) -> Value {
     let res = post(
         app,
         "/auth/signup",

@@ -7,10 +7,11 @@ use super::super::IdentityState;
 use super::tokens::{self, ClientInfo};
 use super::{any_user_by_phone, live_user_by_phone, otp};
 use crate::core::db::is_unique_violation;
+use crate::core::lockout;
 use crate::core::password;
 use crate::core::session::{Change, EndReason};
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::sea_query::{Expr, ExprTrait};
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter, Set,
 };
@@ -110,75 +111,44 @@ pub async fn signup(
 
 /// Fails with ACCOUNT_LOCKED while a lock is in force.
 pub fn ensure_unlocked(u: &user::Model, now: DateTime<Utc>) -> Result<()> {
-    match u.locked_until {
-        Some(until) if until > now => Err(IdentityError::AccountLocked {
+    match lockout::in_force(u.locked_until, now) {
+        Some(until) => Err(IdentityError::AccountLocked {
             locked_until: until,
         }
         .into()),
-        _ => Ok(()),
+        None => Ok(()),
     }
 }
 
-/// Counts a wrong PIN; the `max_failures`-th in a row locks the account, each lock twice as
-/// long as the one before (capped).
-async fn record_failure(st: &IdentityState, u: &user::Model, now: DateTime<Utc>) -> Result<()> {
-    let db = &st.core.db;
-    let lock = &st.cfg.lockout;
-    user::Entity::update_many()
-        .col_expr(
-            user::Column::FailedSignins,
-            Expr::col(user::Column::FailedSignins).add(1),
-        )
-        .filter(user::Column::Id.eq(u.id))
-        .exec(db)
-        .await?;
-    let current = user::Entity::find_by_id(u.id).one(db).await?;
-    if let Some(cur) = current.filter(|c| c.failed_signins >= lock.max_failures) {
-        let factor = 1i64 << cur.lock_count.clamp(0, 20);
-        let secs = std::cmp::min(
-            lock.base_lock_secs.saturating_mul(factor),
-            lock.max_lock_secs,
-        );
-        let until = now + Duration::seconds(secs);
-        let locked = user::Entity::update_many()
-            .col_expr(user::Column::LockedUntil, Expr::value(until))
-            .col_expr(
-                user::Column::LockCount,
-                Expr::col(user::Column::LockCount).add(1),
-            )
-            .col_expr(user::Column::FailedSignins, Expr::value(0))
-            .filter(user::Column::Id.eq(u.id))
-            .filter(user::Column::FailedSignins.gte(lock.max_failures))
-            .exec(db)
-            .await?;
-        if locked.rows_affected > 0 {
-            tracing::warn!(user_id = %u.id, lock_secs = secs, "account locked after failed PIN attempts");
-        }
-    }
-    // The lockout counters are part of the cached account: the next PIN check must see them.
-    st.sessions
-        .changed(Change::AccountChanged { account: u.id });
-    Ok(())
-}
+const LOCK: lockout::Columns<user::Column> = lockout::Columns {
+    id: user::Column::Id,
+    failures: user::Column::FailedSignins,
+    lock_count: user::Column::LockCount,
+    locked_until: user::Column::LockedUntil,
+};
 
 /// Verifies the PIN of a live account, counting failures toward the lockout.
 pub async fn check_pin(st: &IdentityState, u: &user::Model, pin: &Pin) -> Result<()> {
     let now = st.core.now();
     ensure_unlocked(u, now)?;
-    if password::verify(pin.expose(), u.pin_hash.clone()).await? {
-        if u.failed_signins != 0 || u.lock_count != 0 {
-            user::Entity::update_many()
-                .col_expr(user::Column::FailedSignins, Expr::value(0))
-                .col_expr(user::Column::LockCount, Expr::value(0))
-                .filter(user::Column::Id.eq(u.id))
-                .exec(&st.core.db)
-                .await?;
-            st.sessions
-                .changed(Change::AccountChanged { account: u.id });
-        }
+    let right = password::verify(pin.expose(), u.pin_hash.clone()).await?;
+    if right && u.failed_signins == 0 && u.lock_count == 0 {
+        return Ok(());
+    }
+    if right {
+        LOCK.clear::<user::Entity>(&st.core.db, u.id).await?;
+    } else if let Some(secs) = LOCK
+        .record_failure::<user::Entity>(&st.core.db, &st.cfg.lockout, u.id, now)
+        .await?
+    {
+        tracing::warn!(user_id = %u.id, lock_secs = secs, "account locked after failed PIN attempts");
+    }
+    // The lockout counters are part of the cached account: the next PIN check must see them.
+    st.sessions
+        .changed(Change::AccountChanged { account: u.id });
+    if right {
         Ok(())
     } else {
-        record_failure(st, u, now).await?;
         Err(IdentityError::InvalidCredentials.into())
     }
 }

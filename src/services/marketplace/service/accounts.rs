@@ -9,6 +9,7 @@ use super::super::MarketplaceState;
 use super::{otp, tokens, user_by_phone};
 use crate::core::db::is_unique_violation;
 use crate::core::error::ApiError;
+use crate::core::lockout;
 use crate::core::password;
 use crate::core::phone::PhoneNumber;
 use crate::core::secrets::{random_token, sha256_hex};
@@ -53,6 +54,9 @@ fn new_user(
         password_hash: Set(password_hash),
         role: Set(role.to_owned()),
         is_phone_verified: Set(verified),
+        failed_logins: Set(0),
+        lock_count: Set(0),
+        locked_until: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
     }
@@ -103,6 +107,16 @@ pub async fn verify_signup(
     auth_result(st, u).await
 }
 
+const LOCK: lockout::Columns<user::Column> = lockout::Columns {
+    id: user::Column::Id,
+    failures: user::Column::FailedLogins,
+    lock_count: user::Column::LockCount,
+    locked_until: user::Column::LockedUntil,
+};
+
+/// Checks the password, counting wrong ones toward the account's lockout (`core::lockout`):
+/// from whatever addresses the guesses come, an account takes `max_failures` in a row, then
+/// locks for longer each time.
 pub async fn login(
     st: &MarketplaceState,
     phone: &PhoneNumber,
@@ -113,8 +127,22 @@ pub async fn login(
         password::dummy_verify(secret).await;
         return Err(MarketplaceError::InvalidCredentials.into());
     };
+    let now = st.core.now();
+    if let Some(until) = lockout::in_force(u.locked_until, now) {
+        return Err(MarketplaceError::AccountLocked { until, now }.into());
+    }
     if !password::verify(secret, u.password_hash.clone()).await? {
+        let lock = &st.cfg.lockout;
+        if let Some(secs) = LOCK
+            .record_failure::<user::Entity>(&st.core.db, lock, u.id, now)
+            .await?
+        {
+            tracing::warn!(user_id = %u.id, lock_secs = secs, "account locked after wrong passwords");
+        }
         return Err(MarketplaceError::InvalidCredentials.into());
+    }
+    if u.failed_logins != 0 || u.lock_count != 0 {
+        LOCK.clear::<user::Entity>(&st.core.db, u.id).await?;
     }
     auth_result(st, u).await
 }
@@ -205,8 +233,15 @@ async fn set_password(
     hash: String,
     now: DateTime<Utc>,
 ) -> Result<()> {
+    // A new password lifts any lock: its owner proved the phone.
     user::Entity::update_many()
         .col_expr(user::Column::PasswordHash, Expr::value(hash))
+        .col_expr(user::Column::FailedLogins, Expr::value(0))
+        .col_expr(user::Column::LockCount, Expr::value(0))
+        .col_expr(
+            user::Column::LockedUntil,
+            Expr::value(None::<DateTime<Utc>>),
+        )
         .col_expr(user::Column::UpdatedAt, Expr::value(now))
         .filter(user::Column::Id.eq(user_id))
         .exec(db)

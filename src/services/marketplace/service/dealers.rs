@@ -118,6 +118,10 @@ pub async fn approve(st: &MarketplaceState, dealer_id: Uuid) -> Result<Dealer> {
         }
         .into());
     };
+    // Applications from before phone verification gated writes may be unverified.
+    if !account(&txn, dealer_id).await?.is_phone_verified {
+        return Err(MarketplaceError::ApplicantPhoneNotVerified.into());
+    }
     dealer_application::Entity::update_many()
         .col_expr(dealer_application::Column::Status, Expr::value(APPROVED))
         .col_expr(dealer_application::Column::ReviewedAt, Expr::value(now))

@@ -8,6 +8,7 @@ use crate::core::error::ApiError;
 use crate::core::otp::{Checked, Live, OtpCodes};
 use crate::core::phone::PhoneNumber;
 use crate::providers::sms::SmsMessage;
+use chrono::{DateTime, Duration, Utc};
 
 /// The marketplace's codes.
 pub fn codes(st: &MarketplaceState) -> OtpCodes<'_> {
@@ -58,11 +59,39 @@ pub async fn verify(
         Live::Code(row) => row,
         Live::None => return Err(invalid(0)),
     };
+    daily_cap(st, &codes, phone, now).await?;
     match codes.check(&row, code, now).await? {
         Checked::Valid => Ok(()),
         Checked::Wrong { attempts_remaining } => Err(invalid(attempts_remaining)),
         Checked::Exhausted | Checked::Gone => Err(invalid(0)),
     }
+}
+
+/// However many codes are asked for, a phone takes `otp_attempts_per_day` guesses over a
+/// rolling 24 hours (read before this attempt: parallel guesses may pass it by a few, each
+/// code's own attempt count still holds).
+async fn daily_cap(
+    st: &MarketplaceState,
+    codes: &OtpCodes<'_>,
+    phone: &PhoneNumber,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    let window = Duration::hours(24);
+    let cap = i64::from(Ord::max(st.cfg.otp_attempts_per_day, 1));
+    let tried = codes.attempts_since(phone, now - window).await?;
+    let mut total: i64 = tried.iter().map(|(_, n)| i64::from(*n)).sum();
+    if total < cap {
+        return Ok(());
+    }
+    // Lifted once enough of the oldest codes' attempts have left the window.
+    let until = tried
+        .iter()
+        .find(|(_, n)| {
+            total -= i64::from(*n);
+            total < cap
+        })
+        .map_or(now, |(at, _)| *at + window);
+    Err(MarketplaceError::OtpLocked { until, now }.into())
 }
 
 fn invalid(attempts_remaining: i32) -> ApiError {

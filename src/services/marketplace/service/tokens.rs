@@ -1,6 +1,8 @@
 //! Access JWTs carry the user's role and their refresh family; refresh tokens are opaque,
-//! stored hashed, valid 30 days, single use: each refresh rotates the token, and presenting
-//! a rotated one again (a stolen copy, or the thief's) revokes its whole family. A family is
+//! stored hashed, valid 30 days from issue. By default (the spec) a refresh token is used
+//! again and again until it expires, the login is ended by logout or a password reset;
+//! with `rotate_refresh_tokens` each refresh rotates the token, and presenting a rotated one
+//! again (a stolen copy, or the thief's) revokes its whole family. A family is
 //! the session an access token names: it is live while one of its tokens is not revoked,
 //! and the role that counts is the account's now ([`Source`], asked through
 //! `core::session`).
@@ -105,35 +107,49 @@ pub async fn revoke_all(
     Ok(())
 }
 
-/// Rotates `token`: a fresh access token (with the user's current role) and refresh token.
+/// Ends one login: every token of the family is revoked, and its sockets are told.
+pub async fn logout(st: &MarketplaceState, key: SessionKey) -> Result<()> {
+    revoke_family(&st.core.db, key.session, st.core.now()).await?;
+    st.sessions.changed(Change::SessionEnded {
+        key,
+        reason: EndReason::LoggedOut,
+    });
+    Ok(())
+}
+
+/// A fresh access token (with the user's current role) for `token`; with rotation on, also
+/// a fresh refresh token in place of `token`, otherwise `token` itself again.
 pub async fn refresh(st: &MarketplaceState, token: &str) -> Result<Issued> {
     let now = st.core.now();
-    let txn = crate::core::db::begin_write(&st.core.db).await?;
     let row = refresh_token::Entity::find()
         .filter(refresh_token::Column::TokenHash.eq(sha256_hex(token.as_bytes())))
-        .one(&txn)
+        .one(&st.core.db)
         .await?
         .ok_or(MarketplaceError::InvalidRefreshToken)?;
     if row.revoked_at.is_some() || row.expires_at <= now {
         return Err(MarketplaceError::InvalidRefreshToken.into());
     }
+    // A token rotated away (while rotation was on) stays spent even after it is turned off.
     if row.rotated_at.is_some() {
-        revoke_family(&txn, row.family_id, now).await?;
-        txn.commit().await?;
-        st.sessions.changed(Change::SessionEnded {
-            key: SessionKey {
-                account: row.user_id,
-                session: row.family_id,
-            },
-            reason: EndReason::RefreshTokenReused,
-        });
-        tracing::warn!(family = %row.family_id, "rotated refresh token reused; family revoked");
+        reused(st, &row, now).await?;
         return Err(MarketplaceError::InvalidRefreshToken.into());
     }
+    if !st.cfg.rotate_refresh_tokens {
+        let u = user::Entity::find_by_id(row.user_id)
+            .one(&st.core.db)
+            .await?
+            .ok_or(MarketplaceError::InvalidRefreshToken)?;
+        return Ok(Issued {
+            access: access(st, &u, row.family_id, now)?,
+            refresh: token.to_owned(),
+        });
+    }
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
     let rotated = refresh_token::Entity::update_many()
         .col_expr(refresh_token::Column::RotatedAt, Expr::value(now))
         .filter(refresh_token::Column::Id.eq(row.id))
         .filter(refresh_token::Column::RotatedAt.is_null())
+        .filter(refresh_token::Column::RevokedAt.is_null())
         .exec(&txn)
         .await?;
     if rotated.rows_affected != 1 {
@@ -149,6 +165,25 @@ pub async fn refresh(st: &MarketplaceState, token: &str) -> Result<Issued> {
         access: access(st, &u, row.family_id, now)?,
         refresh,
     })
+}
+
+/// A rotated token came back: its whole family is revoked (whoever holds the live one, the
+/// owner or a thief, signs in again).
+async fn reused(
+    st: &MarketplaceState,
+    row: &refresh_token::Model,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    revoke_family(&st.core.db, row.family_id, now).await?;
+    st.sessions.changed(Change::SessionEnded {
+        key: SessionKey {
+            account: row.user_id,
+            session: row.family_id,
+        },
+        reason: EndReason::RefreshTokenReused,
+    });
+    tracing::warn!(family = %row.family_id, "rotated refresh token reused; family revoked");
+    Ok(())
 }
 
 /// The marketplace's sessions: a refresh family with a token not revoked, of an account
