@@ -135,6 +135,15 @@ pub fn record(req: &impl HttpMessage, decision: Decision) {
     }
 }
 
+/// The two limits on codes sent to one phone (see [`Limits::check_phone`]).
+#[derive(Debug, Clone, Copy)]
+pub struct PhoneLimit {
+    /// Per (phone, sender's address).
+    pub per_sender: LimitSettings,
+    /// Per phone, from every address together; set above `per_sender`.
+    pub per_phone: LimitSettings,
+}
+
 /// Who a limit counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Per {
@@ -235,6 +244,24 @@ impl Limits {
         } else {
             Err(ApiError::rate_limited(decision.retry_after_secs(now)))
         }
+    }
+
+    /// Counts one code sent to `phone` twice: under `limit.per_sender`, keyed by the phone
+    /// and the caller's address, and under the higher `limit.per_phone` ceiling, keyed by the
+    /// phone alone. One sender spends only their own share, so nobody can spend a stranger's
+    /// budget (and block their sign-in or password reset) from one address, while many
+    /// senders together still cannot flood a phone with texts.
+    pub async fn check_phone(
+        &self,
+        req: &HttpRequest,
+        bucket: &str,
+        limit: PhoneLimit,
+        phone: &str,
+    ) -> Result<(), ApiError> {
+        let sender = format!("{phone}@{}", super::client::limit_key(req));
+        self.check(req, &format!("{bucket}_sender"), limit.per_sender, &sender)
+            .await?;
+        self.check(req, bucket, limit.per_phone, phone).await
     }
 
     /// The service's limits on this request.

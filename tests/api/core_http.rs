@@ -33,6 +33,7 @@ async fn percent_encoded_paths_count_against_the_route_limit() {
     let app = spawn_app_with(|s| {
         s.services.identity.rate_limits.signin_per_ip.limit = 4;
         s.services.identity.rate_limits.signin_per_phone.limit = 1000;
+        s.services.identity.rate_limits.signin_per_sender.limit = 1000;
     })
     .await;
     for path in [
@@ -68,6 +69,7 @@ async fn forwarded_for_is_believed_only_from_trusted_proxies() {
     let limited = |s: &mut Settings| {
         s.services.identity.rate_limits.signin_per_ip.limit = 2;
         s.services.identity.rate_limits.signin_per_phone.limit = 1000;
+        s.services.identity.rate_limits.signin_per_sender.limit = 1000;
     };
     let behind = spawn_app_with(|s| {
         limited(s);
@@ -116,6 +118,7 @@ async fn ipv6_callers_are_limited_by_their_64() {
     let behind = spawn_app_with(|s| {
         s.services.identity.rate_limits.signin_per_ip.limit = 2;
         s.services.identity.rate_limits.signin_per_phone.limit = 1000;
+        s.services.identity.rate_limits.signin_per_sender.limit = 1000;
         s.server.trusted_proxies = vec!["127.0.0.0/8".into()];
         s.server.environment = "development".into();
     })

@@ -14,6 +14,8 @@ pub struct Model {
     pub website: Option<String>,
     pub description: Option<String>,
     pub business_phone: Option<String>,
+    /// Whether `GET /dealers` may show the login phone when no business phone is set.
+    pub publish_login_phone: bool,
     /// Sum of the review ratings; the average is `rating_sum / review_count`.
     pub rating_sum: i64,
     pub review_count: i32,

@@ -77,7 +77,7 @@ pub async fn otp_send(
     per_phone(
         &req,
         "otp_send",
-        st.cfg.rate_limits.otp_send_per_phone,
+        st.cfg.rate_limits.otp_send(),
         phone.as_str(),
     )
     .await?;
@@ -143,7 +143,7 @@ pub async fn signin(
     let phone = phone(&body.phone)?;
     let pin = Pin::parse(&body.pin)?;
     let client = client_info(&req, body.device_name.as_deref(), body.platform.as_deref())?;
-    let limit = st.cfg.rate_limits.signin_per_phone;
+    let limit = st.cfg.rate_limits.signin();
     let Some(user) = live_user_by_phone(&st.core.db, &phone).await? else {
         per_phone(&req, "signin", limit, phone.as_str()).await?;
         // Same work as a real check, so timing does not add to what the code already says.

@@ -3,9 +3,8 @@
 //! counted by the handlers once the phone is parsed ([`per_phone`]).
 
 use super::IdentityState;
-use crate::core::config::LimitSettings;
 use crate::core::error::ApiError;
-use crate::core::rate_limit::{Limits, Per, Rule};
+use crate::core::rate_limit::{Limits, Per, PhoneLimit, Rule};
 use actix_web::http::Method;
 use actix_web::HttpRequest;
 
@@ -36,14 +35,14 @@ pub fn limits(st: &IdentityState) -> Limits {
         .default_limit(l.default, Per::Caller)
 }
 
-/// Counts one request against a per-phone limit.
+/// Counts one request against a phone's limits: its sender's share and the phone's ceiling.
 pub async fn per_phone(
     req: &HttpRequest,
     bucket: &str,
-    limit: LimitSettings,
+    limit: PhoneLimit,
     phone: &str,
 ) -> Result<(), ApiError> {
     Limits::of(req)?
-        .check(req, bucket, limit, &format!("phone:{phone}"))
+        .check_phone(req, bucket, limit, &format!("phone:{phone}"))
         .await
 }

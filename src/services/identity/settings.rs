@@ -2,6 +2,7 @@
 
 use crate::core::config::{self, LimitSettings};
 pub use crate::core::lockout::LockoutSettings;
+use crate::core::rate_limit::PhoneLimit;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -57,20 +58,44 @@ impl Default for IdentitySettings {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default)]
 pub struct IdentityRateLimits {
+    /// Codes sent to one phone from one address (the spec's 3 an hour).
+    pub otp_send_per_sender: LimitSettings,
+    /// Codes sent to one phone from every address together: the higher ceiling.
     pub otp_send_per_phone: LimitSettings,
     pub otp_send_per_ip: LimitSettings,
+    /// Sign-ins to one phone from one address (the spec's 5 per 15 minutes).
+    pub signin_per_sender: LimitSettings,
+    /// Sign-ins to one phone from every address together: the higher ceiling.
     pub signin_per_phone: LimitSettings,
     pub signin_per_ip: LimitSettings,
     pub handle_check: LimitSettings,
     pub default: LimitSettings,
 }
 
+impl IdentityRateLimits {
+    pub fn otp_send(&self) -> PhoneLimit {
+        PhoneLimit {
+            per_sender: self.otp_send_per_sender,
+            per_phone: self.otp_send_per_phone,
+        }
+    }
+
+    pub fn signin(&self) -> PhoneLimit {
+        PhoneLimit {
+            per_sender: self.signin_per_sender,
+            per_phone: self.signin_per_phone,
+        }
+    }
+}
+
 impl Default for IdentityRateLimits {
     fn default() -> Self {
         Self {
-            otp_send_per_phone: LimitSettings::new(3, 3600),
+            otp_send_per_sender: LimitSettings::new(3, 3600),
+            otp_send_per_phone: LimitSettings::new(10, 3600),
             otp_send_per_ip: LimitSettings::new(20, 3600),
-            signin_per_phone: LimitSettings::new(5, 900),
+            signin_per_sender: LimitSettings::new(5, 900),
+            signin_per_phone: LimitSettings::new(20, 900),
             signin_per_ip: LimitSettings::new(30, 900),
             handle_check: LimitSettings::new(30, 60),
             default: LimitSettings::new(100, 60),

@@ -5,7 +5,7 @@
 use super::car_dto::Car;
 use super::csv_cells::record;
 use super::dealers::{caller, dealer_id};
-use super::dto::{list, ok, List, PageParams, Success};
+use super::dto::{list, ok, Audience, List, PageParams, Success};
 use super::error::{MarketplaceError, Result};
 use super::listing::STATUS;
 use super::openapi::Errors;
@@ -34,7 +34,7 @@ pub async fn dealer_cars(
     let dealer = dealer_id(&id)?;
     let window = paging.window()?;
     // Only an approved dealer has a page; their cars for sale are the active ones.
-    profiles::dealer(&st.core.db, dealer).await?;
+    profiles::dealer(&st.core.db, dealer, Audience::Public).await?;
     let page = cars::mine(&st, dealer, Some("active"), window).await?;
     Ok(HttpResponse::Ok().json(list(page.map(Car::from))))
 }

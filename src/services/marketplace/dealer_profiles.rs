@@ -61,7 +61,7 @@ pub async fn all(
     responses((status = 200, body = Success<Dealer>), Errors))]
 #[get("/dealers/{id}")]
 pub async fn one(st: web::Data<MarketplaceState>, id: web::Path<String>) -> Result<HttpResponse> {
-    let dealer = profiles::dealer(&st.core.db, dealer_id(&id)?).await?;
+    let dealer = profiles::dealer(&st.core.db, dealer_id(&id)?, Audience::Public).await?;
     Ok(HttpResponse::Ok().json(ok(dealer)))
 }
 
@@ -72,7 +72,7 @@ pub async fn profile(
     auth: Bearer<DealerRole>,
     st: web::Data<MarketplaceState>,
 ) -> Result<HttpResponse> {
-    let dealer = profiles::dealer(&st.core.db, caller(&auth)?).await?;
+    let dealer = profiles::dealer(&st.core.db, caller(&auth)?, Audience::OwnerOrAdmin).await?;
     Ok(HttpResponse::Ok().json(ok(dealer)))
 }
 
@@ -122,7 +122,7 @@ pub async fn hours(
     auth: Bearer<DealerRole>,
     st: web::Data<MarketplaceState>,
 ) -> Result<HttpResponse> {
-    let dealer = profiles::dealer(&st.core.db, caller(&auth)?).await?;
+    let dealer = profiles::dealer(&st.core.db, caller(&auth)?, Audience::OwnerOrAdmin).await?;
     let business_hours = dealer
         .business_hours
         .unwrap_or_else(|| serde_json::json!({}));
@@ -173,6 +173,7 @@ pub async fn set_info(
             .as_deref()
             .map(domain::business_phone)
             .transpose()?,
+        publish_login_phone: body.publish_login_phone,
         ..ProfileChanges::default()
     };
     let changes = some_change(changes, "website")?;

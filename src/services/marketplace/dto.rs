@@ -286,7 +286,10 @@ pub struct Dealer {
     pub name: String,
     /// null when unset, as every unset field of a dealer.
     pub email: Option<String>,
-    pub phone: String,
+    /// To the public: the business phone, or the login phone only if the dealer chose to
+    /// publish it (`publishLoginPhone`), else null. To the dealer and administrators: the
+    /// login phone.
+    pub phone: Option<String>,
     pub location: String,
     /// Always `dealer`.
     #[serde(rename = "type")]
@@ -303,8 +306,19 @@ pub struct Dealer {
     pub website: Option<String>,
     pub description: Option<String>,
     pub business_phone: Option<String>,
+    /// Whether the public sees the login phone when no business phone is set (false unless
+    /// the dealer opts in through `PUT /dealers/profile/business-info`).
+    pub publish_login_phone: bool,
     /// Whether the dealer (applicant) verified their login phone.
     pub is_phone_verified: bool,
+}
+
+/// Who reads a dealer: the public is shown the business phone, never the login phone
+/// unless the dealer chose so; the dealer and administrators see the login phone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    Public,
+    OwnerOrAdmin,
 }
 
 impl Dealer {
@@ -313,7 +327,7 @@ impl Dealer {
             id: u.id.to_string(),
             name: a.business_name,
             email: u.email,
-            phone: u.phone,
+            phone: Some(u.phone),
             location: a.location,
             kind: "dealer".into(),
             is_approved: a.status == "approved",
@@ -325,24 +339,30 @@ impl Dealer {
             website: a.website,
             description: a.description,
             business_phone: a.business_phone,
+            publish_login_phone: false,
             is_phone_verified: u.is_phone_verified,
         }
     }
-}
 
-impl From<(user::Model, dealer_profile::Model)> for Dealer {
-    /// An approved dealer, from the profile the approval created.
-    fn from((u, p): (user::Model, dealer_profile::Model)) -> Self {
+    /// An approved dealer, from the profile the approval created, as `audience` sees it.
+    pub fn approved(u: user::Model, p: dealer_profile::Model, audience: Audience) -> Self {
         let rating = if p.review_count > 0 {
             p.rating_sum as f64 / f64::from(p.review_count)
         } else {
             0.0
         };
+        let phone = match audience {
+            Audience::OwnerOrAdmin => Some(u.phone),
+            Audience::Public => p
+                .business_phone
+                .clone()
+                .or_else(|| p.publish_login_phone.then_some(u.phone)),
+        };
         Self {
             id: u.id.to_string(),
             name: p.name,
             email: u.email,
-            phone: u.phone,
+            phone,
             location: p.location,
             kind: "dealer".into(),
             is_approved: true,
@@ -355,6 +375,7 @@ impl From<(user::Model, dealer_profile::Model)> for Dealer {
             website: p.website,
             description: p.description,
             business_phone: p.business_phone,
+            publish_login_phone: p.publish_login_phone,
             is_phone_verified: u.is_phone_verified,
         }
     }
@@ -411,6 +432,8 @@ pub struct BusinessInfoRequest {
     pub description: Option<String>,
     /// E.164.
     pub business_phone: Option<String>,
+    /// Whether `GET /dealers` may show the login phone when no business phone is set.
+    pub publish_login_phone: Option<bool>,
 }
 
 /// A dealer's business hours (the seven days, or an empty object until set).

@@ -92,8 +92,11 @@ impl MarketplaceSettings {
 pub struct MarketplaceRateLimits {
     pub general: LimitSettings,
     pub auth: LimitSettings,
-    /// Codes asked for one phone (forgot-password, resend-otp) from any address: no phone
-    /// is flooded with SMS by many senders.
+    /// Codes asked for one phone (forgot-password, resend-otp) from one address: a
+    /// stranger spends only their own share of a phone's codes.
+    pub otp_per_sender: LimitSettings,
+    /// Codes asked for one phone from every address together: the higher ceiling, so no
+    /// phone is flooded with SMS by many senders.
     pub otp_per_phone: LimitSettings,
     /// Car and comment likes, per caller (address when anonymous).
     pub likes: LimitSettings,
@@ -110,7 +113,8 @@ impl Default for MarketplaceRateLimits {
         Self {
             general: LimitSettings::new(100, 15 * 60),
             auth: LimitSettings::new(5, 15 * 60),
-            otp_per_phone: LimitSettings::new(5, 3600),
+            otp_per_sender: LimitSettings::new(5, 3600),
+            otp_per_phone: LimitSettings::new(20, 3600),
             likes: LimitSettings::new(50, 15 * 60),
             comments: LimitSettings::new(20, 15 * 60),
             views: LimitSettings::new(100, 15 * 60),

@@ -1,6 +1,6 @@
 use crate::helpers::*;
 use chrono::Duration;
-use serde_json::json;
+use serde_json::{json, Value};
 use switchboard::core::config::LimitSettings;
 
 #[actix_web::test]
@@ -533,6 +533,61 @@ async fn signin_is_rate_limited_per_phone() {
         "RATE_LIMITED",
     )
     .await;
+}
+
+#[actix_web::test]
+async fn a_stranger_cannot_spend_the_owners_codes_or_sign_ins() {
+    let app = spawn_app_with(|s| {
+        s.server.trusted_proxies = vec!["127.0.0.0/8".into()];
+        // A proxy in front counts as exposed; this is a development machine.
+        s.server.environment = "development".into();
+        let l = &mut s.services.identity.rate_limits;
+        l.otp_send_per_phone = LimitSettings::new(5, 3600);
+        l.signin_per_phone = LimitSettings::new(7, 900);
+    })
+    .await;
+    let from = |path: &str, addr: &str, body: Value| {
+        app.client
+            .post(app.url(path))
+            .header("X-Forwarded-For", addr)
+            .json(&body)
+            .send()
+    };
+    let p = phone();
+    let send = json!({"phone": p, "purpose": "signup"});
+    for i in 0..3 {
+        let res = from("/auth/otp/send", "198.51.100.7", send.clone())
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200, "stranger's send {i}");
+    }
+    let res = from("/auth/otp/send", "198.51.100.7", send.clone())
+        .await
+        .unwrap();
+    assert_error(res, 429, "RATE_LIMITED").await;
+    // The owner's own address still has its share; the phone's ceiling (5) stops the rest.
+    for addr in ["203.0.113.20", "203.0.113.21"] {
+        let res = from("/auth/otp/send", addr, send.clone()).await.unwrap();
+        assert_eq!(res.status(), 200, "send from {addr}");
+    }
+    let res = from("/auth/otp/send", "203.0.113.22", send).await.unwrap();
+    assert_error(res, 429, "RATE_LIMITED").await;
+
+    // Sign-ins likewise: five wrong tries from a stranger leave the owner their own.
+    let q = phone();
+    let signin = json!({"phone": q, "pin": "1234"});
+    for _ in 0..5 {
+        let res = from("/auth/signin", "198.51.100.7", signin.clone())
+            .await
+            .unwrap();
+        assert_error(res, 404, "ACCOUNT_NOT_FOUND").await;
+    }
+    let res = from("/auth/signin", "198.51.100.7", signin.clone())
+        .await
+        .unwrap();
+    assert_error(res, 429, "RATE_LIMITED").await;
+    let res = from("/auth/signin", "203.0.113.20", signin).await.unwrap();
+    assert_error(res, 404, "ACCOUNT_NOT_FOUND").await;
 }
 
 #[actix_web::test]

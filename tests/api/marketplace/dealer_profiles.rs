@@ -324,3 +324,92 @@ async fn a_dealer_page_lists_active_cars_and_the_dealer_sees_their_statistics() 
     )
     .await;
 }
+
+/// A dealer as the public sees it, by id and in the list (which must agree).
+async fn public_dealer(app: &TestApp, id: &str) -> Value {
+    let one = assert_ok(get(app, &format!("/dealers/{id}"), None).await, 200).await;
+    let list = json_body(get(app, "/dealers", None).await).await;
+    let listed = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["_id"] == one["_id"])
+        .cloned()
+        .expect("listed");
+    assert_eq!(one["phone"], listed["phone"], "{one} {listed}");
+    one
+}
+
+#[actix_web::test]
+async fn the_public_sees_the_business_phone_never_the_login_phone_unless_chosen() {
+    let app = app().await;
+    let admin = admin_token(&app).await;
+    let login_phone = crate::helpers::phone();
+    let (token, id) = dealer_of(&app, &admin, &login_phone).await;
+    // The application gave a business phone: that is the dealer's public number.
+    let one = public_dealer(&app, &id).await;
+    assert_eq!(one["phone"], "+4930123456", "{one}");
+    assert_eq!(one["publishLoginPhone"], false);
+    assert!(!one.to_string().contains(&login_phone), "{one}");
+    // The dealer sees their own login phone.
+    let own = assert_ok(get(&app, "/dealers/profile/me", Some(&token)).await, 200).await;
+    assert_eq!(own["phone"], login_phone.as_str());
+
+    // A dealer without a business phone publishes no number...
+    let p2 = crate::helpers::phone();
+    let auth = signup(&app, &p2, "secret1").await;
+    let t2 = auth["token"].as_str().unwrap().to_owned();
+    let id2 = auth["user"]["_id"].as_str().unwrap().to_owned();
+    let body = json!({"businessName": "Bo Cars", "location": "Oslo"});
+    let res = send(
+        &app,
+        Method::POST,
+        "/auth/dealer-application",
+        &t2,
+        Some(body),
+    )
+    .await;
+    assert_ok(res, 201).await;
+    let path = format!("/dealers/{id2}/approve");
+    assert_ok(send(&app, Method::PUT, &path, &admin, None).await, 200).await;
+    let t2 = login(&app, &p2).await;
+    let one = public_dealer(&app, &id2).await;
+    assert!(one["phone"].is_null(), "{one}");
+    assert!(!one.to_string().contains(&p2), "{one}");
+    // ...until they choose to publish their login phone.
+    let info = "/dealers/profile/business-info";
+    let res = send(
+        &app,
+        Method::PUT,
+        info,
+        &t2,
+        Some(json!({"publishLoginPhone": true})),
+    )
+    .await;
+    assert_eq!(assert_ok(res, 200).await["publishLoginPhone"], true);
+    let one = public_dealer(&app, &id2).await;
+    assert_eq!(one["phone"], p2.as_str(), "{one}");
+    // A business phone set later wins over the login phone.
+    let res = send(
+        &app,
+        Method::PUT,
+        info,
+        &t2,
+        Some(json!({"businessPhone": "+4722334455"})),
+    )
+    .await;
+    assert_ok(res, 200).await;
+    let one = public_dealer(&app, &id2).await;
+    assert_eq!(one["phone"], "+4722334455", "{one}");
+    // The choice is a boolean.
+    let res = send(
+        &app,
+        Method::PUT,
+        info,
+        &t2,
+        Some(json!({"publishLoginPhone": "yes"})),
+    )
+    .await;
+    let v = assert_err(res, 400, "validation_error").await;
+    assert!(v.to_string().contains("publishLoginPhone"), "{v}");
+}

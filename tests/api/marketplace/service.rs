@@ -85,22 +85,52 @@ async fn general_requests_are_limited_per_caller() {
     assert_eq!(get(&app, "/health", None).await.status(), 200);
 }
 
+/// Asks for a password-reset code for `phone` from the address `from` (believed: the test
+/// trusts loopback as its proxy).
+async fn forgot_from(app: &TestApp, phone: &str, from: &str) -> reqwest::Response {
+    req(app, reqwest::Method::POST, "/auth/forgot-password")
+        .header("X-Forwarded-For", from)
+        .json(&json!({ "phone": phone }))
+        .send()
+        .await
+        .expect("request")
+}
+
 #[actix_web::test]
-async fn codes_for_one_phone_are_limited_from_any_address() {
-    let app = app_with(|s| s.services.marketplace.rate_limits.otp_per_phone.limit = 2).await;
+async fn a_stranger_spends_only_their_own_share_of_a_phones_codes() {
+    let app = app_with(|s| {
+        s.server.trusted_proxies = vec!["127.0.0.0/8".into()];
+        // A proxy in front counts as exposed; this is a development machine.
+        s.server.environment = "development".into();
+        let l = &mut s.services.marketplace.rate_limits;
+        l.auth.limit = 1000;
+        l.otp_per_sender.limit = 2;
+        l.otp_per_phone.limit = 4;
+    })
+    .await;
     let p = phone();
     signup(&app, &p, "secret1").await;
-    let body = json!({"phone": p, "type": "password_reset"});
+    // The stranger spends their share and is refused...
     for _ in 0..2 {
-        assert_ok(post(&app, "/auth/resend-otp", body.clone()).await, 200).await;
+        assert_ok(forgot_from(&app, &p, "198.51.100.7").await, 200).await;
     }
-    let res = post(&app, "/auth/forgot-password", json!({"phone": p})).await;
-    let v = assert_err(res, 429, "rate_limit_exceeded").await;
-    assert!(v["retryAfter"].as_i64().is_some(), "{v}");
-    // Another phone, and a phone without an account, count apart.
-    assert_ok(
-        post(&app, "/auth/forgot-password", json!({"phone": phone()})).await,
-        200,
+    let v = assert_err(
+        forgot_from(&app, &p, "198.51.100.7").await,
+        429,
+        "rate_limit_exceeded",
     )
     .await;
+    assert!(v["retryAfter"].as_i64().is_some(), "{v}");
+    // ...while the owner, from their own address, still gets a code to reset with.
+    assert_ok(forgot_from(&app, &p, "203.0.113.20").await, 200).await;
+    // Many senders together stop at the phone's ceiling (4), however many addresses.
+    assert_ok(forgot_from(&app, &p, "192.0.2.1").await, 200).await;
+    assert_err(
+        forgot_from(&app, &p, "192.0.2.2").await,
+        429,
+        "rate_limit_exceeded",
+    )
+    .await;
+    // Another phone, and a phone without an account, count apart.
+    assert_ok(forgot_from(&app, &phone(), "198.51.100.7").await, 200).await;
 }

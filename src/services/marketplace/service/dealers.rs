@@ -1,7 +1,7 @@
 //! Dealer applications: one open (pending) application per user; an administrator's approval
 //! makes the applicant a dealer and takes the application off the pending list.
 
-use super::super::dto::{ApplicationStatus, ApplicationSummary, Dealer};
+use super::super::dto::{ApplicationStatus, ApplicationSummary, Audience, Dealer};
 use super::super::error::{MarketplaceError, Result};
 use super::super::MarketplaceState;
 use crate::core::page::{self, Page, Window};
@@ -141,7 +141,7 @@ pub async fn approve(st: &MarketplaceState, dealer_id: Uuid) -> Result<Dealer> {
     // The dealer's current tokens act as a dealer from the next request.
     st.sessions
         .changed(Change::AccountChanged { account: dealer_id });
-    Ok(Dealer::from((u, profile)))
+    Ok(Dealer::approved(u, profile, Audience::OwnerOrAdmin))
 }
 
 /// Pending applications, oldest first, as dealers awaiting approval.

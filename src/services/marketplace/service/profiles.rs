@@ -1,7 +1,7 @@
 //! Dealer profiles: created by the approval from the application, read by anyone, changed
 //! by their dealer (name, location, description, business info and hours).
 
-use super::super::dto::Dealer;
+use super::super::dto::{Audience, Dealer};
 use super::super::error::{MarketplaceError, Result};
 use super::super::MarketplaceState;
 use crate::core::page::{self, Page, Window};
@@ -23,6 +23,7 @@ pub struct ProfileChanges {
     pub description: Option<String>,
     pub website: Option<String>,
     pub business_phone: Option<String>,
+    pub publish_login_phone: Option<bool>,
     pub business_hours: Option<serde_json::Value>,
 }
 
@@ -33,6 +34,7 @@ impl ProfileChanges {
             && self.description.is_none()
             && self.website.is_none()
             && self.business_phone.is_none()
+            && self.publish_login_phone.is_none()
             && self.business_hours.is_none()
     }
 }
@@ -64,6 +66,7 @@ pub async fn create(
         website: Set(app.website.clone()),
         description: Set(app.description.clone()),
         business_phone: Set(app.business_phone.clone()),
+        publish_login_phone: Set(false),
         rating_sum: Set(0),
         review_count: Set(0),
         total_sales: Set(i32::try_from(sold).unwrap_or(i32::MAX)),
@@ -90,7 +93,7 @@ pub async fn count_sale(txn: &impl ConnectionTrait, seller: Uuid, delta: i32) ->
 }
 
 /// The approved dealer `id` with their account.
-pub async fn dealer(db: &impl ConnectionTrait, id: Uuid) -> Result<Dealer> {
+pub async fn dealer(db: &impl ConnectionTrait, id: Uuid, audience: Audience) -> Result<Dealer> {
     let profile = dealer_profile::Entity::find_by_id(id)
         .one(db)
         .await?
@@ -99,7 +102,7 @@ pub async fn dealer(db: &impl ConnectionTrait, id: Uuid) -> Result<Dealer> {
         .one(db)
         .await?
         .ok_or(MarketplaceError::DealerNotFound)?;
-    Ok(Dealer::from((account, profile)))
+    Ok(Dealer::approved(account, profile, audience))
 }
 
 /// Approved dealers, longest-standing first.
@@ -124,7 +127,11 @@ pub async fn list(st: &MarketplaceState, window: Window) -> Result<Page<Dealer>>
     // A profile's user is there (the foreign key cascades), so none is skipped.
     let dealers = items
         .into_iter()
-        .filter_map(|p| users.remove(&p.user_id).map(|u| Dealer::from((u, p))))
+        .filter_map(|p| {
+            users
+                .remove(&p.user_id)
+                .map(|u| Dealer::approved(u, p, Audience::Public))
+        })
         .collect();
     Ok(Page {
         items: dealers,
@@ -151,6 +158,7 @@ pub async fn update(
         description,
         website,
         business_phone,
+        publish_login_phone,
         business_hours,
     } = changes;
     if let Some(v) = name {
@@ -168,12 +176,15 @@ pub async fn update(
     if let Some(v) = business_phone {
         row.business_phone = Set(Some(v));
     }
+    if let Some(v) = publish_login_phone {
+        row.publish_login_phone = Set(v);
+    }
     if let Some(v) = business_hours {
         row.business_hours = Set(Some(v));
     }
     row.updated_at = Set(st.core.now());
     row.update(&txn).await?;
-    let answer = dealer(&txn, dealer_id).await?;
+    let answer = dealer(&txn, dealer_id, Audience::OwnerOrAdmin).await?;
     txn.commit().await?;
     Ok(answer)
 }
