@@ -106,12 +106,8 @@ impl Auth {
     }
 
     /// The verified claims of the request's bearer token, None without one. Verified once
-    /// per request: the rate limiter and the extractors share the answer.
-    pub fn claims(&self, req: &HttpRequest) -> Result<Option<Claims>, ApiError> {
-        Ok(self.shared_claims(req)?.map(|c| (*c).clone()))
-    }
-
-    /// [`Self::claims`] without a copy of its own.
+    /// per request: the rate limiter and the extractors share the answer (and its memory:
+    /// the claims are the verified-token memo's own, not a copy).
     pub fn shared_claims(&self, req: &HttpRequest) -> Result<Option<Arc<Claims>>, ApiError> {
         let known = req.extensions().get::<Verified>().map(|v| v.0.clone());
         let outcome = known.unwrap_or_else(|| {
@@ -127,15 +123,18 @@ impl Auth {
     }
 
     /// Whether the session behind `claims` is live now (services without sessions: yes),
-    /// with the account's current roles put in place of the token's.
-    pub async fn admit(&self, mut claims: Claims) -> Result<Admitted, ApiError> {
+    /// with the account's current roles put in place of the token's (copied only when they
+    /// differ).
+    pub async fn admit(&self, mut claims: Arc<Claims>) -> Result<Admitted, ApiError> {
         let Some(sessions) = &self.sessions else {
             return Ok(Admitted { claims, live: None });
         };
         let ended = || (self.errors.invalid_token)(JwtError::Revoked);
         let key = SessionKey::of(&claims).ok_or_else(ended)?;
         let live = sessions.live(key).await?.ok_or_else(ended)?;
-        claims.roles.clone_from(&live.roles);
+        if claims.roles != live.roles {
+            Arc::make_mut(&mut claims).roles.clone_from(&live.roles);
+        }
         Ok(Admitted {
             claims,
             live: Some(live),
@@ -144,7 +143,11 @@ impl Auth {
 
     /// A token (from a socket handshake) verified and admitted.
     pub async fn admit_token(&self, token: &str) -> Result<Admitted, ApiError> {
-        self.admit(self.verify(token)?).await
+        let claims = self
+            .jwt
+            .verify_shared(token, self.token_type, self.clock.now())
+            .map_err(self.errors.invalid_token)?;
+        self.admit(claims).await
     }
 
     /// Whether `presented` is the configured key (constant time; no key configured: no).
@@ -162,7 +165,7 @@ struct Verified(Result<Option<Arc<Claims>>, JwtError>);
 /// A verified token whose session is live.
 pub struct Admitted {
     /// The token's claims, its roles those of the account now.
-    pub claims: Claims,
+    pub claims: Arc<Claims>,
     /// The live session (None for services whose tokens name none).
     pub live: Option<Arc<Live>>,
 }
@@ -184,8 +187,10 @@ fn bearer_str(req: &HttpRequest) -> Result<Option<&str>, JwtError> {
     let Some(value) = req.headers().get(AUTHORIZATION) else {
         return Ok(None);
     };
-    let token = value
-        .to_str()
+    // UTF-8 rather than `to_str`'s visible-ASCII check byte by byte (a token is ~300 bytes,
+    // read on every request): a token with other characters is no token this service
+    // signed, so it fails verification as invalid all the same.
+    let token = std::str::from_utf8(value.as_bytes())
         .ok()
         .and_then(|v| {
             v.strip_prefix("Bearer ")
@@ -239,7 +244,7 @@ role!(DealerOrAdminRole, Dealer, Admin);
 /// satisfy `R`.
 pub struct Bearer<R: Roles = AnyRole> {
     /// The token's claims, its roles those of the account now.
-    pub claims: Claims,
+    pub claims: Arc<Claims>,
     /// The live session (None for services whose tokens name none).
     pub live: Option<Arc<Live>>,
     _roles: PhantomData<R>,
@@ -251,7 +256,7 @@ impl<R: Roles> Bearer<R> {
         self.live.as_ref().and_then(|l| l.account::<A>())
     }
 
-    async fn admit(auth: web::Data<Auth>, claims: Claims) -> Result<Self, ApiError> {
+    async fn admit(auth: web::Data<Auth>, claims: Arc<Claims>) -> Result<Self, ApiError> {
         let Admitted { claims, live } = auth.admit(claims).await?;
         if !R::ANY_OF.is_empty() && !R::ANY_OF.iter().any(|r| claims.roles.contains(r)) {
             return Err((auth.errors.forbidden)(R::ANY_OF));
@@ -271,7 +276,7 @@ impl<R: Roles> FromRequest for Bearer<R> {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let verified = Auth::data(req).cloned().and_then(|auth| {
             let claims = auth
-                .claims(req)?
+                .shared_claims(req)?
                 .ok_or_else(|| (auth.errors.missing)("Authorization"))?;
             Ok((auth, claims))
         });
@@ -294,7 +299,7 @@ impl FromRequest for MaybeBearer {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let verified = Auth::data(req)
             .cloned()
-            .and_then(|auth| Ok((auth.claims(req)?, auth)));
+            .and_then(|auth| Ok((auth.shared_claims(req)?, auth)));
         Box::pin(async move {
             match verified? {
                 (Some(claims), auth) => Ok(Self(Some(Bearer::admit(auth, claims).await?))),
@@ -324,7 +329,7 @@ impl FromRequest for PresentedKey {
 /// What a caller presented: a bearer token (verified, its session live) or an API key (to
 /// resolve).
 pub enum Credential {
-    Token(Claims),
+    Token(Arc<Claims>),
     Key(String),
 }
 
@@ -334,7 +339,7 @@ impl FromRequest for Credential {
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let presented = Auth::data(req).cloned().and_then(|auth| {
-            let claims = auth.claims(req)?;
+            let claims = auth.shared_claims(req)?;
             let key = header(req, API_KEY_HEADER).map(str::to_owned);
             Ok((auth, claims, key))
         });

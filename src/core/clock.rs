@@ -125,9 +125,98 @@ impl Clock for ManualClock {
     }
 }
 
+/// `serialize_with` for a UTC time on hot responses: exactly what chrono's own `Serialize`
+/// writes (RFC 3339, `Z`, a fraction of 0, 3, 6 or 9 digits as the nanoseconds need), but
+/// written straight into a small buffer instead of through `Display` and `collect_str`.
+/// Years outside 0–9999 and leap seconds take chrono's own path.
+pub fn serialize_utc<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+    use chrono::{Datelike, Timelike};
+    let nanos = t.nanosecond();
+    let year = t.year();
+    if !(0..=9999).contains(&year) || nanos >= 1_000_000_000 {
+        return serde::Serialize::serialize(t, s);
+    }
+    let mut buf = [0u8; 30];
+    let mut put = |at: usize, value: u32, digits: usize| {
+        let mut v = value;
+        for i in (0..digits).rev() {
+            buf[at + i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    put(0, year as u32, 4);
+    put(5, t.month(), 2);
+    put(8, t.day(), 2);
+    put(11, t.hour(), 2);
+    put(14, t.minute(), 2);
+    put(17, t.second(), 2);
+    let digits = match nanos {
+        0 => 0,
+        n if n % 1_000_000 == 0 => 3,
+        n if n % 1_000 == 0 => 6,
+        _ => 9,
+    };
+    if digits > 0 {
+        put(20, nanos / 10u32.pow(9 - digits as u32), digits);
+    }
+    for (at, sep) in [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':')] {
+        buf[at] = sep;
+    }
+    let mut end = 19;
+    if digits > 0 {
+        buf[19] = b'.';
+        end = 20 + digits;
+    }
+    buf[end] = b'Z';
+    // Only ASCII digits and separators were written.
+    let text = std::str::from_utf8(&buf[..=end]).map_err(serde::ser::Error::custom)?;
+    s.serialize_str(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utc_times_are_written_as_chrono_writes_them() {
+        #[derive(serde::Serialize)]
+        struct Fast(#[serde(serialize_with = "serialize_utc")] DateTime<Utc>);
+        let base = DateTime::from_timestamp(1_800_000_000, 0).expect("time");
+        let mut times = vec![
+            base,
+            DateTime::<Utc>::UNIX_EPOCH,
+            DateTime::from_timestamp(-62_167_219_200, 0).expect("year 0"),
+            DateTime::from_timestamp(253_402_300_799, 999_999_999).expect("year 9999"),
+            DateTime::from_timestamp(253_402_300_800, 0).expect("year 10000"),
+            DateTime::from_timestamp(-62_167_219_201, 5).expect("year -1"),
+            DateTime::from_timestamp(1_800_000_059, 1_500_000_000).expect("leap second"),
+        ];
+        for nanos in [
+            1,
+            10,
+            1_000,
+            120_000,
+            123_456,
+            1_000_000,
+            5_000_000,
+            999_999_999,
+        ] {
+            times.push(base + Duration::nanoseconds(nanos));
+        }
+        // Every field's every digit: a day in each month, hours and minutes apart.
+        for step in 0..400 {
+            times.push(
+                base + Duration::seconds(step * 86_400 + step * 3_671)
+                    + Duration::milliseconds(step),
+            );
+        }
+        for t in times {
+            assert_eq!(
+                serde_json::to_string(&Fast(t)).expect("json"),
+                serde_json::to_string(&t).expect("json"),
+            );
+        }
+    }
 
     #[test]
     fn a_frozen_clock_moves_only_when_advanced() {

@@ -11,7 +11,9 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers, Next};
 use actix_web::HttpMessage;
-use actix_web::{guard, web, FromRequest, Handler, HttpRequest, HttpResponse, Responder};
+use actix_web::{
+    guard, web, FromRequest, Handler, HttpRequest, HttpResponse, HttpResponseBuilder, Responder,
+};
 use serde::Serialize;
 use std::rc::Rc;
 use utoipa::openapi::OpenApi;
@@ -179,14 +181,25 @@ pub async fn pass_unless<B: MessageBody + 'static>(
     }
 }
 
+/// `builder.json(value)` with the body written into a buffer sized for a typical answer
+/// up front, not grown from empty through several copies (for the hottest reads).
+pub fn json<T: Serialize>(mut builder: HttpResponseBuilder, value: &T) -> HttpResponse {
+    let mut body = Vec::with_capacity(512);
+    match serde_json::to_writer(&mut body, value) {
+        Ok(()) => builder
+            .insert_header((
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ))
+            .body(body),
+        Err(e) => HttpResponse::from_error(actix_web::error::JsonPayloadError::Serialize(e)),
+    }
+}
+
 /// Every response of every service: no MIME sniffing, never framed. A handler that sets its
 /// own Content-Security-Policy (the HTML pages) keeps it; it must say frame-ancestors too.
-pub async fn security_headers(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let mut res = next.call(req).await?;
-    let h = res.headers_mut();
+/// Written by `telemetry::around`.
+pub fn security_headers(h: &mut header::HeaderMap) {
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -198,7 +211,6 @@ pub async fn security_headers(
             HeaderValue::from_static("frame-ancestors 'none'"),
         );
     }
-    Ok(res)
 }
 
 /// The one health body of every service. `version` is the service's interface version
@@ -210,6 +222,7 @@ pub struct Health {
     pub service: &'static str,
     pub version: &'static str,
     pub build: String,
+    #[serde(serialize_with = "super::clock::serialize_utc")]
     pub timestamp: chrono::DateTime<chrono::Utc>,
     /// Service-specific figures for operators (absent when the service reports none).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -245,9 +258,9 @@ impl Health {
 
     pub fn response(self) -> HttpResponse {
         if self.status == "healthy" {
-            HttpResponse::Ok().json(self)
+            json(HttpResponse::Ok(), &self)
         } else {
-            HttpResponse::ServiceUnavailable().json(self)
+            json(HttpResponse::ServiceUnavailable(), &self)
         }
     }
 }

@@ -50,8 +50,10 @@ pub struct JwtKeys {
     /// HS256 only; expiry is checked here against the injected clock, not by the library.
     validation: Validation,
     /// Tokens whose signature held, by their exact text. Its claims are the token's own, so
-    /// type and expiry are still checked on every use.
-    verified: Cache<Box<str>, Arc<Claims>>,
+    /// type and expiry are still checked on every use. Hashed with aHash, not SipHash: a
+    /// token is ~300 bytes, hashed on every request, and only tokens this process signed are
+    /// ever stored, so nobody can choose keys that collide.
+    verified: Cache<Box<str>, Arc<Claims>, ahash::RandomState>,
 }
 
 impl JwtKeys {
@@ -66,7 +68,7 @@ impl JwtKeys {
             verified: Cache::builder()
                 .max_capacity(VERIFIED_CAPACITY)
                 .time_to_live(VERIFIED_TTL)
-                .build(),
+                .build_with_hasher(ahash::RandomState::new()),
         }
     }
 

@@ -60,7 +60,8 @@ struct Log {
 
 #[derive(Default)]
 pub struct MemoryStore {
-    logs: DashMap<String, Log>,
+    /// aHash (keyed at random per process), not SipHash: a key is hashed on every request.
+    logs: DashMap<String, Log, ahash::RandomState>,
     calls: AtomicU64,
 }
 
@@ -235,9 +236,25 @@ impl Limits {
         limit: LimitSettings,
         subject: &str,
     ) -> Result<(), ApiError> {
-        let key = format!("{}:{bucket}:{subject}", self.service);
+        self.count(req, bucket, limit, &[subject]).await
+    }
+
+    /// [`Self::check`] for the subject `parts` joined by `:`; the key
+    /// `service:bucket:parts…` is put together on the stack, not allocated per request.
+    async fn count(
+        &self,
+        req: &HttpRequest,
+        bucket: &str,
+        limit: LimitSettings,
+        parts: &[&str],
+    ) -> Result<(), ApiError> {
+        let (mut stack, mut heap) = ([0u8; 192], String::new());
+        let pieces = [self.service, bucket]
+            .into_iter()
+            .chain(parts.iter().copied());
+        let key = join(pieces, &mut stack, &mut heap);
         let now = self.clock.now();
-        let decision = self.store.hit(&key, limit, now).await;
+        let decision = self.store.hit(key, limit, now).await;
         record(req, decision);
         if decision.allowed {
             Ok(())
@@ -287,11 +304,35 @@ impl Limits {
     }
 }
 
-/// Who is calling, for a [`Per::Caller`] limit.
-fn caller(req: &HttpRequest) -> Option<String> {
+/// `pieces` joined by `:`, in `stack` when they fit (always, for the keys of routes), else in
+/// `heap`.
+fn join<'a, 'p>(
+    pieces: impl Iterator<Item = &'p str> + Clone,
+    stack: &'a mut [u8; 192],
+    heap: &'a mut String,
+) -> &'a str {
+    let len = pieces.clone().map(|p| p.len() + 1).sum::<usize>();
+    if len > stack.len() {
+        *heap = pieces.collect::<Vec<_>>().join(":");
+        return heap;
+    }
+    let mut at = 0;
+    for p in pieces {
+        if at > 0 {
+            stack[at] = b':';
+            at += 1;
+        }
+        stack[at..at + p.len()].copy_from_slice(p.as_bytes());
+        at += p.len();
+    }
+    // Whole strings and ASCII colons: always UTF-8.
+    std::str::from_utf8(&stack[..at]).unwrap_or_default()
+}
+
+/// Who is calling, for a [`Per::Caller`] limit: the claims of a genuine token.
+fn caller(req: &HttpRequest) -> Option<Arc<super::jwt::Claims>> {
     let auth = super::auth::Auth::of(req).ok()?;
-    let claims = auth.shared_claims(req).ok()??;
-    Some(format!("a:{}", claims.sub))
+    auth.shared_claims(req).ok()?
 }
 
 /// Probes and documentation are never limited: a load balancer checking `/health` every
@@ -312,12 +353,19 @@ pub async fn middleware(
     else {
         return pass_unless(req, next, None).await;
     };
-    let who = match per {
+    let claims = match per {
         Per::Caller => caller(req.request()),
         Per::Ip => None,
-    }
-    .unwrap_or_else(|| format!("ip:{}", super::client::limit_key(req.request())));
-    let refused = limits.check(req.request(), bucket, limit, &who).await.err();
+    };
+    let address;
+    let who = match &claims {
+        Some(c) => ["a", c.sub.as_str()],
+        None => {
+            address = super::client::limit_key(req.request());
+            ["ip", address.as_str()]
+        }
+    };
+    let refused = limits.count(req.request(), bucket, limit, &who).await.err();
     pass_unless(req, next, refused).await
 }
 
@@ -328,6 +376,20 @@ mod tests {
 
     fn at(ms: i64) -> DateTime<Utc> {
         DateTime::from_timestamp_millis(ms).expect("valid time")
+    }
+
+    #[test]
+    fn keys_are_joined_on_the_stack_or_the_heap_alike() {
+        let (mut stack, mut heap) = ([0u8; 192], String::new());
+        let short = ["identity", "default", "a", "u1"];
+        assert_eq!(
+            join(short.into_iter(), &mut stack, &mut heap),
+            "identity:default:a:u1"
+        );
+        let long = "x".repeat(300);
+        let (mut stack, mut heap) = ([0u8; 192], String::new());
+        let key = join(["s", "b", long.as_str()].into_iter(), &mut stack, &mut heap);
+        assert_eq!(key, format!("s:b:{long}"));
     }
 
     #[actix_web::test]

@@ -4,14 +4,16 @@
 
 use super::client::TrustedProxies;
 use super::error::{self, Envelope};
-use super::http::{error_handlers, extractor_config, security_headers, ApiDocument};
+use super::http::{error_handlers, extractor_config, ApiDocument};
 use super::rate_limit;
 use super::routes::{claim_declared_paths, fallback, RouteMethods};
 use super::{cors, telemetry, CoreContext};
 use actix_web::dev::Server;
-use actix_web::middleware::{from_fn, DefaultHeaders};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
 use std::net::{SocketAddr, TcpListener};
+use std::rc::Rc;
 use utoipa::openapi::OpenApi;
 use utoipa_actix_web::service_config::ServiceConfig;
 use utoipa_actix_web::AppExt;
@@ -87,6 +89,16 @@ where
         .map_or(2, |n| n.get())
         .min(4);
     let server = HttpServer::new(move || {
+        // Names are written as headers are shown (`X-Test-Mode`); a bad one is a bug here.
+        let marks: Rc<[(HeaderName, HeaderValue)]> = marks
+            .iter()
+            .filter_map(|&(k, v)| {
+                Some((
+                    HeaderName::from_bytes(k.as_bytes()).ok()?,
+                    HeaderValue::from_static(v),
+                ))
+            })
+            .collect();
         let (app, doc) = App::new()
             .app_data(clock.clone())
             .app_data(proxies.clone())
@@ -107,17 +119,11 @@ where
             .wrap(from_fn(cors::refusals))
             // Every ApiError below (handlers, extractors, limits, 404/405) is answered in E.
             .wrap(from_fn(error::render::<E>))
-            .wrap(from_fn(security_headers))
-            .wrap(from_fn(telemetry::rate_limit_headers))
+            // Outermost, so every response gets its id, limit and security headers and the
+            // marks.
             .wrap(from_fn(move |req, next| {
-                telemetry::request_span(name, req, next)
+                telemetry::around(name, marks.clone(), req, next)
             }))
-            // Outermost, so no response leaves without the marks.
-            .wrap(
-                marks
-                    .iter()
-                    .fold(DefaultHeaders::new(), |h, &(k, v)| h.add((k, v))),
-            )
     })
     .listen(listener)?
     .workers(workers)

@@ -128,7 +128,7 @@ type Answer = Option<Arc<Live>>;
 pub struct Sessions {
     source: Box<dyn SessionSource>,
     /// None when `session_cache_secs` is 0: every request asks the database.
-    cache: Option<Cache<SessionKey, Answer>>,
+    cache: Option<Cache<SessionKey, Answer, ahash::RandomState>>,
     /// Counts changes; a load that saw a change while it read is used once, not cached,
     /// since it may have read the state from before the change.
     changes: AtomicU64,
@@ -144,7 +144,8 @@ impl Sessions {
                 .max_capacity(settings.session_cache_capacity.max(1))
                 .time_to_live(Duration::from_secs(settings.session_cache_secs))
                 .support_invalidation_closures()
-                .build()
+                // Keys are two UUIDs of sessions this service created: aHash, not SipHash.
+                .build_with_hasher(ahash::RandomState::new())
         });
         Self {
             source: Box::new(source),

@@ -9,6 +9,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage};
+use std::rc::Rc;
 use tracing::Instrument;
 use tracing_subscriber::EnvFilter;
 
@@ -20,48 +21,64 @@ pub fn init() {
 
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-#[derive(Debug, Clone)]
-pub struct RequestId(pub String);
-
-fn accept_request_id(value: &HeaderValue) -> Option<String> {
-    let s = value.to_str().ok()?;
-    let ok = !s.is_empty()
+fn accept_request_id(value: &HeaderValue) -> bool {
+    let s = value.as_bytes();
+    !s.is_empty()
         && s.len() <= 128
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    ok.then(|| s.to_owned())
+        && s.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
-/// Request id, span and access log line for every request. The span names the matched
-/// route pattern, never the path: paths carry interview and KYC tokens.
-pub async fn request_span(
+/// A fresh request id: random from the thread's generator, no system call per request.
+fn new_request_id() -> HeaderValue {
+    let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    let id = uuid::Builder::from_random_bytes(rand::random())
+        .into_uuid()
+        .hyphenated()
+        .encode_lower(&mut text)
+        .as_bytes();
+    HeaderValue::from_bytes(id).unwrap_or_else(|_| HeaderValue::from_static("-"))
+}
+
+/// Everything every listener does around every request, as one layer (each layer of
+/// middleware costs a boxed future and an indirect call per request): the request id, the
+/// span and the access log line; on the way out, the `X-RateLimit-*` headers of the
+/// tightest limit applied, the security headers and the listener's `marks` (set where the
+/// response has none of its own). The span names the matched route pattern, never the
+/// path: paths carry interview and KYC tokens.
+pub async fn around(
     service: &'static str,
+    marks: Rc<[(HeaderName, HeaderValue)]>,
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    // A sane id the caller sent is kept (sharing the request's bytes), else one is made.
     let id = req
         .headers()
         .get(&REQUEST_ID)
-        .and_then(accept_request_id)
-        // Random from the thread's generator: no system call per request.
-        .unwrap_or_else(|| {
-            let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
-            uuid::Builder::from_random_bytes(rand::random())
-                .into_uuid()
-                .hyphenated()
-                .encode_lower(&mut text)
-                .to_owned()
-        });
-    req.extensions_mut().insert(RequestId(id.clone()));
+        .filter(|v| accept_request_id(v))
+        .cloned()
+        .unwrap_or_else(new_request_id);
     let route = super::http::matched_route(req.request());
     let route = route.as_deref().unwrap_or("<unmatched>");
-    let span =
-        tracing::info_span!("request", service, request_id = %id, method = %req.method(), route);
+    let span = tracing::info_span!(
+        "request",
+        service,
+        request_id = id.to_str().unwrap_or_default(),
+        method = %req.method(),
+        route
+    );
     let started = std::time::Instant::now();
     async move {
         let mut res = next.call(req).await?;
-        if let Ok(v) = HeaderValue::from_str(&id) {
-            res.headers_mut().insert(REQUEST_ID, v);
+        rate_limit_headers(&mut res);
+        let h = res.headers_mut();
+        super::http::security_headers(h);
+        h.insert(REQUEST_ID, id);
+        for (name, value) in marks.iter() {
+            if !h.contains_key(name) {
+                h.insert(name.clone(), value.clone());
+            }
         }
         let status = res.status().as_u16();
         let ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -77,28 +94,24 @@ pub async fn request_span(
 }
 
 /// Writes `X-RateLimit-*` (and `Retry-After` on 429) from the tightest limit applied.
-pub async fn rate_limit_headers(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let clock = req.app_data::<web::Data<SharedClock>>().cloned();
-    let mut res = next.call(req).await?;
+fn rate_limit_headers<B>(res: &mut ServiceResponse<B>) {
     let applied = res.request().extensions().get::<AppliedLimit>().copied();
-    if let Some(AppliedLimit(d)) = applied {
-        let h = res.headers_mut();
-        h.insert(HeaderName::from_static("x-ratelimit-limit"), d.limit.into());
+    let Some(AppliedLimit(d)) = applied else {
+        return;
+    };
+    let clock = res.request().app_data::<web::Data<SharedClock>>().cloned();
+    let h = res.headers_mut();
+    h.insert(HeaderName::from_static("x-ratelimit-limit"), d.limit.into());
+    h.insert(
+        HeaderName::from_static("x-ratelimit-remaining"),
+        d.remaining.into(),
+    );
+    h.insert(HeaderName::from_static("x-ratelimit-reset"), d.reset.into());
+    if !d.allowed {
+        let now = clock.map(|c| c.now()).unwrap_or_else(chrono::Utc::now);
         h.insert(
-            HeaderName::from_static("x-ratelimit-remaining"),
-            d.remaining.into(),
+            actix_web::http::header::RETRY_AFTER,
+            d.retry_after_secs(now).into(),
         );
-        h.insert(HeaderName::from_static("x-ratelimit-reset"), d.reset.into());
-        if !d.allowed {
-            let now = clock.map(|c| c.now()).unwrap_or_else(chrono::Utc::now);
-            h.insert(
-                actix_web::http::header::RETRY_AFTER,
-                d.retry_after_secs(now).into(),
-            );
-        }
     }
-    Ok(res)
 }

@@ -261,7 +261,9 @@ pub struct User {
     pub country: String,
     pub language: String,
     pub kyc_status: String,
+    #[serde(serialize_with = "crate::core::clock::serialize_utc")]
     pub created_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::core::clock::serialize_utc")]
     pub updated_at: DateTime<Utc>,
 }
 

@@ -9,6 +9,7 @@ use super::extract::Authenticated;
 use super::openapi::Errors;
 use super::service::accounts;
 use super::IdentityState;
+use crate::core::http::json;
 use crate::core::json_body::Json;
 use crate::core::session::Change;
 use actix_web::{delete, get, patch, post, web, HttpResponse};
@@ -19,7 +20,7 @@ use switchboard_entities::identity::user;
     responses((status = 200, body = Success<User>), Errors))]
 #[get("/users/me")]
 pub async fn me(auth: Authenticated) -> Result<HttpResponse> {
-    Ok(HttpResponse::Ok().json(ok(User::from(&*auth.user))))
+    Ok(json(HttpResponse::Ok(), &ok(User::from(&*auth.user))))
 }
 
 #[utoipa::path(tag = "users", security(("bearer" = [])), request_body = UpdateMeRequest,

@@ -10,6 +10,7 @@ use super::service::accounts::{self, SignupInput};
 use super::service::tokens;
 use super::MarketplaceState;
 use crate::core::auth::Bearer;
+use crate::core::http::json;
 use crate::core::json_body::Json;
 use crate::core::session::SessionKey;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
@@ -103,7 +104,7 @@ pub async fn me(auth: Bearer) -> Result<HttpResponse> {
     let u = auth
         .account::<user::Model>()
         .ok_or(MarketplaceError::AccountGone)?;
-    Ok(HttpResponse::Ok().json(ok(User::from((*u).clone()))))
+    Ok(json(HttpResponse::Ok(), &ok(User::from(&*u))))
 }
 
 #[utoipa::path(tag = "auth", request_body = PhoneRequest,

@@ -124,20 +124,27 @@ pub struct User {
     /// user, dealer or admin.
     pub role: String,
     pub is_phone_verified: bool,
+    #[serde(serialize_with = "crate::core::clock::serialize_utc")]
     pub created_at: DateTime<Utc>,
+}
+
+impl From<&user::Model> for User {
+    fn from(u: &user::Model) -> Self {
+        Self {
+            id: u.id.to_string(),
+            phone: u.phone.clone(),
+            email: u.email.clone(),
+            name: u.name.clone(),
+            role: u.role.clone(),
+            is_phone_verified: u.is_phone_verified,
+            created_at: u.created_at,
+        }
+    }
 }
 
 impl From<user::Model> for User {
     fn from(u: user::Model) -> Self {
-        Self {
-            id: u.id.to_string(),
-            phone: u.phone,
-            email: u.email,
-            name: u.name,
-            role: u.role,
-            is_phone_verified: u.is_phone_verified,
-            created_at: u.created_at,
-        }
+        Self::from(&u)
     }
 }
 
