@@ -98,6 +98,16 @@ impl Element {
         })
     }
 
+    /// "a, b and c" of the elements' noun phrases.
+    pub fn list(els: &[Element]) -> String {
+        let nouns: Vec<&str> = els.iter().map(|e| e.noun()).collect();
+        match nouns.as_slice() {
+            [] => String::new(),
+            [one] => (*one).to_owned(),
+            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        }
+    }
+
     /// Lower-case noun phrase for prose ("the result").
     pub fn noun(self) -> &'static str {
         match self {
