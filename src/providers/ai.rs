@@ -6,6 +6,7 @@ use super::openai_chat::{json_in, ChatClient};
 use super::settings::AiSettings;
 use async_trait::async_trait;
 use std::sync::Arc;
+use switchboard_actors::interview::evidence::{contradiction, Element, Evidence};
 use switchboard_actors::interview::{AnswerScore, Interviewer, JobProfile, Question, Turn};
 
 /// Skills the built-in interviewer recognises in job descriptions, CVs and answers.
@@ -375,7 +376,7 @@ impl Interviewer for OpenAiInterviewer {
 
     async fn score(&self, job: &JobProfile, question: &Question, answer: &str) -> AnswerScore {
         let prompt = format!(
-            "{}\n\nQuestion ({}): {}\nCandidate answer: {}\n\nScore the answer 0-100 on technical, communication, problem_solving and cultural_fit. Answer only with JSON: {{\"technical\": n, \"communication\": n, \"problem_solving\": n, \"cultural_fit\": n, \"summary\": string, \"skills\": [string], \"strengths\": [string], \"weaknesses\": [string], \"red_flags\": [string], \"highlight\": string or null}}",
+            "{}\n\nQuestion ({}): {}\nCandidate answer: {}\n\nScore the answer 0-100 on technical, communication, problem_solving and cultural_fit. Say which evidence the answer contains: the situation or task, the candidate's own actions, techniques that fit the job, a result (numbers, before and after), trade-off reasoning, and how others were involved. Answer only with JSON: {{\"technical\": n, \"communication\": n, \"problem_solving\": n, \"cultural_fit\": n, \"summary\": string, \"skills\": [string], \"strengths\": [string], \"weaknesses\": [string], \"red_flags\": [string], \"highlight\": string or null, \"evidence\": {{\"situation\": bool, \"actions\": bool, \"techniques\": bool, \"result\": bool, \"trade_offs\": bool, \"collaboration\": bool}}, \"quote\": a phrase of at most six words from the answer}}",
             Self::context(job), question.category, question.content, answer
         );
         let parsed = self.client.chat(SYSTEM, &prompt).await.and_then(|t| {
@@ -408,7 +409,33 @@ impl Interviewer for OpenAiInterviewer {
                 "problem_solving" => p,
                 _ => f,
             };
-            Ok(AnswerScore {
+            // Findings in our structure, when the model gave them: its feedback lines are then
+            // ours, so they read the same as the built-in interviewer's.
+            let evidence = v["evidence"].as_object().map(|found| {
+                let (found, missing) = Element::ALL
+                    .into_iter()
+                    .filter(|e| e.applies(&question.category))
+                    .partition(|e| {
+                        let key = serde_json::to_value(e).unwrap_or_default();
+                        key.as_str()
+                            .and_then(|k| found.get(k))
+                            .and_then(serde_json::Value::as_bool)
+                            .unwrap_or(false)
+                    });
+                Evidence {
+                    found,
+                    missing,
+                    quote: v["quote"]
+                        .as_str()
+                        .filter(|q| q.split_whitespace().count() <= 6 && answer.contains(q))
+                        .map(str::to_owned),
+                }
+            });
+            let (strengths, weaknesses) = match &evidence {
+                Some(ev) => (ev.strengths(), ev.weaknesses()),
+                None => (list("strengths"), list("weaknesses")),
+            };
+            let scored = AnswerScore {
                 technical: t,
                 communication: c,
                 problem_solving: p,
@@ -416,12 +443,18 @@ impl Interviewer for OpenAiInterviewer {
                 composite_score: (((t + c + p + f + own) / 5.0) * 10.0).round() / 10.0,
                 summary: v["summary"].as_str().unwrap_or("").to_owned(),
                 skills: list("skills"),
-                strengths: list("strengths"),
-                weaknesses: list("weaknesses"),
+                strengths,
+                weaknesses,
                 red_flags: list("red_flags"),
                 highlight: v["highlight"].as_str().map(str::to_owned),
-                evidence: None,
-            })
+                evidence,
+            };
+            // Held to the built-in interviewer's check: scores that contradict their own
+            // findings are not used.
+            match contradiction(&scored) {
+                Some(why) => Err(format!("the scores contradict the findings: {why}")),
+                None => Ok(scored),
+            }
         });
         match parsed {
             Ok(s) => s,
