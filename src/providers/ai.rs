@@ -6,6 +6,7 @@ use super::openai_chat::{json_in, ChatClient};
 use super::settings::AiSettings;
 use async_trait::async_trait;
 use std::sync::Arc;
+use switchboard_actors::interview::evidence::{contradiction, Element, Evidence};
 use switchboard_actors::interview::{AnswerScore, Interviewer, JobProfile, Question, Turn};
 
 /// Skills the built-in interviewer recognises in job descriptions, CVs and answers.
@@ -100,10 +101,6 @@ fn contains_word(haystack: &str, word: &str) -> bool {
         let after = haystack[i + word.len()..].chars().next();
         !before.is_some_and(is_word) && !after.is_some_and(is_word)
     })
-}
-
-fn count_any(text: &str, markers: &[&str]) -> usize {
-    markers.iter().filter(|m| text.contains(*m)).count()
 }
 
 /// The interviewer chosen in config.
@@ -245,261 +242,9 @@ impl BuiltinInterviewer {
         }
     }
 
-    /// The rubric. Each category starts from a base and earns points for observable
-    /// features of the answer; evasive or very short answers are capped.
-    fn score_sync(job: &JobProfile, question: &Question, answer: &str) -> AnswerScore {
-        let text = answer.to_lowercase();
-        let words = text.split_whitespace().count();
-        let sentences = answer
-            .split(['.', '!', '?'])
-            .filter(|s| s.split_whitespace().count() >= 3)
-            .count();
-        // 0..1, full marks from ~60 words; very long answers lose a little for focus.
-        let length =
-            ((words as f64 - 5.0) / 55.0).clamp(0.0, 1.0) - if words > 400 { 0.2 } else { 0.0 };
-        let required = find_skills(&format!(
-            "{} {} {}",
-            job.job_title,
-            job.job_description.as_deref().unwrap_or(""),
-            job.cv_text.as_deref().unwrap_or("")
-        ));
-        let named = find_skills(answer);
-        let relevant = named
-            .iter()
-            .filter(|s| {
-                required.contains(s) || question.content.to_lowercase().contains(s.as_str())
-            })
-            .count();
-        let specific = text.chars().any(|c| c.is_ascii_digit())
-            || count_any(
-                &text,
-                &[
-                    "for example",
-                    "for instance",
-                    "e.g.",
-                    "such as",
-                    "specifically",
-                    "in particular",
-                ],
-            ) > 0;
-        let structure = count_any(
-            &text,
-            &[
-                "first",
-                "then",
-                "finally",
-                "because",
-                "so that",
-                "as a result",
-                "after that",
-                "next",
-            ],
-        );
-        let reasoning = count_any(
-            &text,
-            &[
-                "because",
-                "so that",
-                "therefore",
-                "trade-off",
-                "tradeoff",
-                "root cause",
-                "measure",
-                "debug",
-                "test",
-                "analy",
-                "option",
-                "alternative",
-                "prioriti",
-                "investigat",
-                "hypothes",
-            ],
-        );
-        let results = count_any(
-            &text,
-            &[
-                "as a result",
-                "resulted",
-                "outcome",
-                "improved",
-                "reduced",
-                "increased",
-                "saved",
-                "fixed",
-                "solved",
-                "delivered",
-            ],
-        );
-        let collaboration = count_any(
-            &text,
-            &[
-                "team",
-                "colleague",
-                "together",
-                "collaborat",
-                "feedback",
-                "help",
-                "mentor",
-                "learn",
-                "customer",
-                "respect",
-                "listen",
-                "communicat",
-                "share",
-            ],
-        );
-        let evasive = count_any(
-            &text,
-            &[
-                "i don't know",
-                "i dont know",
-                "no idea",
-                "not sure",
-                "whatever",
-                "pass",
-            ],
-        ) > 0
-            && words < 25;
-        let blame = count_any(
-            &text,
-            &[
-                "their fault",
-                "his fault",
-                "her fault",
-                "stupid",
-                "idiot",
-                "hate my",
-                "useless",
-            ],
-        );
-
-        let clamp = |x: f64| (x.clamp(0.0, 100.0) * 10.0).round() / 10.0;
-        let mut technical = 20.0
-            + 15.0 * relevant.min(3) as f64
-            + if named.len() > relevant { 5.0 } else { 0.0 }
-            + if specific { 15.0 } else { 0.0 }
-            + 20.0 * length;
-        let mut communication = 20.0
-            + 40.0 * length
-            + if sentences >= 2 { 20.0 } else { 0.0 }
-            + 10.0 * structure.min(2) as f64;
-        let mut problem_solving = 20.0
-            + 12.0 * reasoning.min(4) as f64
-            + if results > 0 { 12.0 } else { 0.0 }
-            + 20.0 * length;
-        let mut cultural_fit =
-            30.0 + 12.0 * collaboration.min(4) as f64 + 22.0 * length - 30.0 * blame.min(1) as f64;
-        if evasive || words < 5 {
-            for s in [
-                &mut technical,
-                &mut communication,
-                &mut problem_solving,
-                &mut cultural_fit,
-            ] {
-                *s = s.min(25.0);
-            }
-        }
-        let (technical, communication, problem_solving, cultural_fit) = (
-            clamp(technical),
-            clamp(communication),
-            clamp(problem_solving),
-            clamp(cultural_fit),
-        );
-        let own = match question.category.as_str() {
-            "technical" => technical,
-            "communication" => communication,
-            "problem_solving" => problem_solving,
-            _ => cultural_fit,
-        };
-        let composite =
-            clamp((technical + communication + problem_solving + cultural_fit + own) / 5.0);
-
-        let mut strengths = Vec::new();
-        let mut weaknesses = Vec::new();
-        let mut red_flags = Vec::new();
-        if relevant > 0 {
-            strengths.push(format!("Named relevant skills: {}", named.join(", ")));
-        }
-        if specific {
-            strengths.push("Gave concrete, specific examples".to_owned());
-        }
-        if results > 0 {
-            strengths.push("Described measurable outcomes".to_owned());
-        }
-        if collaboration >= 2 {
-            strengths.push("Emphasised teamwork and collaboration".to_owned());
-        }
-        if words < 20 {
-            weaknesses.push("Answers were very brief".to_owned());
-        }
-        if !specific {
-            weaknesses.push("Lacked concrete examples".to_owned());
-        }
-        if reasoning == 0 {
-            weaknesses.push("Did not explain the reasoning behind decisions".to_owned());
-        }
-        if evasive {
-            red_flags.push(format!("Could not answer: \"{}\"", question.content));
-        }
-        if blame > 0 {
-            red_flags.push("Blamed or disparaged others".to_owned());
-        }
-        let highlight = answer
-            .split(['.', '!', '?'])
-            .map(str::trim)
-            .filter(|s| s.split_whitespace().count() >= 5)
-            .find(|s| {
-                let l = s.to_lowercase();
-                l.chars().any(|c| c.is_ascii_digit())
-                    || count_any(
-                        &l,
-                        &[
-                            "improved",
-                            "reduced",
-                            "increased",
-                            "led",
-                            "built",
-                            "solved",
-                            "delivered",
-                            "fixed",
-                        ],
-                    ) > 0
-            })
-            .map(|s| s.chars().take(200).collect::<String>());
-        let verdict = match composite {
-            c if c >= 80.0 => "Strong answer",
-            c if c >= 65.0 => "Good answer",
-            c if c >= 50.0 => "Adequate answer",
-            _ => "Weak answer",
-        };
-        let mut reasons = Vec::new();
-        if specific {
-            reasons.push("specific");
-        } else {
-            reasons.push("short on concrete examples");
-        }
-        if relevant > 0 {
-            reasons.push("names relevant skills");
-        }
-        if reasoning > 1 {
-            reasons.push("explains its reasoning");
-        }
-        if words < 20 {
-            reasons.push("very brief");
-        }
-        AnswerScore {
-            technical,
-            communication,
-            problem_solving,
-            cultural_fit,
-            composite_score: composite,
-            summary: format!("{verdict}: {}.", reasons.join(", ")),
-            skills: named,
-            strengths,
-            weaknesses,
-            red_flags,
-            highlight,
-        }
+    /// The evidence rubric (see `rubric`).
+    pub fn score_sync(job: &JobProfile, question: &Question, answer: &str) -> AnswerScore {
+        super::rubric::score(job, question, answer)
     }
 }
 
@@ -631,7 +376,7 @@ impl Interviewer for OpenAiInterviewer {
 
     async fn score(&self, job: &JobProfile, question: &Question, answer: &str) -> AnswerScore {
         let prompt = format!(
-            "{}\n\nQuestion ({}): {}\nCandidate answer: {}\n\nScore the answer 0-100 on technical, communication, problem_solving and cultural_fit. Answer only with JSON: {{\"technical\": n, \"communication\": n, \"problem_solving\": n, \"cultural_fit\": n, \"summary\": string, \"skills\": [string], \"strengths\": [string], \"weaknesses\": [string], \"red_flags\": [string], \"highlight\": string or null}}",
+            "{}\n\nQuestion ({}): {}\nCandidate answer: {}\n\nScore the answer 0-100 on technical, communication, problem_solving and cultural_fit. Say which evidence the answer contains: the situation or task, the candidate's own actions, techniques that fit the job, a result (numbers, before and after), trade-off reasoning, and how others were involved. Answer only with JSON: {{\"technical\": n, \"communication\": n, \"problem_solving\": n, \"cultural_fit\": n, \"summary\": string, \"skills\": [string], \"strengths\": [string], \"weaknesses\": [string], \"red_flags\": [string], \"highlight\": string or null, \"evidence\": {{\"situation\": bool, \"actions\": bool, \"techniques\": bool, \"result\": bool, \"trade_offs\": bool, \"collaboration\": bool}}, \"quote\": a phrase of at most six words from the answer}}",
             Self::context(job), question.category, question.content, answer
         );
         let parsed = self.client.chat(SYSTEM, &prompt).await.and_then(|t| {
@@ -664,7 +409,33 @@ impl Interviewer for OpenAiInterviewer {
                 "problem_solving" => p,
                 _ => f,
             };
-            Ok(AnswerScore {
+            // Findings in our structure, when the model gave them: its feedback lines are then
+            // ours, so they read the same as the built-in interviewer's.
+            let evidence = v["evidence"].as_object().map(|found| {
+                let (found, missing) = Element::ALL
+                    .into_iter()
+                    .filter(|e| e.applies(&question.category))
+                    .partition(|e| {
+                        let key = serde_json::to_value(e).unwrap_or_default();
+                        key.as_str()
+                            .and_then(|k| found.get(k))
+                            .and_then(serde_json::Value::as_bool)
+                            .unwrap_or(false)
+                    });
+                Evidence {
+                    found,
+                    missing,
+                    quote: v["quote"]
+                        .as_str()
+                        .filter(|q| q.split_whitespace().count() <= 6 && answer.contains(q))
+                        .map(str::to_owned),
+                }
+            });
+            let (strengths, weaknesses) = match &evidence {
+                Some(ev) => (ev.strengths(), ev.weaknesses()),
+                None => (list("strengths"), list("weaknesses")),
+            };
+            let scored = AnswerScore {
                 technical: t,
                 communication: c,
                 problem_solving: p,
@@ -672,11 +443,18 @@ impl Interviewer for OpenAiInterviewer {
                 composite_score: (((t + c + p + f + own) / 5.0) * 10.0).round() / 10.0,
                 summary: v["summary"].as_str().unwrap_or("").to_owned(),
                 skills: list("skills"),
-                strengths: list("strengths"),
-                weaknesses: list("weaknesses"),
+                strengths,
+                weaknesses,
                 red_flags: list("red_flags"),
                 highlight: v["highlight"].as_str().map(str::to_owned),
-            })
+                evidence,
+            };
+            // Held to the built-in interviewer's check: scores that contradict their own
+            // findings are not used.
+            match contradiction(&scored) {
+                Some(why) => Err(format!("the scores contradict the findings: {why}")),
+                None => Ok(scored),
+            }
         });
         match parsed {
             Ok(s) => s,

@@ -7,6 +7,7 @@ pub mod email;
 pub mod kyc;
 pub mod openai_chat;
 pub mod outbox;
+pub mod rubric;
 pub mod settings;
 pub mod sms;
 pub mod twilio;

@@ -46,10 +46,57 @@ async function create() {
   return res.json();
 }
 
-test("a candidate takes the interview in the browser", async () => {
+
+// WCAG relative luminance contrast of each visible text element against the first opaque
+// background behind it; returns the ones under 4.5:1.
+async function lowContrast(page) {
+  return page.evaluate(() => {
+    const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+    const lum = ([r, g, b]) => {
+      const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const bg = (el) => {
+      for (let e = el; e; e = e.parentElement) {
+        const c = rgb(getComputedStyle(e).backgroundColor);
+        if (c.length === 3 || (c.length === 4 && c[3] === 1)) return c.slice(0, 3);
+      }
+      return [255, 255, 255];
+    };
+    const bad = [];
+    for (const el of document.querySelectorAll("body *")) {
+      if (el.hidden || el.closest("[hidden]") || !el.offsetParent && el.tagName !== "BODY") continue;
+      const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+      if (!own) continue;
+      const style = getComputedStyle(el);
+      const fg = rgb(style.color).slice(0, 3);
+      const opacity = Number(style.opacity);
+      const [a, b] = [lum(fg), lum(bg(el))].sort((x, y) => y - x);
+      const ratio = (a + 0.05) / (b + 0.05);
+      if (ratio < 4.5 && opacity === 1) bad.push(`${el.id || el.className || el.tagName} ${ratio.toFixed(2)}`);
+    }
+    return bad;
+  });
+}
+
+async function noHorizontalScroll(page, width) {
+  const sw = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(sw <= width, `horizontal scroll at ${width}px: ${sw}`);
+}
+
+async function checkLayout(page, width, stage) {
+  const file = path.join(here, "artifacts", `interview-${width}-${stage}.png`);
+  const shot = await page.screenshot({ path: file, fullPage: true });
+  console.log(`screenshot: ${file}`);
+  assert.ok(shot.length > 5000, `screenshot too small: ${shot.length} bytes`);
+  await noHorizontalScroll(page, width);
+  assert.deepEqual(await lowContrast(page), [], `contrast at ${width}px, ${stage}`);
+}
+
+for (const width of [375, 1200]) test(`a candidate takes the interview in the browser at ${width} px`, async () => {
   assert.ok(url, "INTERVIEW_URL is not set; run tests/e2e/run.sh");
   const s = await create();
-  const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+  const page = await browser.newPage({ viewport: { width, height: 800 } });
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.goto(s.interview_url);
@@ -60,8 +107,7 @@ test("a candidate takes the interview in the browser", async () => {
 
   // Screenshot check: the page renders (non-trivial image, title visible).
   mkdirSync(path.join(here, "artifacts"), { recursive: true });
-  const shot = await page.screenshot({ path: path.join(here, "artifacts", "interview-pending.png") });
-  assert.ok(shot.length > 5000, `screenshot too small: ${shot.length} bytes`);
+  await checkLayout(page, width, "before");
   const box = await page.locator("header h1").boundingBox();
   assert.ok(box && box.width > 100 && box.height > 10, "title laid out");
 
@@ -87,6 +133,8 @@ test("a candidate takes the interview in the browser", async () => {
   await page.waitForSelector(".msg.candidate .score:text('Score')");
   await page.waitForFunction(() => document.querySelectorAll(".msg.question").length === 2);
   await page.waitForSelector("#typing[hidden]", { state: "attached" });
+  assert.ok(await page.isVisible("#suggestions button"), "quick replies during the interview");
+  await checkLayout(page, width, "during");
 
   // Pause and resume.
   await page.click("#pause");
@@ -95,15 +143,34 @@ test("a candidate takes the interview in the browser", async () => {
   await page.click("#resume");
   await page.waitForSelector("#status[data-status='in_progress']");
 
-  // Last answer completes the interview and shows the summary.
+  // Last answer, typed: Shift+Enter starts a new line, Enter sends and completes the interview.
+  await page.click("#answer");
+  await page.keyboard.type("First line.");
+  await page.keyboard.press("Shift+Enter");
+  assert.equal(await page.inputValue("#answer"), "First line.\n");
   await page.fill("#answer", ANSWER);
-  await page.click("#send");
+  await page.press("#answer", "Enter");
   await page.waitForSelector("#summary:not([hidden])");
   await page.waitForSelector("#status[data-status='completed']");
   const score = Number(await page.textContent("#overall-score"));
   assert.ok(score > 0 && score <= 100, `score ${score}`);
   assert.match(await page.textContent("#grade"), /^[ABCDF]$/);
-  await page.screenshot({ path: path.join(here, "artifacts", "interview-complete.png"), fullPage: true });
+  // After completion: nothing left to answer with, and no heading over an empty list.
+  for (const gone of ["#answer", "#send", "#suggestions button"]) {
+    assert.equal(await page.isVisible(gone), false, `${gone} after completion`);
+  }
+  for (const box of ["#strengths-box", "#improvements-box"]) {
+    const shown = await page.isVisible(box);
+    const items = await page.locator(`${box} li`).count();
+    assert.equal(shown, items > 0, `${box} shown iff it has content`);
+  }
+  await checkLayout(page, width, "after");
+  // Reconnecting shows the completed state again.
+  await page.reload();
+  await page.waitForSelector("#conn:text('connected')");
+  await page.waitForSelector("#status[data-status='completed']");
+  await page.waitForSelector("#summary:not([hidden])");
+  assert.equal(await page.isVisible("#answer"), false, "answer box after reconnecting");
 
   const report = await (await fetch(`${url}/api/v1/sessions/${s.id}/report`, { headers: { "X-API-Key": apiKey } })).json();
   assert.equal(report.overall_score, score);

@@ -7,6 +7,7 @@
 //! emits the matching event, so a crash loses nothing that a client has seen.
 
 mod actor;
+pub mod evidence;
 mod model;
 mod ports;
 mod registry;

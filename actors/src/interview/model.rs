@@ -1,5 +1,6 @@
 //! The interview's domain values and their wire shapes.
 
+use super::evidence::Evidence;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use switchboard_entities::interview::{message, session};
@@ -73,6 +74,10 @@ pub struct AnswerScore {
     pub cultural_fit: f64,
     /// Weighted mean of the four, the question's own category counting double.
     pub composite_score: f64,
+    /// The findings the scores and feedback come from (absent for scores stored before
+    /// issue 20 and for model replies that gave none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
     pub summary: String,
     #[serde(default)]
     pub skills: Vec<String>,

@@ -1,6 +1,7 @@
 //! The final report, computed from the scored answers alone (no model call), so it is
 //! reproducible and available even when the AI provider is down.
 
+use super::evidence::{Element, STRONG};
 use super::model::{AnswerScore, Categories, Highlight, Report};
 use chrono::{DateTime, Utc};
 use switchboard_entities::interview::session;
@@ -75,6 +76,139 @@ fn push_unique(list: &mut Vec<String>, item: &str, cap: usize) {
     }
 }
 
+/// The elements a category line speaks for: "Strong technical knowledge" and "Named no
+/// techniques…" would contradict each other.
+fn key_elements(category: &str) -> &'static [Element] {
+    match category {
+        "technical" => &[Element::Techniques],
+        "problem_solving" => &[Element::TradeOffs],
+        "communication" => &[Element::Situation, Element::Result],
+        _ => &[Element::Collaboration],
+    }
+}
+
+/// Findings tallied over the answers that carry evidence.
+struct Findings {
+    /// (element, answers showing it, answers it applied to), in element order.
+    counts: Vec<(Element, usize, usize)>,
+    strong: Vec<Element>,
+    weak: Vec<Element>,
+}
+
+impl Findings {
+    fn tally(answered: &[Answered]) -> Self {
+        let counts: Vec<(Element, usize, usize)> = Element::ALL
+            .into_iter()
+            .map(|e| {
+                let (mut found, mut applied) = (0, 0);
+                for ev in answered.iter().filter_map(|a| a.score.evidence.as_ref()) {
+                    if ev.found.contains(&e) {
+                        found += 1;
+                        applied += 1;
+                    } else if ev.missing.contains(&e) {
+                        applied += 1;
+                    }
+                }
+                (e, found, applied)
+            })
+            .filter(|c| c.2 > 0)
+            .collect();
+        let strong = counts
+            .iter()
+            .filter(|c| 2 * c.1 > c.2)
+            .map(|c| c.0)
+            .collect();
+        let weak = counts
+            .iter()
+            .filter(|c| 2 * c.1 <= c.2)
+            .map(|c| c.0)
+            .collect();
+        Self {
+            counts,
+            strong,
+            weak,
+        }
+    }
+
+    fn any(&self) -> bool {
+        !self.counts.is_empty()
+    }
+
+    /// The analysis lines of one side, with how many answers they rest on.
+    fn detail(&self, strengths: bool) -> Vec<String> {
+        self.counts
+            .iter()
+            .filter(|c| (2 * c.1 > c.2) == strengths)
+            .map(|&(e, found, applied)| {
+                let (text, k) = if strengths {
+                    (e.strength(), found)
+                } else {
+                    (e.gap(), applied - found)
+                };
+                format!("{text} ({k} of {applied} answers)")
+            })
+            .collect()
+    }
+
+    /// One sentence naming both sides.
+    fn sentence(&self) -> String {
+        let join = Element::list;
+        match (self.strong.is_empty(), self.weak.is_empty()) {
+            (false, false) => format!(
+                "Most answers showed {}; most left out {}.",
+                join(&self.strong),
+                join(&self.weak)
+            ),
+            (false, true) => format!("Most answers showed {}.", join(&self.strong)),
+            (true, false) => format!("Most answers left out {}.", join(&self.weak)),
+            (true, true) => String::new(),
+        }
+    }
+}
+
+/// A question about what answer `number` left out, quoting at most a short phrase of it.
+fn follow_up_for(number: usize, a: &Answered) -> Option<String> {
+    const ORDER: [Element; 6] = [
+        Element::Result,
+        Element::Actions,
+        Element::Situation,
+        Element::Techniques,
+        Element::TradeOffs,
+        Element::Collaboration,
+    ];
+    let ask = match &a.score.evidence {
+        Some(ev) => ORDER
+            .into_iter()
+            .find(|e| ev.missing.contains(e))?
+            .follow_up(),
+        None => "Can you give a concrete example: what you did and what changed?",
+    };
+    let quote = a
+        .score
+        .evidence
+        .as_ref()
+        .and_then(|ev| ev.quote.as_deref())
+        .map(|q| {
+            q.split_whitespace()
+                .take(6)
+                .collect::<Vec<_>>()
+                .join(" ")
+                .replace('"', "")
+        });
+    Some(match quote.filter(|q| q.split_whitespace().count() >= 2) {
+        Some(q) => format!("You mentioned \"{q}\". {ask}"),
+        None => {
+            let mut ask = ask.chars();
+            let first = ask.next().map(|c| c.to_lowercase().to_string());
+            format!(
+                "About your answer to question {number}: {}{}",
+                first.unwrap_or_default(),
+                ask.as_str()
+            )
+        }
+    })
+}
+
 pub struct Input<'a> {
     pub session: &'a session::Model,
     pub answered: &'a [Answered],
@@ -116,30 +250,41 @@ pub fn build(input: Input<'_>) -> Report {
         ("cultural_fit", scores.cultural_fit),
     ];
 
+    // The findings of every answer that has them, tallied per element: an element is a
+    // strength when more than half of the answers it applied to show it, otherwise an area to
+    // improve — never both. Category lines join only where they agree with those findings.
+    let findings = Findings::tally(answered);
     let mut strengths = Vec::new();
     let mut improvements = Vec::new();
     if n > 0 {
         for (cat, s) in by_cat {
-            if s >= 70.0 {
+            let keys = key_elements(cat);
+            if s >= 70.0 && !keys.iter().any(|e| findings.weak.contains(e)) {
                 strengths.push(format!("Strong {} ({s:.0}/100)", label(cat)));
-            } else if s < 60.0 {
+            } else if s < 60.0 && !keys.iter().any(|e| findings.strong.contains(e)) {
                 improvements.push(format!("Develop {} ({s:.0}/100)", label(cat)));
             }
         }
+        strengths.extend(findings.strong.iter().map(|e| e.strength().to_owned()));
+        improvements.extend(findings.weak.iter().map(|e| e.gap().to_owned()));
     } else {
         improvements.push("No questions were answered".to_owned());
     }
 
-    let mut strengths_analysis = Vec::new();
-    let mut weaknesses_analysis = Vec::new();
+    let mut strengths_analysis = findings.detail(true);
+    let mut weaknesses_analysis = findings.detail(false);
     let mut demonstrated = Vec::new();
     let mut red_flags = Vec::new();
     for a in answered {
-        for s in &a.score.strengths {
-            push_unique(&mut strengths_analysis, s, 8);
-        }
-        for w in &a.score.weaknesses {
-            push_unique(&mut weaknesses_analysis, w, 8);
+        // Free-text findings only from scores without structured evidence (a model's reply
+        // that gave none); the others are already in the tally.
+        if a.score.evidence.is_none() {
+            for s in &a.score.strengths {
+                push_unique(&mut strengths_analysis, s, 8);
+            }
+            for w in &a.score.weaknesses {
+                push_unique(&mut weaknesses_analysis, w, 8);
+            }
         }
         for k in &a.score.skills {
             push_unique(&mut demonstrated, k, 20);
@@ -148,6 +293,18 @@ pub fn build(input: Input<'_>) -> Report {
             push_unique(&mut red_flags, f, 10);
         }
     }
+    // A free-text line on both sides says nothing; drop it from both.
+    let both: Vec<String> = strengths_analysis
+        .iter()
+        .filter(|s| {
+            weaknesses_analysis
+                .iter()
+                .any(|w| w.eq_ignore_ascii_case(s))
+        })
+        .cloned()
+        .collect();
+    strengths_analysis.retain(|s| !both.contains(s));
+    weaknesses_analysis.retain(|w| !both.iter().any(|b| b.eq_ignore_ascii_case(w)));
     let gaps: Vec<String> = required_skills
         .iter()
         .filter(|r| !demonstrated.iter().any(|d| d.eq_ignore_ascii_case(r)))
@@ -173,15 +330,23 @@ pub fn build(input: Input<'_>) -> Report {
             "Can you walk us through hands-on work you have done with {g}?"
         ));
     }
-    for a in ranked.iter().rev().take(2) {
-        if a.score.composite_score < 60.0 {
-            follow_up.push(format!(
-                "Earlier you were asked: \"{}\" — can you give a more concrete example?",
-                a.question
-            ));
+    // The weakest answers, each asked about what it left out.
+    let mut weakest: Vec<(usize, &Answered)> = answered.iter().enumerate().collect();
+    weakest.sort_by(|a, b| {
+        a.1.score
+            .composite_score
+            .total_cmp(&b.1.score.composite_score)
+    });
+    for (i, a) in weakest
+        .into_iter()
+        .filter(|(_, a)| a.score.composite_score < STRONG)
+        .take(2)
+    {
+        if let Some(q) = follow_up_for(i + 1, a) {
+            follow_up.push(q);
         }
     }
-    if n > 0 {
+    if n > 0 && follow_up.is_empty() {
         let weakest = by_cat
             .iter()
             .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -197,7 +362,7 @@ pub fn build(input: Input<'_>) -> Report {
                     .to_owned()
             }
             "problem_solving" => {
-                "Describe how you would diagnose a problem you have never seen before.".to_owned()
+                "How would you diagnose a problem you have never seen before?".to_owned()
             }
             _ => "What kind of team culture helps you do your best work?".to_owned(),
         });
@@ -205,25 +370,31 @@ pub fn build(input: Input<'_>) -> Report {
 
     let best = by_cat.iter().max_by(|a, b| a.1.total_cmp(&b.1));
     let worst = by_cat.iter().min_by(|a, b| a.1.total_cmp(&b.1));
+    let opening = format!(
+        "{} answered {} of {} questions for the {} role in {} minutes, scoring {:.1}/100 overall (grade {}).",
+        session.candidate_name,
+        n,
+        session.max_questions,
+        session.job_title,
+        duration_minutes,
+        overall,
+        grade(overall),
+    );
     let executive_summary = match (n, best, worst) {
         (0, ..) => format!(
             "{} did not answer any of the {} questions for the {} role; no assessment is possible.",
             session.candidate_name, session.max_questions, session.job_title
         ),
+        _ if findings.any() => format!(
+            "{opening} {} Recommendation: {rec_label}.",
+            findings.sentence()
+        ),
         (_, Some(b), Some(w)) => format!(
-            "{} answered {} of {} questions for the {} role in {} minutes, scoring {:.1}/100 overall (grade {}). Strongest area: {} ({:.0}); weakest: {} ({:.0}). Recommendation: {}.",
-            session.candidate_name,
-            n,
-            session.max_questions,
-            session.job_title,
-            duration_minutes,
-            overall,
-            grade(overall),
+            "{opening} Strongest area: {} ({:.0}); weakest: {} ({:.0}). Recommendation: {rec_label}.",
             label(b.0),
             b.1,
             label(w.0),
             w.1,
-            rec_label
         ),
         _ => String::new(),
     };
@@ -253,12 +424,14 @@ pub fn build(input: Input<'_>) -> Report {
             "Communication {:.0}/100 and cultural fit {:.0}/100. {}",
             scores.communication,
             scores.cultural_fit,
-            if scores.communication >= 70.0 {
-                "Answers were clear and well structured."
+            if findings.any() {
+                findings.sentence()
+            } else if scores.communication >= 70.0 {
+                "Answers were clear and well structured.".to_owned()
             } else if scores.communication >= 50.0 {
-                "Answers were understandable but could be more structured and specific."
+                "Answers were understandable but could be more structured and specific.".to_owned()
             } else {
-                "Answers were brief or hard to follow."
+                "Answers were brief or hard to follow.".to_owned()
             }
         )
     };

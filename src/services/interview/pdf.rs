@@ -107,15 +107,19 @@ impl Writer {
 
     /// One bulleted list from several sources; "None noted." only when all are empty.
     fn bullets(&mut self, lists: &[&[String]]) {
-        let mut any = false;
+        let mut shown: Vec<&str> = Vec::new();
         for item in lists.iter().flat_map(|l| l.iter()) {
-            any = true;
+            // The analysis repeats a summary line with its answer count; print it once.
+            if shown.iter().any(|s| item.starts_with(s)) {
+                continue;
+            }
+            shown.push(item);
             for (i, l) in wrap(item, 90).into_iter().enumerate() {
                 let prefix = if i == 0 { "- " } else { "  " };
                 self.line(&format!("{prefix}{l}"), 10.0, false);
             }
         }
-        if !any {
+        if shown.is_empty() {
             self.paragraph("None noted.");
         }
     }

@@ -140,3 +140,56 @@ async fn grades_and_recommendations_change_exactly_at_their_boundaries() {
         );
     }
 }
+
+/// Issue 20: the model's reply is held to the built-in interviewer's check. Its findings
+/// become the feedback when they agree with its scores; a reply scoring an answer 20 while
+/// finding every piece of evidence in it is replaced by the built-in rubric's score.
+#[actix_web::test]
+async fn a_model_score_that_contradicts_its_findings_falls_back_to_the_rubric() {
+    let model = MockServer::start().await;
+    let reply = |score: f64, found: bool| {
+        json!({"technical": score, "communication": score, "problem_solving": score,
+            "cultural_fit": score, "summary": "Model says so.", "skills": ["rust"],
+            "strengths": ["free text"], "weaknesses": [], "red_flags": [], "highlight": null,
+            "evidence": {"situation": found, "actions": found, "techniques": found,
+                "result": found, "trade_offs": found, "collaboration": found},
+            "quote": "rebuilt our billing service"})
+        .to_string()
+    };
+    Mock::given(method("POST"))
+        .and(body_string_contains("Score the answer"))
+        .and(body_string_contains("Consistent Backend Engineer"))
+        .respond_with(chat(&reply(85.0, true)))
+        .mount(&model)
+        .await;
+    Mock::given(method("POST"))
+        .and(body_string_contains("Score the answer"))
+        .respond_with(chat(&reply(20.0, true)))
+        .mount(&model)
+        .await;
+    let app = openai_app(&model).await;
+
+    // Consistent: the model's numbers stand, its findings are the feedback.
+    let s = create(
+        &app,
+        json!({"max_questions": 1, "job_title": "Consistent Backend Engineer"}),
+    )
+    .await;
+    start(&app, &s).await;
+    let v = body(answer(&app, &s, GOOD_ANSWER).await).await;
+    assert_eq!(v["score"]["composite_score"], 85.0, "{v}");
+    let report = body(get_key(&app, &format!("/api/v1/sessions/{}/report", id(&s))).await).await;
+    let strengths = report["strengths_analysis"].to_string();
+    assert!(strengths.contains("Gave a result"), "{report}");
+    assert!(!strengths.contains("free text"), "{report}");
+
+    // Contradictory: 20/100 with every element found falls back to the built-in rubric.
+    let s = create(&app, json!({"max_questions": 1})).await;
+    start(&app, &s).await;
+    let v = body(answer(&app, &s, GOOD_ANSWER).await).await;
+    assert_ne!(v["score"]["summary"], "Model says so.", "{v}");
+    assert!(
+        v["score"]["composite_score"].as_f64().unwrap() >= 70.0,
+        "{v}"
+    );
+}

@@ -352,3 +352,72 @@ async fn the_completion_summary_hides_the_decision_from_the_candidate() {
         );
     }
 }
+
+/// Issue 20: a senior Backend Engineer gives the three strong answers of the issue to the
+/// built-in interviewer; each is scored strong and the report says so in one voice.
+#[actix_web::test]
+async fn three_strong_answers_make_a_consistent_strong_report() {
+    let app = app().await;
+    let s = create(&app, json!({"max_questions": 3})).await;
+    start(&app, &s).await;
+    let answers = [
+        "At my last company the ledger service timed out every month-end. I profiled it and found lock contention in the ledger, replaced the mutex with per-account actors, latency fell 60 % while throughput doubled.",
+        "I led a zero-downtime MySQL → PostgreSQL migration with logical replication, dual writes behind a flag and a checksum job for two weeks. When the checksums had matched for two weeks we switched reads over and nobody noticed the cut-over.",
+        "We had to choose between two retry designs for the payment webhooks. I wrote down both designs with their failure modes, load-tested both, picked the simpler retry story. It has run for a year without a duplicate payment.",
+    ];
+    let mut last = json!(null);
+    for a in answers {
+        last = crate::helpers::body(answer(&app, &s, a).await).await;
+        let score = &last["score"];
+        assert!(
+            score["composite_score"].as_f64().unwrap() >= 70.0,
+            "{score}"
+        );
+        assert!(
+            !score["summary"].as_str().unwrap().contains("Weak"),
+            "{score}"
+        );
+    }
+    assert_eq!(last["status"], "completed", "{last}");
+    let report =
+        crate::helpers::body(get_key(&app, &format!("/api/v1/sessions/{}/report", id(&s))).await)
+            .await;
+    assert!(
+        report["overall_score"].as_f64().unwrap() >= 70.0,
+        "{report}"
+    );
+    assert_ne!(report["recommendation"], "no_hire", "{report}");
+    let list = |k: &str| -> Vec<String> {
+        report[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_lowercase())
+            .collect()
+    };
+    let good = [list("strengths"), list("strengths_analysis")].concat();
+    let bad = [list("improvements"), list("weaknesses_analysis")].concat();
+    for word in [
+        "concrete",
+        "brief",
+        "example",
+        "result",
+        "situation",
+        "actions",
+    ] {
+        assert!(
+            !(good.iter().any(|g| g.contains(word)) && bad.iter().any(|b| b.contains(word))),
+            "{word} on both sides: {report}"
+        );
+    }
+    assert!(
+        !bad.iter()
+            .any(|b| b.contains("concrete") || b.contains("brief")),
+        "{report}"
+    );
+    for q in report["follow_up_questions"].as_array().unwrap() {
+        let q = q.as_str().unwrap();
+        assert!(q.ends_with('?'), "{q}");
+        assert!(!q.contains("Earlier you were asked"), "{q}");
+    }
+}

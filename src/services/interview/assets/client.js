@@ -73,6 +73,11 @@ class MiniSocket {
     show("resume", status === "paused");
     show("finish", status === "in_progress" || status === "paused");
     const answering = status === "in_progress";
+    // A finished interview takes no more answers: the composer and quick replies go.
+    const done = status === "completed";
+    show("composer", !done);
+    show("suggestions", !done);
+    if (done) $("suggestions").innerHTML = "";
     $("answer").disabled = !answering;
     $("send").disabled = !answering;
   }
@@ -113,6 +118,7 @@ class MiniSocket {
     const list = (id, items) => {
       $(id).innerHTML = "";
       (items || []).forEach((s) => { const li = document.createElement("li"); li.textContent = s; $(id).appendChild(li); });
+      show(`${id}-box`, (items || []).length > 0); // no heading over an empty list
     };
     list("strengths", r.strengths);
     list("improvements", r.improvements);
@@ -134,8 +140,8 @@ class MiniSocket {
   }
 
   const socket = new MiniSocket();
-  socket.on("connect", () => { $("conn").textContent = "connected"; socket.emit("join_session", { session_token: token }); });
-  socket.on("disconnect", () => { $("conn").textContent = "reconnecting…"; });
+  socket.on("connect", () => { $("conn").textContent = "connected"; $("conn").dataset.state = "connected"; socket.emit("join_session", { session_token: token }); });
+  socket.on("disconnect", () => { $("conn").textContent = "reconnecting…"; $("conn").dataset.state = "reconnecting"; });
   socket.on("session_joined", (data) => {
     session = data.session;
     remaining = session.remaining_seconds;
@@ -166,6 +172,10 @@ class MiniSocket {
     socket.emit("typing", { is_typing: true });
     clearTimeout(typingTimer);
     typingTimer = setTimeout(() => socket.emit("typing", { is_typing: false }), 1500);
+  };
+  // Enter sends; Shift+Enter starts a new line.
+  $("answer").onkeydown = (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); $("composer").requestSubmit(); }
   };
   $("composer").onsubmit = (e) => {
     e.preventDefault();

@@ -1,0 +1,198 @@
+//! What an answer contains: the findings every score, piece of feedback and report line is
+//! derived from, so that none of them contradicts another (see docs/decisions.md, "Interview
+//! rubric (issue 20)").
+
+use super::model::AnswerScore;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// One kind of evidence a good answer carries.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Element {
+    /// The situation or task the story is about.
+    Situation,
+    /// What the candidate did themselves.
+    Actions,
+    /// Techniques and tools that fit the job.
+    Techniques,
+    /// What changed: numbers, before and after.
+    Result,
+    /// Options weighed and why one was chosen.
+    TradeOffs,
+    /// How others were involved (behavioural questions).
+    Collaboration,
+}
+
+impl Element {
+    pub const ALL: [Element; 6] = [
+        Element::Situation,
+        Element::Actions,
+        Element::Techniques,
+        Element::Result,
+        Element::TradeOffs,
+        Element::Collaboration,
+    ];
+
+    /// Whether a question of `category` asks for this element: techniques and trade-offs for
+    /// technical and problem-solving questions, how others were involved for behavioural ones.
+    pub fn applies(self, category: &str) -> bool {
+        let behavioural = matches!(category, "communication" | "cultural_fit");
+        match self {
+            Element::Techniques | Element::TradeOffs => !behavioural,
+            Element::Collaboration => behavioural,
+            _ => true,
+        }
+    }
+
+    pub fn strength(self) -> &'static str {
+        match self {
+            Element::Situation => "Set out the situation and the task",
+            Element::Actions => "Described their own actions step by step",
+            Element::Techniques => "Named techniques and tools that fit the job",
+            Element::Result => "Gave a result: numbers, a before and after, what changed",
+            Element::TradeOffs => "Weighed options and explained the trade-offs",
+            Element::Collaboration => "Showed how others were involved",
+        }
+    }
+
+    pub fn gap(self) -> &'static str {
+        match self {
+            Element::Situation => "Left out the situation or the task",
+            Element::Actions => "Did not say what they did themselves",
+            Element::Techniques => "Named no techniques or tools that fit the job",
+            Element::Result => "Gave no result: no numbers, no before and after",
+            Element::TradeOffs => "Did not explain the trade-offs behind decisions",
+            Element::Collaboration => "Did not show how others were involved",
+        }
+    }
+
+    /// A question about this element, for an answer that left it out.
+    pub fn follow_up(self) -> &'static str {
+        match self {
+            Element::Situation => "What was the situation, and what were you asked to achieve?",
+            Element::Actions => "What did you do yourself, step by step?",
+            Element::Techniques => "Which techniques or tools did you use, and why those?",
+            Element::Result => {
+                "What changed as a result? Can you put a number or a before and after on it?"
+            }
+            Element::TradeOffs => {
+                "Which other options did you consider, and why did you choose this one?"
+            }
+            Element::Collaboration => "Who else was involved, and how did you work with them?",
+        }
+    }
+
+    /// The element and side (true: strength) a feedback line states, if it is one of ours.
+    pub fn of_text(text: &str) -> Option<(Element, bool)> {
+        Element::ALL.into_iter().find_map(|e| {
+            if text.starts_with(e.strength()) {
+                Some((e, true))
+            } else if text.starts_with(e.gap()) {
+                Some((e, false))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// "a, b and c" of the elements' noun phrases.
+    pub fn list(els: &[Element]) -> String {
+        let nouns: Vec<&str> = els.iter().map(|e| e.noun()).collect();
+        match nouns.as_slice() {
+            [] => String::new(),
+            [one] => (*one).to_owned(),
+            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        }
+    }
+
+    /// Lower-case noun phrase for prose ("the result").
+    pub fn noun(self) -> &'static str {
+        match self {
+            Element::Situation => "the situation",
+            Element::Actions => "their own actions",
+            Element::Techniques => "fitting techniques",
+            Element::Result => "the result",
+            Element::TradeOffs => "the trade-offs",
+            Element::Collaboration => "who else was involved",
+        }
+    }
+}
+
+/// The findings for one answer: which applicable elements it shows and which it leaves out,
+/// and a short phrase of the answer a follow-up question may quote.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Evidence {
+    pub found: Vec<Element>,
+    pub missing: Vec<Element>,
+    #[serde(default)]
+    pub quote: Option<String>,
+}
+
+impl Evidence {
+    /// The fraction of the applicable elements found.
+    pub fn share(&self) -> f64 {
+        let all = self.found.len() + self.missing.len();
+        if all == 0 {
+            0.0
+        } else {
+            self.found.len() as f64 / all as f64
+        }
+    }
+
+    pub fn strengths(&self) -> Vec<String> {
+        self.found.iter().map(|e| e.strength().to_owned()).collect()
+    }
+
+    pub fn weaknesses(&self) -> Vec<String> {
+        self.missing.iter().map(|e| e.gap().to_owned()).collect()
+    }
+}
+
+/// Scores at or above this are a strong answer; at or below [`WEAK`], a weak one.
+pub const STRONG: f64 = 70.0;
+pub const WEAK: f64 = 40.0;
+
+/// The verdict word of a composite score, shared by per-answer feedback and its checks.
+pub fn verdict(composite: f64) -> &'static str {
+    match composite {
+        c if c >= STRONG => "Strong answer",
+        c if c >= 55.0 => "Good answer",
+        c if c > WEAK => "Adequate answer",
+        _ => "Weak answer",
+    }
+}
+
+/// Why a score cannot stand as it is: its numbers contradict its own findings, or a finding
+/// is both a strength and a weakness. Both interviewers are held to this; the model's reply
+/// is replaced by the built-in scorer's when it fails.
+pub fn contradiction(score: &AnswerScore) -> Option<String> {
+    if let Some(both) = score
+        .strengths
+        .iter()
+        .find(|s| score.weaknesses.iter().any(|w| w.eq_ignore_ascii_case(s)))
+    {
+        return Some(format!("\"{both}\" is both a strength and a weakness"));
+    }
+    let ev = score.evidence.as_ref()?;
+    if let Some(e) = ev.found.iter().find(|e| ev.missing.contains(e)) {
+        return Some(format!("{e:?} is both found and missing"));
+    }
+    let share = ev.share();
+    let c = score.composite_score;
+    if c >= STRONG && share < 0.5 {
+        return Some(format!(
+            "composite {c} is strong but only {:.0} % of the evidence was found",
+            share * 100.0
+        ));
+    }
+    if c <= WEAK && share >= 0.75 {
+        return Some(format!(
+            "composite {c} is weak but {:.0} % of the evidence was found",
+            share * 100.0
+        ));
+    }
+    None
+}
