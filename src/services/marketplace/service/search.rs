@@ -265,7 +265,14 @@ pub async fn advanced(
         } else {
             sort.apply(select)
         };
-        page = page::fetch_once(select, db, window).await?;
+        // By relevance every match is ranked anyway, and the page carries the count. In a
+        // given order PostgreSQL walks that order's index and stops after the page, and counts
+        // off the text index apart; a count over the page's rows would make it rank all.
+        page = if backend == DbBackend::Postgres && !sort.is_empty() {
+            page::fetch(select, db, window).await?
+        } else {
+            page::fetch_once(select, db, window).await?
+        };
         matched_any = any;
         if page.total > 0 {
             break;
