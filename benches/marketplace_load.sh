@@ -6,7 +6,8 @@
 #      triggers on SQLite, the generated tsvector on PostgreSQL)
 #   2. GET /cars: the default list, a deep page, each sort, equality and range filters with
 #      sorts
-#   3. POST /cars/advanced-search with misspelt free text plus a filter
+#   3. POST /cars/advanced-search with misspelt free text plus a filter, and sentences its
+#      natural-language reader reads as filters
 #   4. GET /cars/facets with and without a filter
 #   5. the floor: the same list SQL timed in the sqlite3 shell (psql \timing on PostgreSQL)
 # CONNS connections read (16; 1 gives unloaded latencies) for DURATION each. A scratch SQLite
@@ -170,10 +171,24 @@ cat > "$WORK/search2.lua" <<'LUA'
 wrk.method = "POST"
 wrk.body = '{"query":"hondda leathr","sortBy":"price:asc","limit":20}'
 LUA
+# The natural-language reader of the advanced search: attribute words, years and prices
+# read as filters, beside misspelt text (3) or with no text left (4).
+cat > "$WORK/search3.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = '{"query":"red diesel suv under 30000 toyta","limit":20}'
+LUA
+cat > "$WORK/search4.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = '{"query":"automatic petrol hatchback from 2018 under 15000","limit":20}'
+LUA
 row "POST /cars/advanced-search {query: Toyta Corola sunrof, maxPrice 40000}" \
   -s "$WORK/search.lua" "$BASE/cars/advanced-search"
 row "POST /cars/advanced-search {query: hondda leathr, sortBy price:asc}" \
   -s "$WORK/search2.lua" "$BASE/cars/advanced-search"
+row "POST /cars/advanced-search {query: red diesel suv under 30000 toyta} (read as filters + text)" \
+  -s "$WORK/search3.lua" "$BASE/cars/advanced-search"
+row "POST /cars/advanced-search {query: automatic petrol hatchback from 2018 under 15000} (all read as filters)" \
+  -s "$WORK/search4.lua" "$BASE/cars/advanced-search"
 get "/cars/facets"
 get "/cars/facets?fuelType=Petrol"
 get "/cars/facets?make=toyota&maxPrice=30000"

@@ -186,6 +186,17 @@ impl CarFilters {
             || self.max_mileage.is_some()
     }
 
+    /// Whether the status is all these filters narrow by (then the list is counted, and its
+    /// facets read, from `marketplace_car_facet_counts`).
+    pub fn status_only(&self) -> bool {
+        !self.has_range() && self.equalities().len() == 1
+    }
+
+    /// The status the listings must have.
+    pub fn status(&self) -> &'static str {
+        self.status
+    }
+
     /// The equality filters (status always among them).
     fn equalities(&self) -> Vec<(car::Column, &str)> {
         use car::Column as C;

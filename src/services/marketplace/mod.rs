@@ -72,6 +72,8 @@ pub struct MarketplaceState {
     pub cfg: Arc<MarketplaceSettings>,
     /// Set once the catalogue is filled ([`service::catalogue::ready`]).
     pub catalogue: Arc<tokio::sync::OnceCell<()>>,
+    /// The catalogue's names the search corrects words to ([`service::catalogue::names`]).
+    pub catalogue_names: service::catalogue::NamesCache,
     /// Where VIN lookups are answered from (`[services.marketplace.vin]`).
     pub vin: Arc<dyn vin_provider::VinDecoder>,
     /// The conversation actors, which write messages and receipts.
@@ -148,6 +150,7 @@ fn listen(
         providers: providers.clone(),
         cfg: Arc::new(cfg.clone()),
         catalogue: Arc::default(),
+        catalogue_names: service::catalogue::NamesCache::default(),
         vin: vin_provider::from_settings(&cfg.vin, providers.http.clone()),
         conversations: Conversations::new(Deps {
             db: core.db.clone(),

@@ -140,6 +140,29 @@ async fn one_sellers_junk_makes_never_reach_the_catalogue() {
     assert!(has(&corrections(&app, "toyta").await, "toyota"));
 }
 
+/// The search keeps the catalogue's names in memory; a name the catalogue gains is searched
+/// by at once: a model of several words is found written as one word right after an
+/// administrator lists it, though the search read the names before.
+#[actix_web::test]
+async fn a_name_the_catalogue_gains_is_searched_at_once() {
+    let app = app().await;
+    assert!(!has(
+        &corrections(&app, "launchedition").await,
+        "launch edition"
+    ));
+    let admin = admin_token(&app).await;
+    create_car(
+        &app,
+        &admin,
+        json!({"make": "Aptera", "model": "Launch Edition"}),
+    )
+    .await;
+    assert!(
+        has(&corrections(&app, "launchedition").await, "launch edition"),
+        "the names were read again"
+    );
+}
+
 /// A new make or model enters the catalogue (makes, models, typo vocabulary) once three
 /// distinct verified sellers list it; a seller's second listing does not count twice; an
 /// administrator's listing adds one at once.

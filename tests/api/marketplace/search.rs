@@ -170,6 +170,40 @@ async fn search_input_is_checked() {
     );
 }
 
+/// A search's page and its total come from one evaluation of the match: every page, the one
+/// past the last match and the fallback to any word count all the matches.
+#[actix_web::test]
+async fn every_search_page_counts_all_the_matches() {
+    let app = app().await;
+    stock(&app).await;
+    let page = |query: &str, page: u64| json!({"query": query, "limit": 1, "page": page});
+    // "toyota" names two listings; "corolla" one listing's model and another's description.
+    for (query, matches) in [("toyota", 2), ("corola", 2), ("toyta sunrof", 1)] {
+        let mut seen = vec![];
+        for n in 1..=matches + 1 {
+            let v = search(&app, page(query, n)).await;
+            assert_eq!(
+                v["pagination"]["totalItems"], matches,
+                "{query} page {n}: {v}"
+            );
+            assert_eq!(v["pagination"]["currentPage"], n, "{v}");
+            seen.extend(models(&v));
+        }
+        assert_eq!(seen.len(), matches as usize, "{query}: {seen:?}");
+    }
+    // No listing holds both words: listings with either, counted alike on every page.
+    let v = search(&app, page("golf autopilot", 2)).await;
+    assert_eq!(v["search"]["matchedAny"], true, "{v}");
+    assert_eq!(v["pagination"]["totalItems"], 2, "{v}");
+    assert_eq!(models(&v).len(), 1, "{v}");
+    let v = search(&app, page("golf autopilot", 3)).await;
+    assert_eq!(v["pagination"]["totalItems"], 2, "{v}");
+    assert!(models(&v).is_empty(), "{v}");
+    // Nothing at all: an empty first page.
+    let v = search(&app, page("zzzqqq", 1)).await;
+    assert_eq!(v["pagination"]["totalItems"], 0, "{v}");
+}
+
 #[actix_web::test]
 async fn facets_count_the_filtered_listings() {
     let app = app().await;

@@ -79,7 +79,8 @@ pub async fn create(st: &MarketplaceState, seller: Uuid, listing: Listing) -> Re
         seller,
         admin: account.role == "admin",
     };
-    super::catalogue::note_listing(&txn, st, lister, &listing.make, &listing.model).await?;
+    let grew =
+        super::catalogue::note_listing(&txn, st, lister, &listing.make, &listing.model).await?;
     if listing.status == "sold" {
         super::profiles::count_sale(&txn, seller, 1).await?;
     }
@@ -118,6 +119,9 @@ pub async fn create(st: &MarketplaceState, seller: Uuid, listing: Listing) -> Re
     .insert(&txn)
     .await?;
     txn.commit().await?;
+    if grew {
+        super::catalogue::names_changed(st);
+    }
     Ok(created)
 }
 
@@ -145,7 +149,8 @@ pub async fn update(
         seller: current.seller_id,
         admin: caller.admin,
     };
-    super::catalogue::note_listing(&txn, st, lister, &listing.make, &listing.model).await?;
+    let grew =
+        super::catalogue::note_listing(&txn, st, lister, &listing.make, &listing.model).await?;
     match (was_sold, listing.status == "sold") {
         (false, true) => super::profiles::count_sale(&txn, current.seller_id, 1).await?,
         (true, false) => super::profiles::count_sale(&txn, current.seller_id, -1).await?,
@@ -179,6 +184,9 @@ pub async fn update(
     row.updated_at = Set(now);
     let updated = row.update(&txn).await?;
     txn.commit().await?;
+    if grew {
+        super::catalogue::names_changed(st);
+    }
     Ok(updated)
 }
 

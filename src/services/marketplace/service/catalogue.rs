@@ -5,14 +5,17 @@
 
 use super::super::catalogue::data;
 use super::super::error::{MarketplaceError, Result};
-use super::super::search_terms::words;
+use super::super::search_terms::{words, Names};
 use super::super::MarketplaceState;
+use moka::sync::Cache;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbErr, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
 use switchboard_entities::marketplace::{
     car, catalogue_body_type, catalogue_feature, catalogue_make, catalogue_model,
     catalogue_sighting, search_term, user,
@@ -120,6 +123,52 @@ async fn seed(db: &sea_orm::DatabaseConnection) -> Result<(), DbErr> {
     txn.commit().await
 }
 
+/// How long this node answers from the names it read while another node may have grown the
+/// catalogue (a change made through this node is seen at once: [`names_changed`]).
+const NAMES_STALE: Duration = Duration::from_secs(60);
+
+/// The public catalogue's make and model names as last read, one entry.
+#[derive(Clone)]
+pub struct NamesCache(Cache<(), Arc<Names>>);
+
+impl Default for NamesCache {
+    fn default() -> Self {
+        Self(Cache::builder().time_to_live(NAMES_STALE).build())
+    }
+}
+
+/// The public catalogue's make and model names (a few hundred short rows), which every
+/// advanced search reads: from memory, read again after [`names_changed`] or at most
+/// [`NAMES_STALE`] after the last read.
+pub async fn names(st: &MarketplaceState) -> Result<Arc<Names>> {
+    if let Some(names) = st.catalogue_names.0.get(&()) {
+        return Ok(names);
+    }
+    let db = &st.core.db;
+    let mut all: Vec<String> = catalogue_make::Entity::find()
+        .select_only()
+        .column(catalogue_make::Column::Name)
+        .into_tuple()
+        .all(db)
+        .await?;
+    let models: Vec<String> = catalogue_model::Entity::find()
+        .select_only()
+        .column(catalogue_model::Column::Name)
+        .into_tuple()
+        .all(db)
+        .await?;
+    all.extend(models);
+    let names = Arc::new(Names::new(all.iter().map(String::as_str)));
+    st.catalogue_names.0.insert((), names.clone());
+    Ok(names)
+}
+
+/// The catalogue gained a make or model (called after its transaction commits): the next
+/// search reads the names again. The one call another node would need to hear of the change.
+pub fn names_changed(st: &MarketplaceState) {
+    st.catalogue_names.0.invalidate_all();
+}
+
 /// Every make, in alphabetical order whatever the case.
 pub async fn makes(st: &MarketplaceState) -> Result<Vec<String>> {
     ready(st).await?;
@@ -180,14 +229,15 @@ pub struct Lister {
 /// public catalogue lacks enters it when an administrator lists it, or once
 /// `catalogue_min_sellers` distinct phone-verified sellers have (each such listing is a sighting);
 /// until then only the listing holds the name. A name the catalogue module knows is
-/// written its way.
+/// written its way. True when the catalogue gained a name (the caller then calls
+/// [`names_changed`] once committed).
 pub async fn note_listing(
     txn: &impl ConnectionTrait,
     st: &MarketplaceState,
     lister: Lister,
     make: &str,
     model: &str,
-) -> Result<(), DbErr> {
+) -> Result<bool, DbErr> {
     let known = data::make(make);
     let make_name = known.map_or(make.trim(), |m| m.name);
     let spec = known.and_then(|m| m.model(model));
@@ -203,7 +253,7 @@ pub async fn note_listing(
             .await?
             .is_some();
         if model_public {
-            return Ok(());
+            return Ok(false);
         }
     }
     if !lister.admin {
@@ -212,7 +262,7 @@ pub async fn note_listing(
             .await?
             .is_some_and(|u| u.is_phone_verified);
         if !verified {
-            return Ok(());
+            return Ok(false);
         }
         catalogue_sighting::Entity::insert(catalogue_sighting::ActiveModel {
             make_key: Set(make_key.clone()),
@@ -245,12 +295,14 @@ pub async fn note_listing(
             Ok(sellers >= min_sellers)
         }
     };
+    let mut grew = false;
     let make_row = match make_row {
         Some(m) => m,
         None => {
             if !enough(None).await? {
-                return Ok(());
+                return Ok(false);
             }
+            grew = true;
             catalogue_make::Entity::insert(catalogue_make::ActiveModel {
                 id: Set(Uuid::new_v4()),
                 name: Set(make_name.to_owned()),
@@ -266,7 +318,7 @@ pub async fn note_listing(
         }
     };
     if !enough(Some(&model_key)).await? {
-        return Ok(());
+        return Ok(grew);
     }
     catalogue_model::Entity::insert(catalogue_model::ActiveModel {
         id: Set(Uuid::new_v4()),
@@ -282,7 +334,8 @@ pub async fn note_listing(
     ])
     .exec(txn)
     .await?;
-    learn(txn, &[model_name]).await
+    learn(txn, &[model_name]).await?;
+    Ok(true)
 }
 
 async fn public_make(
