@@ -2,7 +2,10 @@
 //! behind trusted proxies, route-only access logs, security headers, 405 with `Allow`, the
 //! health body and the start-up guard.
 
-use crate::helpers::{assert_error, body, fresh_database_url, spawn_app, spawn_app_with, TestApp};
+use crate::helpers::{
+    assert_error, body, fresh_database_url, signin_phone_limits_off, spawn_app, spawn_app_with,
+    TestApp,
+};
 use reqwest::Response;
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -32,8 +35,7 @@ async fn signin(app: &TestApp, path: &str, forwarded_for: Option<&str>) -> Respo
 async fn percent_encoded_paths_count_against_the_route_limit() {
     let app = spawn_app_with(|s| {
         s.services.identity.rate_limits.signin_per_ip.limit = 4;
-        s.services.identity.rate_limits.signin_per_phone.limit = 1000;
-        s.services.identity.rate_limits.signin_per_sender.limit = 1000;
+        signin_phone_limits_off(s);
     })
     .await;
     for path in [
@@ -68,8 +70,7 @@ async fn percent_encoded_paths_count_against_the_route_limit() {
 async fn forwarded_for_is_believed_only_from_trusted_proxies() {
     let limited = |s: &mut Settings| {
         s.services.identity.rate_limits.signin_per_ip.limit = 2;
-        s.services.identity.rate_limits.signin_per_phone.limit = 1000;
-        s.services.identity.rate_limits.signin_per_sender.limit = 1000;
+        signin_phone_limits_off(s);
     };
     let behind = spawn_app_with(|s| {
         limited(s);
@@ -117,8 +118,7 @@ async fn forwarded_for_is_believed_only_from_trusted_proxies() {
 async fn ipv6_callers_are_limited_by_their_64() {
     let behind = spawn_app_with(|s| {
         s.services.identity.rate_limits.signin_per_ip.limit = 2;
-        s.services.identity.rate_limits.signin_per_phone.limit = 1000;
-        s.services.identity.rate_limits.signin_per_sender.limit = 1000;
+        signin_phone_limits_off(s);
         s.server.trusted_proxies = vec!["127.0.0.0/8".into()];
         s.server.environment = "development".into();
     })

@@ -8,9 +8,8 @@ use switchboard::core::config::LimitSettings;
 use switchboard::settings::Settings;
 
 fn lockout_only(s: &mut Settings) {
+    signin_phone_limits_off(s);
     let r = &mut s.services.identity.rate_limits;
-    r.signin_per_phone = LimitSettings::new(1000, 900);
-    r.signin_per_sender = LimitSettings::new(1000, 900);
     r.signin_per_ip = LimitSettings::new(1000, 900);
     r.default = LimitSettings::new(1000, 60);
 }
