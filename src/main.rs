@@ -91,6 +91,28 @@ enum AdminCommand {
         #[arg(long)]
         name: Option<String>,
     },
+    /// Make an approved advertising ad funded with its whole budget (until advertisers
+    /// sign up and pay) and print its id.
+    CreateAd {
+        #[arg(long)]
+        title: String,
+        /// The ad's country (ISO 3166-1 alpha-2 or alpha-3).
+        #[arg(long)]
+        country: String,
+        /// The source video: a local file (copied into storage) or an https URL.
+        #[arg(long)]
+        video: String,
+        /// What one approved screenshot earns, in dollars (e.g. 1.50).
+        #[arg(long)]
+        payout_usd: String,
+        #[arg(long)]
+        budget_usd: String,
+        /// A category's name or id.
+        #[arg(long)]
+        category: Option<String>,
+        #[arg(long)]
+        description: Option<String>,
+    },
 }
 
 #[actix_web::main]
@@ -200,6 +222,34 @@ async fn admin(settings: &Settings, command: AdminCommand) -> anyhow_free::Resul
             )
             .await?;
             println!("user_id: {id}");
+        }
+        AdminCommand::CreateAd {
+            title,
+            country,
+            video,
+            payout_usd,
+            budget_usd,
+            category,
+            description,
+        } => {
+            use switchboard::services::advertising::ads::create::{create_approved, NewAd};
+            let video_source =
+                switchboard::services::advertising::media::ad_source(settings, &video).await?;
+            let ad = create_approved(
+                &db,
+                now,
+                NewAd {
+                    title,
+                    description,
+                    country,
+                    video_source,
+                    payout_usd,
+                    budget_usd,
+                    category,
+                },
+            )
+            .await?;
+            println!("ad_id: {}", ad.id);
         }
     }
     Ok(())

@@ -110,7 +110,7 @@ impl Settings {
 }
 
 /// Whether each `[services.<name>]` section turns its service on, registered or not: the
-/// sections of services not built yet (advertising) are read only for this.
+/// sections no built service has (a misspelt name) are read only for this, to warn.
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Sections {
@@ -193,11 +193,12 @@ mod tests {
     #[test]
     fn sections_of_services_not_built_are_read_only_for_their_switch() {
         let toml = "[services.marketplace]\nenabled = true\nbind = \"127.0.0.1:8081\"\n\
+                    [services.billing]\nenabled = true\n\
                     [services.advertising]\nenabled = true\n\
                     [services.identity]\nenabled = true\n";
         let sections: Sections = Figment::from(Toml::string(toml)).extract().unwrap();
         let s = Settings::default();
-        assert_eq!(s.enabled_but_not_built(sections), ["advertising"]);
+        assert_eq!(s.enabled_but_not_built(sections), ["billing"]);
     }
 
     fn exposed() -> Settings {

@@ -28,6 +28,8 @@ pub enum Role {
     Dealer,
     Admin,
     Advertiser,
+    /// An advertising poster (signed in by phone).
+    Poster,
 }
 
 /// How a service words credential failures (its codes and messages).
@@ -238,6 +240,7 @@ role!(UserRole, User);
 role!(DealerRole, Dealer);
 role!(AdminRole, Admin);
 role!(AdvertiserRole, Advertiser);
+role!(PosterRole, Poster);
 role!(DealerOrAdminRole, Dealer, Admin);
 
 /// A bearer token, verified, whose session is live and whose account's current roles

@@ -207,6 +207,16 @@ impl ApiError {
         self
     }
 
+    /// Retry after `until`: whole seconds, rounded up, so retrying then always finds the
+    /// wait over.
+    pub fn retry_until(
+        self,
+        until: chrono::DateTime<chrono::Utc>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Self {
+        self.retry_after(((until - now).num_milliseconds() + 999) / 1000)
+    }
+
     pub fn kind(&self) -> Kind {
         self.kind
     }
@@ -392,6 +402,25 @@ impl Envelope for Nested {
     fn schema() -> RefOr<Schema> {
         <NestedBody as PartialSchema>::schema()
     }
+}
+
+/// `body` with the error's `details` (when there are any) and its `retryAfter` seconds at
+/// the top level, for the envelopes that carry both (marketplace, advertising).
+pub fn with_details_and_retry(err: &ApiError, mut body: Value) -> Value {
+    // Retry-After rides at the top level, not in details.
+    let details: Map<String, Value> = err
+        .details()
+        .iter()
+        .filter(|(k, _)| k.as_str() != "retry_after")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if !details.is_empty() {
+        body["details"] = Value::Object(details);
+    }
+    if let Some(secs) = err.retry_after_secs() {
+        body["retryAfter"] = json!(secs);
+    }
+    body
 }
 
 /// The lower-case code of each kind, for the envelopes whose `error` is a snake_case code

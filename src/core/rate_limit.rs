@@ -145,6 +145,21 @@ pub struct PhoneLimit {
     pub per_phone: LimitSettings,
 }
 
+impl PhoneLimit {
+    /// Counts one code asked for `phone` under the request's service limits (see
+    /// [`Limits::check_phone`]), whether or not the phone has an account, so the limit
+    /// tells nothing about accounts either.
+    pub async fn count(
+        self,
+        req: &HttpRequest,
+        phone: &super::phone::PhoneNumber,
+    ) -> Result<(), ApiError> {
+        Limits::of(req)?
+            .check_phone(req, "otp_phone", self, phone.as_str())
+            .await
+    }
+}
+
 /// Who a limit counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Per {

@@ -4,6 +4,7 @@
 //! workflows, `dto.rs` wire shapes, `error.rs` its error envelope and `openapi.rs` what its
 //! document says besides the routes.
 
+pub mod advertising;
 pub mod identity;
 pub mod interview;
 pub mod marketplace;
@@ -52,6 +53,7 @@ register! {
     interview: interview::Interview,
     messaging: messaging::Messaging,
     marketplace: marketplace::Marketplace,
+    advertising: advertising::Advertising,
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ pub struct TestApp {
     pub interview: String,
     pub messaging: String,
     pub marketplace: String,
+    pub advertising: String,
     pub client: Client,
     pub clock: Arc<ManualClock>,
     pub outbox: PathBuf,
@@ -63,6 +64,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
     settings.services.interview.bind = "127.0.0.1:0".into();
     settings.services.messaging.bind = "127.0.0.1:0".into();
     settings.services.marketplace.bind = "127.0.0.1:0".into();
+    settings.services.advertising.bind = "127.0.0.1:0".into();
     tweak(&mut settings);
     let app = Application::build_with(
         settings.clone(),
@@ -78,7 +80,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
             .unwrap_or_default()
     };
     let (identity, interview, messaging) = (base("identity"), base("interview"), base("messaging"));
-    let marketplace = base("marketplace");
+    let (marketplace, advertising) = (base("marketplace"), base("advertising"));
     let outbox = PathBuf::from(&settings.outbox.path);
     let handles = app.handles();
     let jobs = app.context().jobs.clone();
@@ -88,6 +90,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
         interview,
         messaging,
         marketplace,
+        advertising,
         client: Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()

@@ -4,6 +4,7 @@
 // Test code: a failed step should fail the test loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod advertising;
 mod core_http;
 mod helpers;
 mod identity;

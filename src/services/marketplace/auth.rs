@@ -4,7 +4,6 @@
 use super::domain::{self, required, Email, OtpPurpose, Password};
 use super::dto::*;
 use super::error::{MarketplaceError, Result};
-use super::limits::otp_per_phone;
 use super::openapi::Errors;
 use super::service::accounts::{self, SignupInput};
 use super::service::tokens;
@@ -116,7 +115,7 @@ pub async fn forgot_password(
     body: Json<PhoneRequest>,
 ) -> Result<HttpResponse> {
     let phone = domain::phone(required("phone", &body.phone)?)?;
-    otp_per_phone(&req, &st, &phone).await?;
+    st.cfg.rate_limits.otp_phone().count(&req, &phone).await?;
     accounts::send_code(&st, &phone, OtpPurpose::PasswordReset).await?;
     Ok(HttpResponse::Ok().json(ok_with(CODE_SENT_IF_ACCOUNT, Empty {})))
 }
@@ -160,7 +159,7 @@ pub async fn resend_otp(
 ) -> Result<HttpResponse> {
     let phone = domain::phone(required("phone", &body.phone)?)?;
     let purpose = OtpPurpose::parse(required("type", &body.kind)?)?;
-    otp_per_phone(&req, &st, &phone).await?;
+    st.cfg.rate_limits.otp_phone().count(&req, &phone).await?;
     accounts::send_code(&st, &phone, purpose).await?;
     Ok(HttpResponse::Ok().json(ok_with(CODE_SENT_IF_ACCOUNT, Empty {})))
 }

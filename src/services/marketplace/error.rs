@@ -1,7 +1,7 @@
 //! The marketplace's failures with their codes, how each becomes the core [`ApiError`], and
 //! the spec's body: `{success: false, error, message, details?, retryAfter?}`.
 
-use crate::core::error::{snake_code, ApiError, Envelope, Kind};
+use crate::core::error::{snake_code, with_details_and_retry, ApiError, Envelope, Kind};
 use serde_json::{json, Value};
 use switchboard_actors::marketplace::ConversationError;
 use utoipa::openapi::{RefOr, Schema};
@@ -107,7 +107,7 @@ fn locked(
 ) -> ApiError {
     ApiError::new(Kind::TooManyRequests, message)
         .code(code)
-        .retry_after(Ord::max(((until - now).num_milliseconds() + 999) / 1000, 1))
+        .retry_until(until, now)
         .detail("lockedUntil", until)
 }
 
@@ -199,21 +199,10 @@ impl Envelope for MarketplaceEnvelope {
     }
 
     fn body(err: &ApiError, code: &str) -> Value {
-        let mut body = json!({ "success": false, "error": code, "message": err.message() });
-        // Retry-After rides at the top level as the spec's retryAfter, not in details.
-        let details: serde_json::Map<String, Value> = err
-            .details()
-            .iter()
-            .filter(|(k, _)| k.as_str() != "retry_after")
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        if !details.is_empty() {
-            body["details"] = Value::Object(details);
-        }
-        if let Some(secs) = err.retry_after_secs() {
-            body["retryAfter"] = json!(secs);
-        }
-        body
+        with_details_and_retry(
+            err,
+            json!({ "success": false, "error": code, "message": err.message() }),
+        )
     }
 
     fn schema() -> RefOr<Schema> {

@@ -4,11 +4,8 @@
 use super::settings::MarketplaceRateLimits;
 use super::MarketplaceState;
 use crate::core::config::LimitSettings;
-use crate::core::error::ApiError;
-use crate::core::phone::PhoneNumber;
-use crate::core::rate_limit::{Limits, Per, PhoneLimit, Rule};
+use crate::core::rate_limit::{Limits, Per, Rule};
 use actix_web::http::Method;
-use actix_web::HttpRequest;
 
 /// The endpoints that take a credential or a code, where guessing is the threat.
 const AUTH_ROUTES: [&str; 7] = [
@@ -63,21 +60,4 @@ pub fn limits(st: &MarketplaceState) -> Limits {
         .exempt("/socket.io")
         .exempt("/socket.io/")
         .default_limit(l.general, Per::Caller)
-}
-
-/// Counts one code asked for `phone` (the sender's share and the phone's ceiling), whether
-/// or not it has an account (so the limit tells nothing about accounts either).
-pub async fn otp_per_phone(
-    req: &HttpRequest,
-    st: &MarketplaceState,
-    phone: &PhoneNumber,
-) -> Result<(), ApiError> {
-    let l = &st.cfg.rate_limits;
-    let limit = PhoneLimit {
-        per_sender: l.otp_per_sender,
-        per_phone: l.otp_per_phone,
-    };
-    Limits::of(req)?
-        .check_phone(req, "otp_phone", limit, phone.as_str())
-        .await
 }

@@ -108,6 +108,16 @@ pub struct MarketplaceRateLimits {
     pub ai: LimitSettings,
 }
 
+impl MarketplaceRateLimits {
+    /// The two limits on codes asked for one phone.
+    pub fn otp_phone(&self) -> crate::core::rate_limit::PhoneLimit {
+        crate::core::rate_limit::PhoneLimit {
+            per_sender: self.otp_per_sender,
+            per_phone: self.otp_per_phone,
+        }
+    }
+}
+
 impl Default for MarketplaceRateLimits {
     fn default() -> Self {
         Self {

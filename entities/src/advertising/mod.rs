@@ -1,0 +1,17 @@
+//! The advertising platform: posters and their sessions, ads, subscriptions, screenshots,
+//! the money ledger and support tickets.
+
+pub mod ad;
+pub mod balance;
+pub mod category;
+pub mod device_token;
+pub mod ledger_entry;
+pub mod phone_guard;
+pub mod poster;
+pub mod screenshot;
+pub mod session;
+pub mod subscription;
+pub mod support_message;
+pub mod support_ticket;
+pub mod transaction;
+pub mod withdrawal;

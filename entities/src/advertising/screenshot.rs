@@ -1,0 +1,40 @@
+use sea_orm::entity::prelude::*;
+
+/// A poster's proof that they posted their video.
+#[sea_orm::model]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "advertising_screenshots")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub poster_id: Uuid,
+    pub subscription_id: Uuid,
+    pub ad_id: Uuid,
+    pub image_key: String,
+    pub content_type: String,
+    pub width: i32,
+    pub height: i32,
+    /// 64-bit perceptual hash (as a signed integer) and its four 16-bit bands, so a
+    /// near-duplicate is found by an indexed band match before the Hamming distance.
+    pub phash: i64,
+    pub band0: i32,
+    pub band1: i32,
+    pub band2: i32,
+    pub band3: i32,
+    /// `pending`, `needs_review`, `approved` or `rejected`.
+    pub status: String,
+    pub reason: Option<String>,
+    /// The ad's payout reserved for this screenshot at submission.
+    pub payout_cents: i64,
+    /// Set (to the subscription) while undecided: unique, so one is open per subscription.
+    pub open_subscription_id: Option<Uuid>,
+    /// Set (to the subscription) once approved: unique, so at most one is approved.
+    pub approved_subscription_id: Option<Uuid>,
+    /// `verifier` or the deciding administrator's id.
+    pub decided_by: Option<String>,
+    pub decided_at: Option<DateTimeUtc>,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+impl ActiveModelBehavior for ActiveModel {}

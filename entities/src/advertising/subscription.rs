@@ -1,0 +1,23 @@
+use sea_orm::entity::prelude::*;
+
+/// A poster's subscription to an ad, with their personalised video.
+#[sea_orm::model]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "advertising_subscriptions")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub poster_id: Uuid,
+    pub ad_id: Uuid,
+    /// The device description the poster sent, as given (JSON text).
+    pub phone_info: String,
+    /// `processing`, `ready` or `failed`.
+    pub status: String,
+    pub failure_reason: Option<String>,
+    /// The personalised video's storage key once ready.
+    pub video_key: Option<String>,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,163 @@
+//! /ads for posters: the list of ads they can earn from, trending ads, one ad and its stats.
+
+use super::super::error::{AdvertisingError, Record, Result};
+use super::super::openapi::Errors;
+use super::super::sessions::{self, PosterBearer};
+use super::super::wire::{ok, usd, Data, List, PageParams};
+use super::super::AdvertisingState;
+use super::dto::*;
+use super::{store, trending as trend};
+use actix_web::{get, web, HttpResponse};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
+use switchboard_entities::advertising::{ad, screenshot, subscription};
+use uuid::Uuid;
+
+/// Most trending ads answered.
+const TRENDING: usize = 20;
+
+pub fn parse_id(raw: &str, record: Record) -> Result<Uuid> {
+    Uuid::parse_str(raw.trim()).map_err(|_| AdvertisingError::NotFound(record).into())
+}
+
+/// Approved ads whose free budget covers a payout, in the poster's country unless
+/// `countryCode` names another; newest first.
+#[utoipa::path(tag = "ads", params(AdsQuery),
+    responses((status = 200, body = Data<List<AdView>>), Errors), security(("bearer" = [])))]
+#[get("/ads")]
+pub async fn list(
+    st: web::Data<AdvertisingState>,
+    bearer: PosterBearer,
+    q: web::Query<AdsQuery>,
+) -> Result<HttpResponse> {
+    let poster = sessions::poster(&bearer)?;
+    let window = PageParams {
+        page: q.page,
+        limit: q.limit,
+    }
+    .window()?;
+    let country = match q.country_code.as_deref() {
+        Some(code) => super::super::posters::domain::country("countryCode", code)?
+            .alpha2
+            .to_string(),
+        None => poster.country.clone(),
+    };
+    let category = q
+        .category_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|c| !c.is_empty());
+    let page = store::list(
+        &st,
+        store::Listing {
+            country: &country,
+            category,
+        },
+        window,
+    )
+    .await?;
+    Ok(ok(List::from(page.map(|a| AdView::from(&a)))))
+}
+
+/// The ads posters in the caller's country took up most lately: each subscription counts
+/// 1 and each approved screenshot 3, halving every two days, over the last 7 days; the 20
+/// highest, only ads still open to new work.
+#[utoipa::path(tag = "ads", responses((status = 200, body = Data<Vec<TrendingAd>>), Errors),
+    security(("bearer" = [])))]
+#[get("/ads/trending")]
+pub async fn trending(
+    st: web::Data<AdvertisingState>,
+    bearer: PosterBearer,
+) -> Result<HttpResponse> {
+    let poster = sessions::poster(&bearer)?;
+    let ranked = trend::scores(&st, st.core.now()).await?;
+    let mut out = Vec::new();
+    // Read the candidates a page at a time until enough are open in this country.
+    for chunk in ranked.chunks(200) {
+        let ids: Vec<Uuid> = chunk.iter().map(|(id, _)| *id).collect();
+        let open = store::listed_among(&st, &poster.country, ids).await?;
+        for (id, score) in chunk {
+            if let Some(a) = open.iter().find(|a| a.id == *id) {
+                out.push(TrendingAd {
+                    ad: AdView::from(a),
+                    score: (score * 1000.0).round() / 1000.0,
+                });
+            }
+        }
+        if out.len() >= TRENDING {
+            break;
+        }
+    }
+    out.truncate(TRENDING);
+    Ok(ok(out))
+}
+
+/// An ad the poster can see: approved or paused, or one they subscribed to.
+async fn visible(st: &AdvertisingState, poster_id: Uuid, id: &str) -> Result<ad::Model> {
+    let a = store::get(st, parse_id(id, Record::Ad)?).await?;
+    if matches!(a.status.as_str(), "approved" | "paused") {
+        return Ok(a);
+    }
+    let subscribed = subscription::Entity::find()
+        .filter(subscription::Column::AdId.eq(a.id))
+        .filter(subscription::Column::PosterId.eq(poster_id))
+        .count(&st.core.db)
+        .await?
+        > 0;
+    if subscribed {
+        Ok(a)
+    } else {
+        Err(AdvertisingError::NotFound(Record::Ad).into())
+    }
+}
+
+#[utoipa::path(tag = "ads", params(("id" = String, Path)),
+    responses((status = 200, body = Data<AdView>), Errors), security(("bearer" = [])))]
+#[get("/ads/{id}")]
+pub async fn one(
+    st: web::Data<AdvertisingState>,
+    bearer: PosterBearer,
+    id: web::Path<String>,
+) -> Result<HttpResponse> {
+    let poster = sessions::poster(&bearer)?;
+    let a = visible(&st, poster.id, &id).await?;
+    Ok(ok(AdView::from(&a)))
+}
+
+/// Subscriptions, screenshots by status and the budget left.
+#[utoipa::path(tag = "ads", params(("id" = String, Path)),
+    responses((status = 200, body = Data<AdStats>), Errors), security(("bearer" = [])))]
+#[get("/ads/{id}/stats")]
+pub async fn stats(
+    st: web::Data<AdvertisingState>,
+    bearer: PosterBearer,
+    id: web::Path<String>,
+) -> Result<HttpResponse> {
+    let poster = sessions::poster(&bearer)?;
+    let a = visible(&st, poster.id, &id).await?;
+    let db = &st.core.db;
+    let subscriptions = subscription::Entity::find()
+        .filter(subscription::Column::AdId.eq(a.id))
+        .count(db)
+        .await?;
+    let counts: Vec<(String, i64)> = screenshot::Entity::find()
+        .select_only()
+        .column(screenshot::Column::Status)
+        .column_as(screenshot::Column::Id.count(), "n")
+        .filter(screenshot::Column::AdId.eq(a.id))
+        .group_by(screenshot::Column::Status)
+        .into_tuple()
+        .all(db)
+        .await?;
+    let free = free_cents(&a);
+    Ok(ok(AdStats {
+        ad_id: a.id.to_string(),
+        subscriptions,
+        screenshots: ByStatus::from_counts(&counts),
+        free_budget_cents: free,
+        free_budget_usd: usd(free),
+        spent_cents: a.spent_cents,
+        spent_usd: usd(a.spent_cents),
+        reserved_cents: a.reserved_cents,
+        reserved_usd: usd(a.reserved_cents),
+    }))
+}

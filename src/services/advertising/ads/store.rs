@@ -1,0 +1,157 @@
+//! Ads' rows and their money columns. Every statement that moves an ad's reserved or spent
+//! money recomputes `listed` in the same statement (approved and the free budget covers a
+//! payout), so what posters are shown never drifts from the money.
+
+use super::super::error::{AdvertisingError, Record, Result};
+use super::super::AdvertisingState;
+use crate::core::page::{Page, Window};
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+};
+use switchboard_entities::advertising::ad;
+use uuid::Uuid;
+
+/// The free budget of a row, as SQL over the row's old values plus `delta` reserved.
+fn listed_after(reserved_delta: &str, spent_delta: &str) -> Expr {
+    Expr::cust(format!(
+        "(status = 'approved' AND funded_cents - (reserved_cents {reserved_delta}) - (spent_cents {spent_delta}) >= payout_cents)"
+    ))
+}
+
+/// Reserves `cents` of the ad's free budget; false when the free budget no longer covers it.
+pub async fn reserve(
+    db: &impl ConnectionTrait,
+    ad_id: Uuid,
+    cents: i64,
+    now: DateTime<Utc>,
+) -> Result<bool> {
+    let done = ad::Entity::update_many()
+        .col_expr(
+            ad::Column::ReservedCents,
+            Expr::cust(format!("reserved_cents + {cents}")),
+        )
+        .col_expr(
+            ad::Column::Listed,
+            listed_after(&format!("+ {cents}"), "+ 0"),
+        )
+        .col_expr(ad::Column::UpdatedAt, Expr::value(now))
+        .filter(ad::Column::Id.eq(ad_id))
+        .filter(Expr::cust(format!(
+            "funded_cents - reserved_cents - spent_cents >= {cents}"
+        )))
+        .exec(db)
+        .await?;
+    Ok(done.rows_affected == 1)
+}
+
+/// Gives a reservation back to the free budget (a rejected screenshot).
+pub async fn release(
+    db: &impl ConnectionTrait,
+    ad_id: Uuid,
+    cents: i64,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    ad::Entity::update_many()
+        .col_expr(
+            ad::Column::ReservedCents,
+            Expr::cust(format!("reserved_cents - {cents}")),
+        )
+        .col_expr(
+            ad::Column::Listed,
+            listed_after(&format!("- {cents}"), "+ 0"),
+        )
+        .col_expr(ad::Column::UpdatedAt, Expr::value(now))
+        .filter(ad::Column::Id.eq(ad_id))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// Moves a reservation to spent (an approved screenshot).
+pub async fn spend(
+    db: &impl ConnectionTrait,
+    ad_id: Uuid,
+    cents: i64,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    ad::Entity::update_many()
+        .col_expr(
+            ad::Column::ReservedCents,
+            Expr::cust(format!("reserved_cents - {cents}")),
+        )
+        .col_expr(
+            ad::Column::SpentCents,
+            Expr::cust(format!("spent_cents + {cents}")),
+        )
+        .col_expr(
+            ad::Column::Listed,
+            listed_after(&format!("- {cents}"), &format!("+ {cents}")),
+        )
+        .col_expr(ad::Column::UpdatedAt, Expr::value(now))
+        .filter(ad::Column::Id.eq(ad_id))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// An ad that is not deleted.
+pub async fn get(st: &AdvertisingState, id: Uuid) -> Result<ad::Model> {
+    ad::Entity::find_by_id(id)
+        .filter(ad::Column::Status.ne("deleted"))
+        .one(&st.core.db)
+        .await?
+        .ok_or_else(|| AdvertisingError::NotFound(Record::Ad).into())
+}
+
+/// What posters may list: ads shown to them, in `country`, of `category` if given; newest
+/// first.
+pub struct Listing<'a> {
+    pub country: &'a str,
+    pub category: Option<&'a str>,
+}
+
+pub async fn list(
+    st: &AdvertisingState,
+    q: Listing<'_>,
+    window: Window,
+) -> Result<Page<ad::Model>> {
+    let mut select = ad::Entity::find()
+        .filter(ad::Column::Listed.eq(true))
+        .filter(ad::Column::Country.eq(q.country));
+    if let Some(c) = q.category {
+        select = select.filter(ad::Column::CategoryId.eq(c));
+    }
+    let total = select.clone().count(&st.core.db).await?;
+    let items = if window.offset >= total {
+        Vec::new()
+    } else {
+        select
+            .order_by_desc(ad::Column::CreatedAt)
+            .order_by_desc(ad::Column::Id)
+            .limit(window.limit)
+            .offset(window.offset)
+            .all(&st.core.db)
+            .await?
+    };
+    Ok(Page {
+        items,
+        total,
+        window,
+    })
+}
+
+/// The listed ads of `country` among `ids`.
+pub async fn listed_among(
+    st: &AdvertisingState,
+    country: &str,
+    ids: Vec<Uuid>,
+) -> Result<Vec<ad::Model>> {
+    Ok(ad::Entity::find()
+        .filter(ad::Column::Id.is_in(ids))
+        .filter(ad::Column::Listed.eq(true))
+        .filter(ad::Column::Country.eq(country))
+        .all(&st.core.db)
+        .await?)
+}

@@ -1,0 +1,32 @@
+//! Rate limits: sign-in requests per address, uploads and subscriptions per poster,
+//! everything else per caller (per address when anonymous). Declared here, applied by the
+//! core middleware; health and the API documents are never limited.
+
+use super::AdvertisingState;
+use crate::core::rate_limit::{Limits, Per, Rule};
+use actix_web::http::Method;
+
+const AUTH_ROUTES: [&str; 2] = ["/auth/request-otp", "/auth/verify-otp"];
+const UPLOAD_ROUTES: [&str; 2] = ["/screenshots", "/subscriptions"];
+
+pub fn limits(st: &AdvertisingState) -> Limits {
+    let l = &st.cfg.rate_limits;
+    let auth = AUTH_ROUTES
+        .iter()
+        .map(|path| Rule::new(Method::POST, path, "auth", l.auth, Per::Ip));
+    let uploads = UPLOAD_ROUTES
+        .iter()
+        .map(|path| Rule::new(Method::POST, path, "uploads", l.uploads, Per::Caller));
+    auth.chain(uploads)
+        .fold(
+            Limits::new(
+                "advertising",
+                st.core.limiter.clone(),
+                st.core.clock.clone(),
+            ),
+            Limits::rule,
+        )
+        // Video links carry their own signature and are fetched in many ranges.
+        .exempt("/media/videos/{token}")
+        .default_limit(l.general, Per::Caller)
+}

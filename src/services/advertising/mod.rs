@@ -1,0 +1,141 @@
+//! Advertising platform (`specs/messaging-and-ads.md`): posters subscribe to ads, get a video
+//! personalised with their referral code, prove they posted it with a screenshot and earn
+//! money they can withdraw. Laid out by feature: each folder holds its routes, wire shapes,
+//! rules and database work; this module only builds the state and registers them.
+
+pub mod ads;
+mod error;
+mod health;
+mod limits;
+pub mod media;
+pub mod money;
+mod openapi;
+pub mod places;
+pub mod posters;
+mod sessions;
+pub mod settings;
+mod wire;
+
+use crate::core::auth::{Auth, AuthErrors};
+use crate::core::config::ConfigError;
+use crate::core::error::ApiError;
+use crate::core::http::api_docs;
+use crate::core::routes::fallback;
+use crate::core::server::{serve, Listening, MountError};
+use crate::core::service::Service;
+use crate::core::session::Sessions;
+use crate::core::CoreContext;
+use crate::providers::Providers;
+use actix_web::web;
+use settings::AdvertisingSettings;
+use std::sync::Arc;
+use utoipa_actix_web::scope;
+use utoipa_actix_web::service_config::ServiceConfig;
+
+pub use error::AdvertisingEnvelope;
+
+#[derive(Clone)]
+pub struct AdvertisingState {
+    pub core: CoreContext,
+    pub providers: Providers,
+    pub cfg: Arc<AdvertisingSettings>,
+    /// Which sessions are live (every bearer request asks; every change announces).
+    pub sessions: Arc<Sessions>,
+}
+
+pub struct Advertising;
+
+impl Service for Advertising {
+    const NAME: &'static str = "advertising";
+    type Settings = AdvertisingSettings;
+    type Providers = Providers;
+
+    fn validate(cfg: &AdvertisingSettings) -> Result<(), ConfigError> {
+        cfg.check()
+    }
+
+    fn mount(
+        core: &CoreContext,
+        providers: &Providers,
+        cfg: &AdvertisingSettings,
+    ) -> Result<Listening, MountError> {
+        let sessions = Arc::new(Sessions::new(
+            sessions::Source {
+                db: core.db.clone(),
+                clock: core.clock.clone(),
+            },
+            &core.settings.auth,
+        ));
+        let state = AdvertisingState {
+            core: core.clone(),
+            providers: providers.clone(),
+            cfg: Arc::new(cfg.clone()),
+            sessions,
+        };
+        let data = web::Data::new(state);
+        serve::<AdvertisingEnvelope, _>(
+            Self::NAME,
+            &cfg.bind,
+            core,
+            openapi::document(),
+            move |cfg| routes(cfg, data.clone()),
+        )
+    }
+}
+
+/// Bearer tokens of the platform: a poster's token (`typ: poster`) whose session is live.
+fn policy(st: &AdvertisingState) -> Auth {
+    Auth::new(
+        &st.core,
+        sessions::POSTER_TOKEN,
+        AuthErrors {
+            missing: |what| {
+                ApiError::unauthorized(format!("missing {what}: Bearer <token>"))
+                    .code("unauthorized")
+            },
+            invalid_token: |_| {
+                ApiError::unauthorized("token is invalid, expired or signed out")
+                    .code("unauthorized")
+            },
+            forbidden: |_| ApiError::forbidden("your account may not do this").code("forbidden"),
+            invalid_key: |what| ApiError::unauthorized(format!("invalid {what}")),
+        },
+    )
+    .with_sessions(st.sessions.clone())
+}
+
+fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
+    cfg.app_data(web::Data::new(policy(&data)))
+        .app_data(web::Data::new(limits::limits(&data)))
+        .app_data(data)
+        .service(
+            scope("")
+                .service(health::health)
+                .map(|docs| docs.configure(api_docs))
+                .service(posters::routes::request_otp)
+                .service(posters::routes::verify_otp)
+                .service(posters::routes::logout)
+                .service(posters::routes::profile)
+                .service(posters::routes::update_profile)
+                .service(posters::routes::referral_code)
+                .service(posters::routes::set_device_token)
+                .service(posters::routes::delete_device_token)
+                .service(money::routes::balance)
+                .service(money::routes::transactions)
+                // Literal segments before `/transactions/{code}`.
+                .service(money::routes::pending_amount)
+                .service(money::routes::withdraw)
+                .service(money::routes::transaction)
+                .service(ads::routes::list)
+                .service(ads::routes::trending)
+                .service(ads::routes::one)
+                .service(ads::routes::stats)
+                .service(places::routes::categories)
+                .service(places::routes::one_category)
+                .service(places::routes::countries)
+                // `/countries/{id}/cities` has two segments: no clash with `/countries/{code}`.
+                .service(places::routes::cities)
+                .service(places::routes::country)
+                .default_service(web::to(fallback)),
+        );
+}

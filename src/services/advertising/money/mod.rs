@@ -1,0 +1,7 @@
+//! Money: the double-entry ledger in integer cents, a poster's balance and transactions,
+//! and withdrawals.
+
+pub mod dto;
+pub mod ledger;
+pub mod routes;
+pub mod store;

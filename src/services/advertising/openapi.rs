@@ -1,0 +1,53 @@
+//! The advertising platform's OpenAPI document besides its paths (collected from the routes).
+
+use super::error::AdvertisingEnvelope;
+use crate::core::error::{ErrorDocs, ErrorResponses, Kind};
+use crate::core::http::BearerScheme;
+use utoipa::OpenApi;
+
+/// Every error the service can answer, in its envelope.
+pub type Errors = ErrorResponses<AdvertisingErrors>;
+
+pub struct AdvertisingErrors;
+
+impl ErrorDocs for AdvertisingErrors {
+    type Envelope = AdvertisingEnvelope;
+    const STATUSES: &'static [(Kind, &'static str)] = &[
+        (
+            Kind::BadRequest,
+            "validation_error (details.field names the field), invalid_otp (details.attemptsRemaining), otp_expired, video_not_ready, budget_exhausted, insufficient_balance",
+        ),
+        (Kind::Unauthorized, "unauthorized: a missing, invalid, expired or signed-out token"),
+        (Kind::Forbidden, "forbidden (another kind of account), account_banned"),
+        (
+            Kind::NotFound,
+            "not_found, ad_not_found, category_not_found, country_not_found, subscription_not_found, screenshot_not_found, transaction_not_found, ticket_not_found, video_not_found, device_token_not_found (unknown ids and other posters' records alike)",
+        ),
+        (Kind::MethodNotAllowed, "method_not_allowed"),
+        (
+            Kind::Conflict,
+            "already_subscribed, ad_not_available, screenshot_pending, screenshot_already_approved, ticket_closed",
+        ),
+        (Kind::PayloadTooLarge, "payload_too_large"),
+        (Kind::UnsupportedMediaType, "unsupported_media_type"),
+        (
+            Kind::TooManyRequests,
+            "rate_limit_exceeded, otp_cooldown (one code a minute per phone), otp_locked (five wrong codes: 15 minutes); retryAfter in the body and the Retry-After header",
+        ),
+        (Kind::Internal, "{error: \"Internal server error\"} only"),
+    ];
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Switchboard advertising platform", version = "1.0",
+         description = "Posters subscribe to ads, post personalised videos, prove it with screenshots and earn."),
+    modifiers(&BearerScheme),
+    tags((name = "auth"), (name = "users"), (name = "ads"), (name = "subscriptions"), (name = "screenshots"), (name = "money"), (name = "support"), (name = "places"), (name = "media"), (name = "health"))
+)]
+struct ApiDoc;
+
+/// What the document says besides the routes, whose paths `routes()` adds.
+pub fn document() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
+}

@@ -1,0 +1,7 @@
+//! Posters: sign-in by phone and code, their profile, referral code and device token.
+
+pub mod domain;
+pub mod dto;
+pub mod routes;
+mod signin;
+pub mod store;

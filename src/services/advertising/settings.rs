@@ -1,0 +1,110 @@
+//! `[services.advertising]`: the advertising platform's own settings and their defaults.
+
+use crate::core::config::{self, ConfigError, LimitSettings};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct AdvertisingSettings {
+    pub enabled: bool,
+    pub bind: String,
+    /// Life of a poster's token (`typ: poster`); logout ends it sooner.
+    pub poster_token_ttl_secs: i64,
+    /// How long a sign-in code stays valid (the issue: 10 minutes).
+    pub otp_ttl_secs: i64,
+    /// Seconds between two codes for one phone (the spec: 60).
+    pub otp_cooldown_secs: i64,
+    /// Wrong codes in a row that lock the phone (the spec: 5) and for how long (15 minutes).
+    pub otp_max_failures: i32,
+    pub otp_lock_secs: i64,
+    /// Life of a signed personalised-video link.
+    pub video_link_ttl_secs: i64,
+    /// Largest screenshot accepted, in bytes (10 MB).
+    pub max_screenshot_bytes: usize,
+    /// Perceptual-hash distance (bits of 64) at or under which two screenshots are the same.
+    pub duplicate_distance: u32,
+    /// Each limit given in part keeps its default for the rest.
+    #[serde(deserialize_with = "config::limits_over_defaults")]
+    pub rate_limits: AdvertisingRateLimits,
+}
+
+impl Default for AdvertisingSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            bind: "127.0.0.1:8085".into(),
+            poster_token_ttl_secs: 30 * 24 * 3600,
+            otp_ttl_secs: 600,
+            otp_cooldown_secs: 60,
+            otp_max_failures: 5,
+            otp_lock_secs: 15 * 60,
+            video_link_ttl_secs: 6 * 3600,
+            max_screenshot_bytes: 10 * 1024 * 1024,
+            duplicate_distance: 6,
+            rate_limits: AdvertisingRateLimits::default(),
+        }
+    }
+}
+
+impl AdvertisingSettings {
+    /// Values no deployment can use (the start-up guard's `validate`).
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let invalid =
+            |what: &str| Err(ConfigError::Invalid(format!("services.advertising.{what}")));
+        if self.poster_token_ttl_secs < 60 {
+            return invalid("poster_token_ttl_secs must be at least 60");
+        }
+        if self.otp_ttl_secs < 60 || self.otp_cooldown_secs < 0 || self.otp_lock_secs < 1 {
+            return invalid("otp_ttl_secs >= 60, otp_cooldown_secs >= 0, otp_lock_secs >= 1");
+        }
+        if self.otp_max_failures < 1 {
+            return invalid("otp_max_failures must be at least 1");
+        }
+        if self.video_link_ttl_secs < 60 {
+            return invalid("video_link_ttl_secs must be at least 60");
+        }
+        if self.max_screenshot_bytes < 1024 {
+            return invalid("max_screenshot_bytes must be at least 1024");
+        }
+        if self.duplicate_distance > 32 {
+            return invalid("duplicate_distance must be at most 32");
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[serde(default)]
+pub struct AdvertisingRateLimits {
+    /// Every request, per caller (address when anonymous).
+    pub general: LimitSettings,
+    /// Sign-in requests (request-otp, verify-otp) per address.
+    pub auth: LimitSettings,
+    /// Codes asked for one phone from one address, and from every address together.
+    pub otp_per_sender: LimitSettings,
+    pub otp_per_phone: LimitSettings,
+    /// Uploads (screenshots) and subscriptions per poster: each costs storage and a job.
+    pub uploads: LimitSettings,
+}
+
+impl AdvertisingRateLimits {
+    /// The two limits on codes asked for one phone.
+    pub fn otp_phone(&self) -> crate::core::rate_limit::PhoneLimit {
+        crate::core::rate_limit::PhoneLimit {
+            per_sender: self.otp_per_sender,
+            per_phone: self.otp_per_phone,
+        }
+    }
+}
+
+impl Default for AdvertisingRateLimits {
+    fn default() -> Self {
+        Self {
+            general: LimitSettings::new(300, 15 * 60),
+            auth: LimitSettings::new(20, 15 * 60),
+            otp_per_sender: LimitSettings::new(5, 3600),
+            otp_per_phone: LimitSettings::new(10, 3600),
+            uploads: LimitSettings::new(30, 3600),
+        }
+    }
+}

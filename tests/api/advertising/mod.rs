@@ -1,0 +1,171 @@
+//! Advertising platform: posters, places, ads, subscriptions, screenshots, money, support.
+
+mod ads;
+mod money;
+mod places;
+mod posters;
+
+use crate::helpers::{spawn_app_with, TestApp};
+use reqwest::{Method, RequestBuilder, Response};
+use serde_json::{json, Value};
+use switchboard::settings::Settings;
+
+/// Only the advertising platform runs; its general and sign-in limits are out of the way
+/// unless a test sets them.
+pub async fn app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
+    spawn_app_with(|s| {
+        s.services.identity.enabled = false;
+        s.services.interview.enabled = false;
+        s.services.messaging.enabled = false;
+        s.services.marketplace.enabled = false;
+        let l = &mut s.services.advertising.rate_limits;
+        l.general.limit = 100_000;
+        l.auth.limit = 100_000;
+        l.otp_per_sender.limit = 100_000;
+        l.otp_per_phone.limit = 100_000;
+        l.uploads.limit = 100_000;
+        tweak(s);
+    })
+    .await
+}
+
+pub async fn app() -> TestApp {
+    app_with(|_| {}).await
+}
+
+pub fn req(app: &TestApp, method: Method, path: &str, token: Option<&str>) -> RequestBuilder {
+    let r = app
+        .client
+        .request(method, format!("{}{}", app.advertising, path));
+    match token {
+        Some(t) => r.bearer_auth(t),
+        None => r,
+    }
+}
+
+pub async fn call(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> Response {
+    let mut r = req(app, method, path, token);
+    if let Some(b) = body {
+        r = r.json(&b);
+    }
+    r.send().await.expect("request")
+}
+
+pub async fn post(app: &TestApp, path: &str, token: Option<&str>, body: Value) -> Response {
+    call(app, Method::POST, path, token, Some(body)).await
+}
+
+pub async fn get(app: &TestApp, path: &str, token: Option<&str>) -> Response {
+    call(app, Method::GET, path, token, None).await
+}
+
+/// Asserts a 200 `{data}` body; answers `data`.
+pub async fn data(res: Response) -> Value {
+    let status = res.status().as_u16();
+    let body: Value = res.json().await.expect("a JSON body");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.get("data").is_some(), "{body}");
+    body["data"].clone()
+}
+
+/// Asserts the error envelope `{error, code}` with `status` and `code`; answers the body.
+pub async fn refused(res: Response, status: u16, code: &str) -> Value {
+    let got = res.status().as_u16();
+    let body: Value = res.json().await.expect("a JSON error body");
+    assert_eq!(got, status, "{body}");
+    assert_eq!(body["code"], code, "{body}");
+    assert!(
+        body["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{body}"
+    );
+    body
+}
+
+/// A fresh UK mobile number.
+pub fn phone() -> String {
+    format!("+4477009{:05}", rand_digits())
+}
+
+fn rand_digits() -> u32 {
+    uuid::Uuid::new_v4().as_u128() as u32 % 100_000
+}
+
+/// Signs `phone` in with the code it was texted; answers (token, user).
+pub async fn sign_in(app: &TestApp, phone: &str) -> (String, Value) {
+    let sent = post(
+        app,
+        "/auth/request-otp",
+        None,
+        json!({"phoneNumber": phone, "countryId": "GB"}),
+    )
+    .await;
+    data(sent).await;
+    let code = app.last_code(phone);
+    let d = data(
+        post(
+            app,
+            "/auth/verify-otp",
+            None,
+            json!({"phoneNumber": phone, "code": code}),
+        )
+        .await,
+    )
+    .await;
+    (
+        d["token"].as_str().expect("a token").to_owned(),
+        d["user"].clone(),
+    )
+}
+
+/// A signed-in poster's token.
+pub async fn poster(app: &TestApp) -> String {
+    sign_in(app, &phone()).await.0
+}
+
+/// Runs `switchboard admin create-ad` against the app's database; answers the ad's id.
+pub fn create_ad(app: &TestApp, args: &[&str]) -> Result<String, String> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["--config", "/nonexistent.toml", "admin", "create-ad"])
+        .args(args)
+        .env("SWITCHBOARD__DATABASE__URL", &app.settings.database.url)
+        .env("SWITCHBOARD__OUTBOX__PATH", &app.settings.outbox.path)
+        .env("RUST_LOG", "error")
+        .output()
+        .expect("run the CLI");
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("ad_id: "))
+        .expect("ad id printed")
+        .to_owned())
+}
+
+/// An approved ad in `country` paying `payout` dollars from `budget`.
+pub fn ad(app: &TestApp, title: &str, country: &str, payout: &str, budget: &str) -> String {
+    create_ad(
+        app,
+        &[
+            "--title",
+            title,
+            "--country",
+            country,
+            "--video",
+            "https://videos.example.com/ad.mp4",
+            "--payout-usd",
+            payout,
+            "--budget-usd",
+            budget,
+            "--category",
+            "Technology",
+        ],
+    )
+    .expect("ad created")
+}
