@@ -4,6 +4,7 @@
 //! workflows, `dto.rs` wire shapes, `error.rs` its error envelope and `openapi.rs` what its
 //! document says besides the routes.
 
+pub mod advertising;
 pub mod identity;
 pub mod interview;
 pub mod marketplace;
