@@ -329,3 +329,22 @@ async fn the_server_refuses_to_start_with_fcm_but_no_credentials() {
     assert!(err.contains("[providers.push]"), "{err}");
     assert!(err.contains("project_id"), "{err}");
 }
+
+#[actix_web::test]
+async fn concurrent_sends_share_one_token_exchange() {
+    let f = fcm().await;
+    grant_tokens(&f.fake, "ya29.shared", 1).await;
+    Mock::given(method("POST"))
+        .and(path(SEND_PATH))
+        .and(header("authorization", "Bearer ya29.shared"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"name": "m"})))
+        .expect(5)
+        .mount(&f.fake)
+        .await;
+    let data = data();
+    let messages: Vec<_> = (0..5).map(|_| message(&data, Platform::Android)).collect();
+    let sends = messages.iter().map(|m| f.providers.push.send(m));
+    for result in futures_util::future::join_all(sends).await {
+        result.unwrap();
+    }
+}
