@@ -75,6 +75,20 @@ async fn grant_tokens(fake: &MockServer, token: &str, exchanges: impl Into<wirem
         .await;
 }
 
+/// FCM accepting exactly `sends` messages that carry this access token.
+async fn accept_sends(fake: &MockServer, token: &str, sends: u64) {
+    Mock::given(method("POST"))
+        .and(path(SEND_PATH))
+        .and(header("authorization", format!("Bearer {token}")))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"name": "projects/demo-project/messages/0:1"})),
+        )
+        .expect(sends)
+        .mount(fake)
+        .await;
+}
+
 fn data() -> BTreeMap<String, String> {
     BTreeMap::from([
         ("kind".to_owned(), "video_ready".to_owned()),
@@ -102,16 +116,7 @@ fn form(body: &[u8]) -> BTreeMap<String, String> {
 async fn fcm_trades_a_signed_jwt_for_a_token_it_keeps_until_expiry() {
     let f = fcm().await;
     grant_tokens(&f.fake, "ya29.first", 2).await;
-    Mock::given(method("POST"))
-        .and(path(SEND_PATH))
-        .and(header("authorization", "Bearer ya29.first"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(json!({"name": "projects/demo-project/messages/0:1"})),
-        )
-        .expect(3)
-        .mount(&f.fake)
-        .await;
+    accept_sends(&f.fake, "ya29.first", 3).await;
     let data = data();
     let push = &f.providers.push;
     assert!(!push.is_sandbox());
@@ -334,13 +339,7 @@ async fn the_server_refuses_to_start_with_fcm_but_no_credentials() {
 async fn concurrent_sends_share_one_token_exchange() {
     let f = fcm().await;
     grant_tokens(&f.fake, "ya29.shared", 1).await;
-    Mock::given(method("POST"))
-        .and(path(SEND_PATH))
-        .and(header("authorization", "Bearer ya29.shared"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"name": "m"})))
-        .expect(5)
-        .mount(&f.fake)
-        .await;
+    accept_sends(&f.fake, "ya29.shared", 5).await;
     let data = data();
     let messages: Vec<_> = (0..5).map(|_| message(&data, Platform::Android)).collect();
     let sends = messages.iter().map(|m| f.providers.push.send(m));
