@@ -265,7 +265,9 @@ impl Fcm {
                 token_uri
             },
             client_email,
-            key_id: Some(file.private_key_id).filter(|id| !id.is_empty()),
+            // The file's key id names the file's key only.
+            key_id: Some(file.private_key_id)
+                .filter(|id| !id.is_empty() && s.private_key.trim().is_empty()),
             key: rsa_key(&private_key)?,
             token: Mutex::new(None),
         })
