@@ -29,6 +29,8 @@ pub enum StartupError {
     #[error("http client: {0}")]
     Http(#[from] reqwest::Error),
     #[error(transparent)]
+    Providers(#[from] crate::providers::BuildError),
+    #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]
     Mount(#[from] MountError),

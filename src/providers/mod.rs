@@ -7,6 +7,7 @@ pub mod email;
 pub mod kyc;
 pub mod openai_chat;
 pub mod outbox;
+pub mod push;
 pub mod rubric;
 pub mod settings;
 pub mod sms;
@@ -26,6 +27,7 @@ use std::time::Duration;
 pub struct Providers {
     pub outbox: Arc<outbox::Outbox>,
     pub sms: Arc<dyn sms::SmsSender>,
+    pub push: Arc<dyn push::PushSender>,
     pub interviewer: Arc<dyn switchboard_actors::interview::Interviewer>,
     /// The marketplace's AI helpers' writer (the same `[ai]` model as the interviewer).
     pub car_writer: Arc<dyn car_ai::CarWriter>,
@@ -42,12 +44,13 @@ impl Providers {
         channels: &ProvidersSettings,
         ai: &AiSettings,
         clock: SharedClock,
-    ) -> Result<Self, reqwest::Error> {
+    ) -> Result<Self, BuildError> {
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(30))
             .build()?;
         let outbox = Arc::new(outbox::Outbox::new(&outbox.path));
         Ok(Self {
+            push: push::from_settings(&channels.push, outbox.clone(), clock.clone(), http.clone())?,
             sms: sms::from_settings(&channels.sms, outbox.clone(), clock, http.clone()),
             interviewer: ai::from_settings(ai, http.clone()),
             car_writer: car_ai::from_settings(ai, http.clone()),
@@ -56,6 +59,15 @@ impl Providers {
             settings: Arc::new(channels.clone()),
         })
     }
+}
+
+/// Why the providers could not be built: startup stops on it.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("http client: {0}")]
+    Http(#[from] reqwest::Error),
+    #[error(transparent)]
+    Push(#[from] push::PushConfigError),
 }
 
 /// The message a provider is handed, so that it hands each message over once.

@@ -26,6 +26,9 @@ pub struct OutboxEntry<'a> {
     /// The sending service's message id (messages of the messaging service).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message_id: Option<Uuid>,
+    /// What a channel carries besides text (a push's platform and data).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<&'a serde_json::Value>,
 }
 
 impl<'a> OutboxEntry<'a> {
@@ -46,6 +49,7 @@ impl<'a> OutboxEntry<'a> {
             created_at,
             provider_message_id: None,
             message_id: None,
+            details: None,
         }
     }
 }

@@ -23,6 +23,38 @@ pub struct ProvidersSettings {
     pub email: EmailProviderSettings,
     pub whatsapp: WhatsAppProviderSettings,
     pub voice: VoiceProviderSettings,
+    pub push: PushProviderSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct PushProviderSettings {
+    /// `outbox` (built-in sandbox) or `fcm` (Firebase Cloud Messaging HTTP v1).
+    pub provider: String,
+    pub base_url: String,
+    /// Empty: the key file's.
+    pub project_id: String,
+    /// A Google service-account key (JSON); the fields below, when set, win over its own.
+    pub service_account_file: String,
+    pub client_email: String,
+    /// PEM (PKCS#8 as Google issues it, or PKCS#1).
+    pub private_key: String,
+    /// Empty: the key file's, else Google's.
+    pub token_uri: String,
+}
+
+impl Default for PushProviderSettings {
+    fn default() -> Self {
+        Self {
+            provider: "outbox".into(),
+            base_url: "https://fcm.googleapis.com".into(),
+            project_id: String::new(),
+            service_account_file: String::new(),
+            client_email: String::new(),
+            private_key: String::new(),
+            token_uri: String::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -1,1 +1,2 @@
+mod push;
 mod sms;
