@@ -8,9 +8,13 @@ pub mod kyc;
 pub mod openai_chat;
 pub mod outbox;
 pub mod rubric;
+pub mod screenshot;
 pub mod settings;
 pub mod sms;
+pub mod storage;
+pub mod tool;
 pub mod twilio;
+pub mod video;
 pub mod voice;
 pub mod whatsapp;
 

@@ -23,6 +23,9 @@ pub struct ProvidersSettings {
     pub email: EmailProviderSettings,
     pub whatsapp: WhatsAppProviderSettings,
     pub voice: VoiceProviderSettings,
+    pub storage: super::storage::StorageSettings,
+    pub video: super::video::VideoSettings,
+    pub screenshots: super::screenshot::ScreenshotSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -1,1 +1,5 @@
+mod media;
+mod screenshot;
 mod sms;
+mod storage;
+mod video;
