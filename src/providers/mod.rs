@@ -9,9 +9,13 @@ pub mod openai_chat;
 pub mod outbox;
 pub mod push;
 pub mod rubric;
+pub mod screenshot;
 pub mod settings;
 pub mod sms;
+pub mod storage;
+pub mod tool;
 pub mod twilio;
+pub mod video;
 pub mod voice;
 pub mod whatsapp;
 

@@ -28,6 +28,12 @@ impl ChatClient {
     /// The model's reply to `user` under `system`; an error says why there is none (never
     /// the key).
     pub async fn chat(&self, system: &str, user: &str) -> Result<String, String> {
+        self.chat_content(system, Value::from(user)).await
+    }
+
+    /// As `chat`, with the user's content given as JSON: a string, or an array of parts
+    /// (text and `image_url`) for vision models.
+    pub async fn chat_content(&self, system: &str, user: Value) -> Result<String, String> {
         let body = json!({
             "model": self.model,
             "temperature": 0.3,

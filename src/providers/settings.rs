@@ -24,6 +24,9 @@ pub struct ProvidersSettings {
     pub whatsapp: WhatsAppProviderSettings,
     pub voice: VoiceProviderSettings,
     pub push: PushProviderSettings,
+    pub storage: super::storage::StorageSettings,
+    pub video: super::video::VideoSettings,
+    pub screenshots: super::screenshot::ScreenshotSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -318,3 +318,49 @@ pub fn assert_operations_and_links_consistent(doc: &Value) -> usize {
     }
     links
 }
+
+/// A server process a test starts itself (aiosmtpd, moto's S3 server), on a free loopback
+/// port, stopped when dropped.
+pub struct ChildServer {
+    child: std::process::Child,
+    pub port: u16,
+}
+
+impl ChildServer {
+    /// Runs `python3 -m module args…`, where `{port}` in an argument stands for the free port
+    /// chosen, and waits until the port accepts connections. `need` names what to install.
+    pub async fn python(module: &str, args: &[&str], need: &str) -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let args = args.iter().map(|a| a.replace("{port}", &port.to_string()));
+        let child = std::process::Command::new("python3")
+            .args(["-m", module])
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("python3 with {need} (scripts/setup installs it): {e}"));
+        // Owned from here on, so the process is stopped even when it never listens.
+        let server = Self { child, port };
+        for _ in 0..300 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                return server;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("{module} did not start listening on port {port}");
+    }
+}
+
+impl Drop for ChildServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

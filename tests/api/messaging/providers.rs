@@ -1,4 +1,5 @@
 use super::*;
+use crate::helpers::ChildServer;
 use serde_json::json;
 use wiremock::matchers::{basic_auth, body_string_contains, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -196,44 +197,27 @@ async fn whatsapp_uses_the_cloud_api_and_voice_the_calls_api() {
 
 /// A real SMTP server (Python's aiosmtpd) writing what it receives to a maildir.
 struct SmtpServer {
-    child: std::process::Child,
+    _server: ChildServer,
     port: u16,
     maildir: tempfile::TempDir,
 }
 
 impl SmtpServer {
     async fn start() -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
         let maildir = tempfile::tempdir().unwrap();
-        let child = std::process::Command::new("python3")
-            .args([
-                "-m",
-                "aiosmtpd",
-                "-n",
-                "-l",
-                &format!("127.0.0.1:{port}"),
-                "-c",
-                "aiosmtpd.handlers.Mailbox",
-            ])
-            .arg(maildir.path().join("mail"))
-            .spawn()
-            .expect("python3 with aiosmtpd (scripts/setup installs it)");
-        for _ in 0..200 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        let mail = maildir.path().join("mail");
+        let args = [
+            "-n",
+            "-l",
+            "127.0.0.1:{port}",
+            "-c",
+            "aiosmtpd.handlers.Mailbox",
+            mail.to_str().unwrap(),
+        ];
+        let server = ChildServer::python("aiosmtpd", &args, "aiosmtpd").await;
         Self {
-            child,
-            port,
+            port: server.port,
+            _server: server,
             maildir,
         }
     }
@@ -246,13 +230,6 @@ impl SmtpServer {
                     .collect()
             })
             .unwrap_or_default()
-    }
-}
-
-impl Drop for SmtpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

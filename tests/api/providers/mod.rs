@@ -1,2 +1,6 @@
 mod push;
+mod media;
+mod screenshot;
 mod sms;
+mod storage;
+mod video;
