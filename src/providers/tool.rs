@@ -28,11 +28,13 @@ pub enum ToolError {
 /// Keeps the end of a tool's complaint: that is where ffmpeg and friends say what went wrong.
 const STDERR_TAIL: usize = 600;
 
-/// Runs `program args…`, feeding `stdin` when given, and returns what it printed on stdout
-/// when it exits zero. The child is killed if `timeout` passes or this future is dropped.
+/// Runs `program args…` with `env` added to its environment, feeding `stdin` when given, and
+/// returns what it printed on stdout when it exits zero. The child is killed if `timeout`
+/// passes or this future is dropped.
 pub async fn run<I, S>(
     program: &str,
     args: I,
+    env: &[(&str, &str)],
     stdin: Option<Vec<u8>>,
     timeout: Duration,
 ) -> Result<Vec<u8>, ToolError>
@@ -42,6 +44,7 @@ where
 {
     let mut child = Command::new(program)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
@@ -101,22 +104,31 @@ mod tests {
         let out = run(
             "cat",
             ["-"],
+            &[],
             Some(b"hello".to_vec()),
             Duration::from_secs(5),
         )
         .await
         .unwrap();
         assert_eq!(out, b"hello");
-        let slow = run("sleep", ["5"], None, Duration::from_millis(100)).await;
+        let slow = run("sleep", ["5"], &[], None, Duration::from_millis(100)).await;
         assert!(matches!(slow, Err(ToolError::TimedOut { .. })), "{slow:?}");
-        let missing = run("no-such-tool-here", ["x"], None, Duration::from_secs(1)).await;
+        let missing = run(
+            "no-such-tool-here",
+            ["x"],
+            &[],
+            None,
+            Duration::from_secs(1),
+        )
+        .await;
         assert!(
             matches!(missing, Err(ToolError::Spawn { .. })),
             "{missing:?}"
         );
         let failed = run(
             "sh",
-            ["-c", "echo boom >&2; exit 3"],
+            ["-c", "echo $WORD >&2; exit 3"],
+            &[("WORD", "boom")],
             None,
             Duration::from_secs(5),
         )

@@ -125,7 +125,7 @@ impl Ffmpeg {
             .await
             .map_err(|_| VideoError::Tool("encoder pool closed".into()))?;
         let timeout = Duration::from_secs(self.settings.timeout_secs.max(1));
-        tool::run(&self.settings.ffmpeg_path, args, None, timeout).await?;
+        tool::run(&self.settings.ffmpeg_path, args, &[], None, timeout).await?;
         Ok(())
     }
 
@@ -216,7 +216,7 @@ impl VideoProcessor for Ffmpeg {
         ]);
         args.push(path.into());
         let timeout = Duration::from_secs(self.settings.probe_timeout_secs.max(1));
-        let out = match tool::run(&self.settings.ffprobe_path, args, None, timeout).await {
+        let out = match tool::run(&self.settings.ffprobe_path, args, &[], None, timeout).await {
             Ok(out) => out,
             // ffprobe ran and could not read it: the file is the problem.
             Err(ToolError::Failed { stderr, .. }) => return Err(VideoError::BadSource(stderr)),
