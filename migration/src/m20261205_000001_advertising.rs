@@ -234,6 +234,10 @@ impl MigrationTrait for Migration {
                 .col(integer("band1"))
                 .col(integer("band2"))
                 .col(integer("band3"))
+                .col(integer("band4"))
+                .col(integer("band5"))
+                .col(integer("band6"))
+                .col(integer("band7"))
                 .col(string("status"))
                 .col(text_null("reason"))
                 .col(big_integer("payout_cents"))
@@ -261,6 +265,10 @@ impl MigrationTrait for Migration {
             ("band1", &["band1"]),
             ("band2", &["band2"]),
             ("band3", &["band3"]),
+            ("band4", &["band4"]),
+            ("band5", &["band5"]),
+            ("band6", &["band6"]),
+            ("band7", &["band7"]),
         ] {
             m.create_index(index(SCREENSHOTS, name, cols)).await?;
         }

@@ -6,6 +6,7 @@ pub mod clock;
 pub mod config;
 pub mod cors;
 pub mod db;
+pub mod download;
 pub mod error;
 pub mod http;
 pub mod jobs;

@@ -4,7 +4,7 @@
 //! public addresses only (so a name cannot turn inward between the check and the connect).
 //! Callers add their own signature headers.
 
-use crate::core::outbound_url::{check_public, parse_http_url, PublicOnlyResolver};
+use crate::core::outbound_url::{check_public, parse_http_url};
 use chrono::{DateTime, Duration, Utc};
 
 pub struct HttpTransport {
@@ -36,18 +36,12 @@ const MAX_READ: usize = 64 * 1024;
 
 impl HttpTransport {
     pub fn new(allow_private: bool) -> Result<Self, reqwest::Error> {
-        // Redirects are not followed: a redirect could point at an internal address.
-        // No proxy from the environment either: a proxy would resolve and connect itself,
-        // past the public-only resolver.
-        let mut builder = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .user_agent("Switchboard-Webhooks/1.0");
-        if !allow_private {
-            builder = builder.dns_resolver(PublicOnlyResolver);
-        }
         Ok(Self {
-            http: builder.build()?,
+            http: super::download::outbound_client(
+                allow_private,
+                "Switchboard-Webhooks/1.0",
+                None,
+            )?,
             allow_private,
         })
     }

@@ -35,6 +35,12 @@ pub struct Providers {
     pub interviewer: Arc<dyn switchboard_actors::interview::Interviewer>,
     /// The marketplace's AI helpers' writer (the same `[ai]` model as the interviewer).
     pub car_writer: Arc<dyn car_ai::CarWriter>,
+    /// Where media files are kept (`[providers.storage]`).
+    pub storage: Arc<dyn storage::Storage>,
+    /// ffmpeg (`[providers.video]`).
+    pub video: Arc<dyn video::VideoProcessor>,
+    /// Whether a screenshot shows a referral code (`[providers.screenshots]`).
+    pub screenshot_verifier: Arc<dyn screenshot::ScreenshotVerifier>,
     /// The client for providers' HTTP APIs.
     pub http: reqwest::Client,
     /// `[providers.*]`.
@@ -58,6 +64,9 @@ impl Providers {
             sms: sms::from_settings(&channels.sms, outbox.clone(), clock, http.clone()),
             interviewer: ai::from_settings(ai, http.clone()),
             car_writer: car_ai::from_settings(ai, http.clone()),
+            storage: storage::from_settings(&channels.storage)?,
+            video: video::from_settings(&channels.video),
+            screenshot_verifier: screenshot::from_settings(&channels.screenshots, ai, http.clone()),
             outbox,
             http,
             settings: Arc::new(channels.clone()),
@@ -72,6 +81,8 @@ pub enum BuildError {
     Http(#[from] reqwest::Error),
     #[error(transparent)]
     Push(#[from] push::PushConfigError),
+    #[error("[providers.storage]: {0}")]
+    Storage(#[from] storage::StorageError),
 }
 
 /// The message a provider is handed, so that it hands each message over once.

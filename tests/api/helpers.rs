@@ -60,6 +60,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
     settings.database.url = fresh_database_url(dir.path()).await;
     settings.database.max_connections = 8;
     settings.outbox.path = dir.path().join("outbox.jsonl").display().to_string();
+    settings.providers.storage.path = dir.path().join("media").display().to_string();
     settings.services.identity.bind = "127.0.0.1:0".into();
     settings.services.interview.bind = "127.0.0.1:0".into();
     settings.services.messaging.bind = "127.0.0.1:0".into();

@@ -14,13 +14,18 @@ pub struct Model {
     pub content_type: String,
     pub width: i32,
     pub height: i32,
-    /// 64-bit perceptual hash (as a signed integer) and its four 16-bit bands, so a
-    /// near-duplicate is found by an indexed band match before the Hamming distance.
+    /// 64-bit perceptual hash (as a signed integer) and its eight bytes: two hashes at most
+    /// 7 bits apart share at least one byte, so a near-duplicate is found by an indexed
+    /// byte match before the Hamming distance is counted.
     pub phash: i64,
     pub band0: i32,
     pub band1: i32,
     pub band2: i32,
     pub band3: i32,
+    pub band4: i32,
+    pub band5: i32,
+    pub band6: i32,
+    pub band7: i32,
     /// `pending`, `needs_review`, `approved` or `rejected`.
     pub status: String,
     pub reason: Option<String>,

@@ -6,14 +6,17 @@
 pub mod ads;
 mod error;
 mod health;
+mod jobs;
 mod limits;
 pub mod media;
 pub mod money;
 mod openapi;
 pub mod places;
 pub mod posters;
+pub mod screenshots;
 mod sessions;
 pub mod settings;
+pub mod subscriptions;
 mod wire;
 
 use crate::core::auth::{Auth, AuthErrors};
@@ -41,6 +44,7 @@ pub struct AdvertisingState {
     pub cfg: Arc<AdvertisingSettings>,
     /// Which sessions are live (every bearer request asks; every change announces).
     pub sessions: Arc<Sessions>,
+    pub media: media::Media,
 }
 
 pub struct Advertising;
@@ -66,12 +70,24 @@ impl Service for Advertising {
             },
             &core.settings.auth,
         ));
+        let media = media::Media {
+            storage: providers.storage.clone(),
+            video: providers.video.clone(),
+            verifier: providers.screenshot_verifier.clone(),
+            fetch: media::fetch_client(cfg.allow_private_video_urls).map_err(MountError::client)?,
+            allow_private: cfg.allow_private_video_urls,
+            max_video_bytes: cfg.max_video_bytes,
+            links: media::links::LinkKey::derive(&core.settings.auth.jwt_secret),
+        };
         let state = AdvertisingState {
             core: core.clone(),
             providers: providers.clone(),
             cfg: Arc::new(cfg.clone()),
             sessions,
+            media,
         };
+        subscriptions::video::register(&state);
+        screenshots::verify::register(&state);
         let data = web::Data::new(state);
         serve::<AdvertisingEnvelope, _>(
             Self::NAME,
@@ -126,6 +142,15 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(money::routes::pending_amount)
                 .service(money::routes::withdraw)
                 .service(money::routes::transaction)
+                .service(subscriptions::routes::subscribe)
+                .service(subscriptions::routes::list)
+                .service(subscriptions::routes::one)
+                .service(subscriptions::routes::video)
+                .service(media::routes::video)
+                .service(screenshots::routes::submit)
+                .service(screenshots::routes::list)
+                .service(screenshots::routes::one)
+                .service(screenshots::routes::status_of)
                 .service(ads::routes::list)
                 .service(ads::routes::trending)
                 .service(ads::routes::one)

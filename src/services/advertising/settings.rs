@@ -21,8 +21,11 @@ pub struct AdvertisingSettings {
     pub video_link_ttl_secs: i64,
     /// Largest screenshot accepted, in bytes (10 MB).
     pub max_screenshot_bytes: usize,
-    /// Perceptual-hash distance (bits of 64) at or under which two screenshots are the same.
-    pub duplicate_distance: u32,
+    /// Largest ad video fetched from a URL, in bytes (200 MB).
+    pub max_video_bytes: u64,
+    /// Fetch ad videos from loopback and private addresses too (local development and
+    /// tests only: otherwise a URL could reach inside the network).
+    pub allow_private_video_urls: bool,
     /// Each limit given in part keeps its default for the rest.
     #[serde(deserialize_with = "config::limits_over_defaults")]
     pub rate_limits: AdvertisingRateLimits,
@@ -40,7 +43,8 @@ impl Default for AdvertisingSettings {
             otp_lock_secs: 15 * 60,
             video_link_ttl_secs: 6 * 3600,
             max_screenshot_bytes: 10 * 1024 * 1024,
-            duplicate_distance: 6,
+            max_video_bytes: 200 * 1024 * 1024,
+            allow_private_video_urls: false,
             rate_limits: AdvertisingRateLimits::default(),
         }
     }
@@ -66,8 +70,8 @@ impl AdvertisingSettings {
         if self.max_screenshot_bytes < 1024 {
             return invalid("max_screenshot_bytes must be at least 1024");
         }
-        if self.duplicate_distance > 32 {
-            return invalid("duplicate_distance must be at most 32");
+        if self.max_video_bytes < 1024 {
+            return invalid("max_video_bytes must be at least 1024");
         }
         Ok(())
     }

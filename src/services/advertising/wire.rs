@@ -42,26 +42,74 @@ impl<T> From<Page<T>> for List<T> {
     }
 }
 
-/// `page` and `limit` of a list (numbered pages only).
-#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct PageParams {
-    /// Page number from 1.
-    #[param(minimum = 1)]
-    pub page: Option<u64>,
-    /// Page size, 1 to 100 (default 20).
-    #[param(minimum = 1, maximum = 100)]
-    pub limit: Option<u64>,
+/// The slice `page` (from 1) of `limit` rows asks for.
+pub fn window(page: Option<u64>, limit: Option<u64>) -> Result<crate::core::page::Window> {
+    crate::core::page::PageQuery {
+        limit,
+        offset: None,
+        page,
+    }
+    .window(PAGES)
 }
 
-impl PageParams {
+/// `page`, `limit` and `status`: a poster's list of their own records.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StatusPage {
+    #[param(minimum = 1)]
+    pub page: Option<u64>,
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u64>,
+    /// One of the record's statuses.
+    pub status: Option<String>,
+}
+
+impl StatusPage {
     pub fn window(&self) -> Result<crate::core::page::Window> {
-        crate::core::page::PageQuery {
-            limit: self.limit,
-            offset: None,
-            page: self.page,
-        }
-        .window(PAGES)
+        window(self.page, self.limit)
+    }
+
+    /// The status asked for, which must be one of `allowed`.
+    pub fn status(&self, allowed: &[&str]) -> Result<Option<&str>> {
+        one_of("status", self.status.as_deref(), allowed)
+    }
+}
+
+/// The newest-first page of `select` (rows with `created_at` and a unique `id`).
+pub async fn newest_first<E>(
+    db: &impl sea_orm::ConnectionTrait,
+    select: sea_orm::Select<E>,
+    created_at: E::Column,
+    id: E::Column,
+    window: crate::core::page::Window,
+) -> Result<Page<E::Model>>
+where
+    E: sea_orm::EntityTrait,
+    E::Model: sea_orm::FromQueryResult + Sized + Send + Sync,
+{
+    use sea_orm::QueryOrder;
+    crate::core::page::fetch(
+        select.order_by_desc(created_at).order_by_desc(id),
+        db,
+        window,
+    )
+    .await
+}
+
+/// An optional query value that must be one of `allowed` (absent or empty: none).
+pub fn one_of<'a>(
+    field: &'static str,
+    value: Option<&'a str>,
+    allowed: &[&str],
+) -> Result<Option<&'a str>> {
+    match value.map(str::trim).filter(|v| !v.is_empty()) {
+        None => Ok(None),
+        Some(v) if allowed.contains(&v) => Ok(Some(v)),
+        Some(_) => Err(AdvertisingError::invalid(
+            field,
+            format!("must be one of {}", allowed.join(", ")),
+        )
+        .into()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Advertising platform: posters, places, ads, subscriptions, screenshots, money, support.
 
 mod ads;
+mod earning;
 mod money;
 mod places;
 mod posters;
@@ -135,6 +136,10 @@ pub fn create_ad(app: &TestApp, args: &[&str]) -> Result<String, String> {
         .args(args)
         .env("SWITCHBOARD__DATABASE__URL", &app.settings.database.url)
         .env("SWITCHBOARD__OUTBOX__PATH", &app.settings.outbox.path)
+        .env(
+            "SWITCHBOARD__PROVIDERS__STORAGE__PATH",
+            &app.settings.providers.storage.path,
+        )
         .env("RUST_LOG", "error")
         .output()
         .expect("run the CLI");

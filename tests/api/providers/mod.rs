@@ -1,5 +1,5 @@
+pub mod media;
 mod push;
-mod media;
 mod screenshot;
 mod sms;
 mod storage;

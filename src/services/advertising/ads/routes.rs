@@ -3,7 +3,7 @@
 use super::super::error::{AdvertisingError, Record, Result};
 use super::super::openapi::Errors;
 use super::super::sessions::{self, PosterBearer};
-use super::super::wire::{ok, usd, Data, List, PageParams};
+use super::super::wire::{ok, usd, Data, List};
 use super::super::AdvertisingState;
 use super::dto::*;
 use super::{store, trending as trend};
@@ -30,11 +30,7 @@ pub async fn list(
     q: web::Query<AdsQuery>,
 ) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
-    let window = PageParams {
-        page: q.page,
-        limit: q.limit,
-    }
-    .window()?;
+    let window = super::super::wire::window(q.page, q.limit)?;
     let country = match q.country_code.as_deref() {
         Some(code) => super::super::posters::domain::country("countryCode", code)?
             .alpha2

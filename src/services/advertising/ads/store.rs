@@ -7,9 +7,7 @@ use super::super::AdvertisingState;
 use crate::core::page::{Page, Window};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use switchboard_entities::advertising::ad;
 use uuid::Uuid;
 
@@ -123,23 +121,14 @@ pub async fn list(
     if let Some(c) = q.category {
         select = select.filter(ad::Column::CategoryId.eq(c));
     }
-    let total = select.clone().count(&st.core.db).await?;
-    let items = if window.offset >= total {
-        Vec::new()
-    } else {
-        select
-            .order_by_desc(ad::Column::CreatedAt)
-            .order_by_desc(ad::Column::Id)
-            .limit(window.limit)
-            .offset(window.offset)
-            .all(&st.core.db)
-            .await?
-    };
-    Ok(Page {
-        items,
-        total,
+    super::super::wire::newest_first(
+        &st.core.db,
+        select,
+        ad::Column::CreatedAt,
+        ad::Column::Id,
         window,
-    })
+    )
+    .await
 }
 
 /// The listed ads of `country` among `ids`.

@@ -3,7 +3,7 @@
 use super::super::error::{AdvertisingError, Result};
 use super::super::openapi::Errors;
 use super::super::sessions::{self, PosterBearer};
-use super::super::wire::{ok, parse_usd, usd, Data, List, PageParams};
+use super::super::wire::{ok, parse_usd, usd, Data, List};
 use super::super::AdvertisingState;
 use super::dto::*;
 use super::ledger::{KINDS, STATUSES};
@@ -22,22 +22,6 @@ pub async fn balance(
     Ok(ok(BalanceView::from(store::balance(&st, poster.id).await?)))
 }
 
-fn one_of<'a>(
-    field: &'static str,
-    value: Option<&'a str>,
-    allowed: &[&str],
-) -> Result<Option<&'a str>> {
-    match value.map(str::trim).filter(|v| !v.is_empty()) {
-        None => Ok(None),
-        Some(v) if allowed.contains(&v) => Ok(Some(v)),
-        Some(_) => Err(AdvertisingError::invalid(
-            field,
-            format!("must be one of {}", allowed.join(", ")),
-        )
-        .into()),
-    }
-}
-
 /// The poster's transactions, newest first.
 #[utoipa::path(tag = "money", params(TransactionsQuery),
     responses((status = 200, body = Data<List<TransactionView>>), Errors), security(("bearer" = [])))]
@@ -48,14 +32,10 @@ pub async fn transactions(
     q: web::Query<TransactionsQuery>,
 ) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
-    let window = PageParams {
-        page: q.page,
-        limit: q.limit,
-    }
-    .window()?;
+    let window = super::super::wire::window(q.page, q.limit)?;
     let filter = store::TransactionFilter {
-        kind: one_of("type", q.kind.as_deref(), &KINDS)?,
-        status: one_of("status", q.status.as_deref(), &STATUSES)?,
+        kind: super::super::wire::one_of("type", q.kind.as_deref(), &KINDS)?,
+        status: super::super::wire::one_of("status", q.status.as_deref(), &STATUSES)?,
     };
     let page = store::transactions(&st, poster.id, filter, window).await?;
     Ok(ok(List::from(page.map(|t| TransactionView::from(&t)))))

@@ -5,10 +5,7 @@ use super::super::error::{AdvertisingError, Record, Result};
 use super::super::AdvertisingState;
 use super::ledger::{self, Account, Movement};
 use crate::core::page::{Page, Window};
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set};
 use switchboard_entities::advertising::{screenshot, transaction, withdrawal};
 use uuid::Uuid;
 
@@ -74,19 +71,14 @@ pub async fn transactions(
     if let Some(status) = f.status {
         select = select.filter(transaction::Column::Status.eq(status));
     }
-    let total = select.clone().count(&st.core.db).await?;
-    let items = select
-        .order_by_desc(transaction::Column::CreatedAt)
-        .order_by_desc(transaction::Column::Id)
-        .limit(window.limit)
-        .offset(window.offset)
-        .all(&st.core.db)
-        .await?;
-    Ok(Page {
-        items,
-        total,
+    super::super::wire::newest_first(
+        &st.core.db,
+        select,
+        transaction::Column::CreatedAt,
+        transaction::Column::Id,
         window,
-    })
+    )
+    .await
 }
 
 pub async fn transaction(

@@ -1,0 +1,301 @@
+//! Screenshots' rows. Submission reserves the ad's payout in the same transaction that
+//! writes the row and queues its check; a decision moves that reservation exactly once:
+//! approval to spent (and the poster's balance), rejection back to the free budget.
+
+use super::super::ads::store as ads;
+use super::super::error::{AdvertisingError, Record, Result};
+use super::super::money::ledger::{self, Account, Movement};
+use super::super::AdvertisingState;
+use super::verify::{VerifyJob, VERIFY};
+use crate::core::jobs::NewJob;
+use crate::core::page::{Page, Window};
+use crate::providers::screenshot::PerceptualHash;
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, Set,
+    SqlErr,
+};
+use switchboard_entities::advertising::{ad, screenshot, subscription};
+use uuid::Uuid;
+
+pub const STATUSES: [&str; 4] = ["pending", "needs_review", "approved", "rejected"];
+
+/// The eight bytes of a hash, as the band columns hold them.
+pub fn bands(hash: PerceptualHash) -> [i32; 8] {
+    let b = hash.0.to_be_bytes();
+    b.map(i32::from)
+}
+
+/// A screenshot as uploaded, checked and stored, ready to be written.
+pub struct Upload {
+    pub id: Uuid,
+    pub image_key: String,
+    pub content_type: &'static str,
+    pub width: u32,
+    pub height: u32,
+    pub hash: PerceptualHash,
+}
+
+/// Writes the screenshot of the poster's ready subscription, reserving the ad's payout.
+pub async fn submit(
+    st: &AdvertisingState,
+    poster_id: Uuid,
+    subscription_id: Uuid,
+    up: Upload,
+) -> Result<screenshot::Model> {
+    let now = st.core.now();
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
+    let sub = subscription::Entity::find_by_id(subscription_id)
+        .filter(subscription::Column::PosterId.eq(poster_id))
+        .one(&*txn)
+        .await?
+        .ok_or(AdvertisingError::NotFound(Record::Subscription))?;
+    if sub.status != "ready" {
+        return Err(AdvertisingError::VideoNotReady.into());
+    }
+    let open: Vec<String> = screenshot::Entity::find()
+        .select_only()
+        .column(screenshot::Column::Status)
+        .filter(screenshot::Column::SubscriptionId.eq(sub.id))
+        .filter(screenshot::Column::Status.is_in(["pending", "needs_review", "approved"]))
+        .into_tuple()
+        .all(&*txn)
+        .await?;
+    if open.iter().any(|s| s == "approved") {
+        return Err(AdvertisingError::ScreenshotApproved.into());
+    }
+    if !open.is_empty() {
+        return Err(AdvertisingError::ScreenshotPending.into());
+    }
+    let a = ad::Entity::find_by_id(sub.ad_id)
+        .one(&*txn)
+        .await?
+        .ok_or(AdvertisingError::NotFound(Record::Ad))?;
+    if a.status != "approved" || !ads::reserve(&*txn, a.id, a.payout_cents, now).await? {
+        return Err(AdvertisingError::BudgetExhausted.into());
+    }
+    let [b0, b1, b2, b3, b4, b5, b6, b7] = bands(up.hash);
+    let row = screenshot::ActiveModel {
+        id: Set(up.id),
+        poster_id: Set(poster_id),
+        subscription_id: Set(sub.id),
+        ad_id: Set(a.id),
+        image_key: Set(up.image_key),
+        content_type: Set(up.content_type.into()),
+        width: Set(i32::try_from(up.width).unwrap_or(i32::MAX)),
+        height: Set(i32::try_from(up.height).unwrap_or(i32::MAX)),
+        phash: Set(up.hash.to_i64()),
+        band0: Set(b0),
+        band1: Set(b1),
+        band2: Set(b2),
+        band3: Set(b3),
+        band4: Set(b4),
+        band5: Set(b5),
+        band6: Set(b6),
+        band7: Set(b7),
+        status: Set("pending".into()),
+        reason: Set(None),
+        payout_cents: Set(a.payout_cents),
+        open_subscription_id: Set(Some(sub.id)),
+        approved_subscription_id: Set(None),
+        decided_by: Set(None),
+        decided_at: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+    }
+    .insert(&*txn)
+    .await
+    .map_err(|e| match e.sql_err() {
+        // Two uploads at once: the second meets the unique open subscription.
+        Some(SqlErr::UniqueConstraintViolation(_)) => AdvertisingError::ScreenshotPending.into(),
+        _ => crate::core::error::ApiError::from(e),
+    })?;
+    let job = serde_json::to_value(VerifyJob {
+        screenshot_id: up.id,
+    })
+    .unwrap_or_default();
+    st.core
+        .jobs
+        .enqueue(
+            &*txn,
+            NewJob::new(VERIFY, job).key(format!("{VERIFY}:{}", up.id)),
+        )
+        .await?;
+    txn.commit().await?;
+    st.core.jobs.wake();
+    Ok(row)
+}
+
+/// How a screenshot was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Approved,
+    Rejected,
+    NeedsReview,
+}
+
+impl Verdict {
+    pub fn status(self) -> &'static str {
+        match self {
+            Self::Approved => "approved",
+            Self::Rejected => "rejected",
+            Self::NeedsReview => "needs_review",
+        }
+    }
+}
+
+/// Applies `verdict` to the screenshot if its status is one of `from` (the verifier decides
+/// only `pending` ones; an administrator also `needs_review`). Answers the decided row, or
+/// None when it was decided meanwhile: one conditional update decides, so two deciders at
+/// once move the money once.
+pub async fn decide(
+    st: &AdvertisingState,
+    id: Uuid,
+    verdict: Verdict,
+    reason: Option<String>,
+    by: &str,
+    from: &[&str],
+) -> Result<Option<screenshot::Model>> {
+    let now = st.core.now();
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
+    let Some(shot) = screenshot::Entity::find_by_id(id).one(&*txn).await? else {
+        return Err(AdvertisingError::NotFound(Record::Screenshot).into());
+    };
+    let mut update = screenshot::Entity::update_many()
+        .col_expr(screenshot::Column::Status, Expr::value(verdict.status()))
+        .col_expr(screenshot::Column::Reason, Expr::value(reason))
+        .col_expr(screenshot::Column::UpdatedAt, Expr::value(now))
+        .filter(screenshot::Column::Id.eq(id))
+        .filter(screenshot::Column::Status.is_in(from.iter().copied()));
+    if verdict != Verdict::NeedsReview {
+        update = update
+            .col_expr(
+                screenshot::Column::OpenSubscriptionId,
+                Expr::value(Option::<Uuid>::None),
+            )
+            .col_expr(screenshot::Column::DecidedBy, Expr::value(by))
+            .col_expr(screenshot::Column::DecidedAt, Expr::value(now));
+    }
+    if verdict == Verdict::Approved {
+        update = update.col_expr(
+            screenshot::Column::ApprovedSubscriptionId,
+            Expr::value(shot.subscription_id),
+        );
+    }
+    if update.exec(&*txn).await?.rows_affected != 1 {
+        return Ok(None);
+    }
+    match verdict {
+        Verdict::Approved => credit(&*txn, &shot, now).await?,
+        Verdict::Rejected => ads::release(&*txn, shot.ad_id, shot.payout_cents, now).await?,
+        Verdict::NeedsReview => {}
+    }
+    let decided = screenshot::Entity::find_by_id(id).one(&*txn).await?;
+    txn.commit().await?;
+    Ok(decided)
+}
+
+/// The approved screenshot's payout: spent on the ad, earned by the poster.
+async fn credit(
+    db: &impl ConnectionTrait,
+    shot: &screenshot::Model,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<()> {
+    ads::spend(db, shot.ad_id, shot.payout_cents, now).await?;
+    ledger::post(
+        db,
+        Movement {
+            kind: ledger::EARNING,
+            status: "completed",
+            amount_cents: shot.payout_cents,
+            poster_id: Some(shot.poster_id),
+            advertiser_id: None,
+            ad_id: Some(shot.ad_id),
+            screenshot_id: Some(shot.id),
+            description: "Screenshot approved".into(),
+            idempotency_key: Some(format!("earning:{}", shot.id)),
+            legs: vec![
+                (Account::Ad(shot.ad_id), -shot.payout_cents),
+                (Account::PosterAvailable(shot.poster_id), shot.payout_cents),
+            ],
+        },
+        now,
+    )
+    .await?;
+    Ok(())
+}
+
+/// Earlier screenshots whose hash is within `max_distance` bits of `hash`.
+pub async fn near_duplicates(
+    st: &AdvertisingState,
+    shot: &screenshot::Model,
+    max_distance: u32,
+) -> Result<Vec<Uuid>> {
+    use screenshot::Column as C;
+    let hash = PerceptualHash::from_i64(shot.phash);
+    let mut select = screenshot::Entity::find()
+        .select_only()
+        .column(C::Id)
+        .column(C::Phash)
+        .filter(C::Id.ne(shot.id))
+        .filter(C::CreatedAt.lte(shot.created_at));
+    // Eight bytes: hashes at most 7 bits apart share one, found through the bands' indexes.
+    if max_distance < 8 {
+        let b = bands(hash);
+        let cols = [
+            C::Band0,
+            C::Band1,
+            C::Band2,
+            C::Band3,
+            C::Band4,
+            C::Band5,
+            C::Band6,
+            C::Band7,
+        ];
+        let mut any = sea_orm::Condition::any();
+        for (col, v) in cols.into_iter().zip(b) {
+            any = any.add(col.eq(v));
+        }
+        select = select.filter(any);
+    }
+    let rows: Vec<(Uuid, i64)> = select.into_tuple().all(&st.core.db).await?;
+    Ok(rows
+        .into_iter()
+        .filter(|(_, h)| PerceptualHash::from_i64(*h).distance(hash) <= max_distance)
+        .map(|(id, _)| id)
+        .collect())
+}
+
+pub async fn list(
+    st: &AdvertisingState,
+    poster_id: Uuid,
+    status: Option<&str>,
+    window: Window,
+) -> Result<Page<screenshot::Model>> {
+    let mut select = screenshot::Entity::find().filter(screenshot::Column::PosterId.eq(poster_id));
+    if let Some(s) = status {
+        select = select.filter(screenshot::Column::Status.eq(s));
+    }
+    super::super::wire::newest_first(
+        &st.core.db,
+        select,
+        screenshot::Column::CreatedAt,
+        screenshot::Column::Id,
+        window,
+    )
+    .await
+}
+
+pub async fn get(
+    st: &AdvertisingState,
+    poster_id: Uuid,
+    raw_id: &str,
+) -> Result<screenshot::Model> {
+    let id = Uuid::parse_str(raw_id.trim())
+        .map_err(|_| AdvertisingError::NotFound(Record::Screenshot))?;
+    screenshot::Entity::find_by_id(id)
+        .filter(screenshot::Column::PosterId.eq(poster_id))
+        .one(&st.core.db)
+        .await?
+        .ok_or_else(|| AdvertisingError::NotFound(Record::Screenshot).into())
+}

@@ -1,0 +1,110 @@
+//! Subscriptions' rows: one per poster per ad, made with the job that personalises the
+//! poster's video in the same transaction, so no subscription waits on a job never queued.
+
+use super::super::error::{AdvertisingError, Record, Result};
+use super::super::AdvertisingState;
+use super::video::{ProcessingJob, PROCESSING};
+use crate::core::jobs::NewJob;
+use crate::core::page::{Page, Window};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, Set, SqlErr,
+};
+use switchboard_entities::advertising::{ad, subscription};
+use uuid::Uuid;
+
+pub const STATUSES: [&str; 3] = ["processing", "ready", "failed"];
+
+/// Subscribes the poster to the ad (open to new work) and queues their video.
+pub async fn create(
+    st: &AdvertisingState,
+    poster_id: Uuid,
+    ad_id: Uuid,
+    phone_info: String,
+) -> Result<subscription::Model> {
+    let now = st.core.now();
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
+    let a = ad::Entity::find_by_id(ad_id)
+        .filter(ad::Column::Status.ne("deleted"))
+        .one(&*txn)
+        .await?
+        .ok_or(AdvertisingError::NotFound(Record::Ad))?;
+    let taken = subscription::Entity::find()
+        .filter(subscription::Column::PosterId.eq(poster_id))
+        .filter(subscription::Column::AdId.eq(ad_id))
+        .count(&*txn)
+        .await?
+        > 0;
+    if taken {
+        return Err(AdvertisingError::AlreadySubscribed.into());
+    }
+    if !a.listed {
+        return Err(AdvertisingError::AdNotAvailable.into());
+    }
+    let id = Uuid::new_v4();
+    let row = subscription::ActiveModel {
+        id: Set(id),
+        poster_id: Set(poster_id),
+        ad_id: Set(ad_id),
+        phone_info: Set(phone_info),
+        status: Set("processing".into()),
+        failure_reason: Set(None),
+        video_key: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+    }
+    .insert(&*txn)
+    .await
+    .map_err(|e| match e.sql_err() {
+        // Two subscribe requests at once: the second meets the unique (poster, ad).
+        Some(SqlErr::UniqueConstraintViolation(_)) => AdvertisingError::AlreadySubscribed.into(),
+        _ => crate::core::error::ApiError::from(e),
+    })?;
+    let job = ProcessingJob::personalised(&a, id);
+    st.core
+        .jobs
+        .enqueue(
+            &*txn,
+            NewJob::new(PROCESSING, serde_json::to_value(job).unwrap_or_default())
+                .key(format!("{PROCESSING}:{id}")),
+        )
+        .await?;
+    txn.commit().await?;
+    st.core.jobs.wake();
+    Ok(row)
+}
+
+pub async fn list(
+    st: &AdvertisingState,
+    poster_id: Uuid,
+    status: Option<&str>,
+    window: Window,
+) -> Result<Page<subscription::Model>> {
+    let mut select =
+        subscription::Entity::find().filter(subscription::Column::PosterId.eq(poster_id));
+    if let Some(s) = status {
+        select = select.filter(subscription::Column::Status.eq(s));
+    }
+    super::super::wire::newest_first(
+        &st.core.db,
+        select,
+        subscription::Column::CreatedAt,
+        subscription::Column::Id,
+        window,
+    )
+    .await
+}
+
+/// The poster's subscription (another poster's answers as unknown).
+pub async fn get(
+    st: &AdvertisingState,
+    poster_id: Uuid,
+    raw_id: &str,
+) -> Result<subscription::Model> {
+    let id = Uuid::parse_str(raw_id.trim())
+        .map_err(|_| AdvertisingError::NotFound(Record::Subscription))?;
+    subscription::Entity::find_by_id(id)
+        .filter(subscription::Column::PosterId.eq(poster_id))
+        .one(&st.core.db)
+        .await?
+        .ok_or_else(|| AdvertisingError::NotFound(Record::Subscription).into())
+}

@@ -1,0 +1,203 @@
+//! Personalised videos, as two jobs:
+//!
+//! - `video-processing` `{ad_id, video_url, type: "personalised", subscription_id}`: fetches
+//!   the ad's video (a storage key, or a URL under the public-only outbound policy), burns the
+//!   poster's referral code into it with ffmpeg and stores the result. A bad source or an
+//!   ffmpeg error on it fails at once; tool and network failures retry with the queue's
+//!   backoff, and the last attempt fails the subscription.
+//! - `video-processed` `{subscription_id, status: "ready"|"failed", video_key?, reason?}`:
+//!   records the outcome on a subscription still `processing` and tells the poster.
+
+use super::super::media::SourceError;
+use super::super::AdvertisingState;
+use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
+use crate::providers::storage::StorageKey;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use serde::{Deserialize, Serialize};
+use switchboard_entities::advertising::{ad, poster, subscription};
+use uuid::Uuid;
+
+pub const PROCESSING: &str = "video-processing";
+pub const PROCESSED: &str = "video-processed";
+
+/// What a poster reads when their video could not be made.
+const BAD_SOURCE: &str = "the ad's video could not be used; we have told the advertiser";
+const GAVE_UP: &str = "your video could not be made right now; please subscribe again later";
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ProcessingJob {
+    pub ad_id: Uuid,
+    pub video_url: String,
+    /// `personalised` (a poster's copy); part 2 adds `ad` (the advertiser's upload).
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub subscription_id: Option<Uuid>,
+}
+
+impl ProcessingJob {
+    pub fn personalised(a: &ad::Model, subscription: Uuid) -> Self {
+        Self {
+            ad_id: a.id,
+            video_url: a.video_source.clone(),
+            kind: "personalised".into(),
+            subscription_id: Some(subscription),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ProcessedJob {
+    pub subscription_id: Uuid,
+    /// `ready` or `failed`.
+    pub status: String,
+    pub video_key: Option<String>,
+    pub reason: Option<String>,
+}
+
+pub fn register(st: &AdvertisingState) {
+    super::super::jobs::handle(
+        st,
+        PROCESSING,
+        |s, job| async move { process(&s, job).await },
+    );
+    super::super::jobs::handle(
+        st,
+        PROCESSED,
+        |s, job| async move { processed(&s, job).await },
+    );
+}
+
+fn retry(e: impl std::fmt::Display) -> JobFailure {
+    JobFailure::retry(e)
+}
+
+async fn process(st: &AdvertisingState, job: Job) -> JobResult {
+    let p: ProcessingJob = job.payload()?;
+    if p.kind != "personalised" {
+        return Err(JobFailure::permanent(format!(
+            "unknown video job type {:?}",
+            p.kind
+        )));
+    }
+    let sub_id = p
+        .subscription_id
+        .ok_or_else(|| JobFailure::permanent("a personalised video needs subscription_id"))?;
+    let db = &st.core.db;
+    let Some(sub) = subscription::Entity::find_by_id(sub_id)
+        .one(db)
+        .await
+        .map_err(retry)?
+    else {
+        return Ok(Done::default());
+    };
+    if sub.status != "processing" {
+        return Ok(Done::default());
+    }
+    let code = poster::Entity::find_by_id(sub.poster_id)
+        .one(db)
+        .await
+        .map_err(retry)?
+        .map(|p| p.referral_code)
+        .ok_or_else(|| JobFailure::permanent("the poster is gone"))?;
+    let last_try = job.attempt >= job.max_attempts;
+    let outcome = match make(st, &p.video_url, sub_id, &code).await {
+        Ok(key) => ProcessedJob {
+            subscription_id: sub_id,
+            status: "ready".into(),
+            video_key: Some(key),
+            reason: None,
+        },
+        Err(e) if e.permanent || last_try => {
+            tracing::warn!(subscription = %sub_id, error = %e.detail, "personalised video failed");
+            ProcessedJob {
+                subscription_id: sub_id,
+                status: "failed".into(),
+                video_key: None,
+                reason: Some(if e.permanent { BAD_SOURCE } else { GAVE_UP }.into()),
+            }
+        }
+        Err(e) => return Err(JobFailure::retry(e.detail)),
+    };
+    let next = NewJob::new(PROCESSED, serde_json::to_value(&outcome).map_err(retry)?)
+        .key(format!("{PROCESSED}:{sub_id}"));
+    st.core.jobs.enqueue(db, next).await.map_err(retry)?;
+    Ok(Done::from(1))
+}
+
+/// Why making a video failed: whether trying again could help, and the detail for the log.
+struct Failed {
+    permanent: bool,
+    detail: String,
+}
+
+impl From<SourceError> for Failed {
+    fn from(e: SourceError) -> Self {
+        Self {
+            permanent: e.is_permanent(),
+            detail: e.to_string(),
+        }
+    }
+}
+
+/// Burns `code` into the source video and stores it; answers its storage key.
+async fn make(
+    st: &AdvertisingState,
+    source: &str,
+    sub: Uuid,
+    code: &str,
+) -> Result<String, Failed> {
+    let input = st.media.source_to_temp(source).await?;
+    let dir = tempfile::tempdir().map_err(|e| Failed {
+        permanent: false,
+        detail: e.to_string(),
+    })?;
+    let output = dir.path().join("personalised.mp4");
+    st.media
+        .video
+        .personalise(&input, &output, code)
+        .await
+        .map_err(|e| Failed {
+            permanent: e.is_permanent(),
+            detail: e.to_string(),
+        })?;
+    let key = StorageKey::parse(&format!("videos/personalised/{sub}.mp4")).map_err(|e| Failed {
+        permanent: true,
+        detail: e.to_string(),
+    })?;
+    st.media
+        .storage
+        .put_file(&key, &output)
+        .await
+        .map_err(|e| Failed {
+            permanent: false,
+            detail: e.to_string(),
+        })?;
+    Ok(key.as_str().to_owned())
+}
+
+async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
+    let p: ProcessedJob = job.payload()?;
+    let ready = p.status == "ready";
+    let now = st.core.now();
+    let done = subscription::Entity::update_many()
+        .col_expr(
+            subscription::Column::Status,
+            Expr::value(if ready { "ready" } else { "failed" }),
+        )
+        .col_expr(
+            subscription::Column::VideoKey,
+            Expr::value(p.video_key.clone()),
+        )
+        .col_expr(
+            subscription::Column::FailureReason,
+            Expr::value(p.reason.clone()),
+        )
+        .col_expr(subscription::Column::UpdatedAt, Expr::value(now))
+        .filter(subscription::Column::Id.eq(p.subscription_id))
+        .filter(subscription::Column::Status.eq("processing"))
+        .exec(&st.core.db)
+        .await
+        .map_err(retry)?;
+    Ok(Done::from(done.rows_affected))
+}

@@ -1,0 +1,545 @@
+//! The poster's whole path: subscribe, a real ffmpeg video behind a signed link (ranges
+//! included), a screenshot read by tesseract and approved, duplicates and unreadable ones,
+//! and the money that follows.
+
+use super::*;
+use crate::providers::media::{frame_at, test_clip, text_picture};
+use reqwest::header;
+use serde_json::json;
+use std::path::Path;
+use std::time::Duration;
+use switchboard::providers::screenshot::{self, Outcome};
+
+/// An ad made from a 2 s generated clip copied into the app's storage.
+pub fn clip_ad(app: &TestApp, dir: &Path, payout: &str, budget: &str) -> String {
+    let clip = dir.join("ad.mp4");
+    if !clip.exists() {
+        test_clip(&clip, "640x360", 2, true);
+    }
+    create_ad(
+        app,
+        &[
+            "--title",
+            "Clip",
+            "--country",
+            "GB",
+            "--video",
+            clip.to_str().unwrap(),
+            "--payout-usd",
+            payout,
+            "--budget-usd",
+            budget,
+        ],
+    )
+    .expect("ad created")
+}
+
+/// Runs due jobs until `done` holds for the value `read` answers (at most a minute).
+pub async fn until<F, Fut>(app: &TestApp, mut read: F, done: impl Fn(&Value) -> bool) -> Value
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Value>,
+{
+    for _ in 0..600 {
+        let _ = app.jobs.run_due().await;
+        let v = read().await;
+        if done(&v) {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("never happened: {}", read().await);
+}
+
+pub async fn subscribe(app: &TestApp, token: &str, ad: &str) -> String {
+    let d = data(
+        post(
+            app,
+            "/subscriptions",
+            Some(token),
+            json!({"adId": ad, "phoneInfo": {"model": "Pixel 8", "os": "android 15"}}),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(d["subscription"]["status"], "processing");
+    assert_eq!(d["videoUrl"], Value::Null);
+    d["subscription"]["id"].as_str().unwrap().to_owned()
+}
+
+/// Waits for the subscription's video; answers the video link body.
+pub async fn ready(app: &TestApp, token: &str, sub: &str) -> Value {
+    let path = format!("/subscriptions/{sub}/video");
+    until(
+        app,
+        || async { data(get(app, &path, Some(token)).await).await },
+        |v| v["status"] != "processing",
+    )
+    .await
+}
+
+pub async fn upload(
+    app: &TestApp,
+    token: &str,
+    sub: &str,
+    bytes: Vec<u8>,
+    part: &str,
+    mime: &str,
+) -> reqwest::Response {
+    let form = reqwest::multipart::Form::new()
+        .text("subscriptionId", sub.to_owned())
+        .part(
+            part.to_owned(),
+            reqwest::multipart::Part::bytes(bytes)
+                .file_name("shot")
+                .mime_str(mime)
+                .unwrap(),
+        );
+    req(app, Method::POST, "/screenshots", Some(token))
+        .multipart(form)
+        .send()
+        .await
+        .unwrap()
+}
+
+pub async fn decided(app: &TestApp, token: &str, shot: &str) -> Value {
+    let path = format!("/screenshots/{shot}/status");
+    until(
+        app,
+        || async { data(get(app, &path, Some(token)).await).await },
+        |v| v["status"] != "pending",
+    )
+    .await
+}
+
+fn picture(dir: &Path, name: &str, lines: &[&str]) -> Vec<u8> {
+    let path = dir.join(name);
+    text_picture(&path, lines);
+    std::fs::read(path).unwrap()
+}
+
+#[actix_web::test]
+async fn a_poster_gets_their_video_and_earns_from_an_approved_screenshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app().await;
+    let (token, user) = sign_in(&app, &phone()).await;
+    let code = user["referralCode"].as_str().unwrap().to_owned();
+    let ad = clip_ad(&app, dir.path(), "1.50", "10");
+    let sub = subscribe(&app, &token, &ad).await;
+    let listed = data(get(&app, "/subscriptions?status=processing", Some(&token)).await).await;
+    assert_eq!(listed["total"], 1);
+
+    // The video: H.264 MP4 behind a signed link that needs no token, in ranges too.
+    let link = ready(&app, &token, &sub).await;
+    assert_eq!(link["status"], "ready", "{link}");
+    let url = link["videoUrl"].as_str().unwrap().to_owned();
+    let whole = app.client.get(&url).send().await.unwrap();
+    assert_eq!(whole.status(), 200);
+    assert_eq!(whole.headers()[header::CONTENT_TYPE], "video/mp4");
+    assert_eq!(whole.headers()[header::ACCEPT_RANGES], "bytes");
+    let body = whole.bytes().await.unwrap();
+    let total = body.len();
+    let part = app
+        .client
+        .get(&url)
+        .header(header::RANGE, "bytes=0-99")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(part.status(), 206);
+    assert_eq!(
+        part.headers()[header::CONTENT_RANGE],
+        format!("bytes 0-99/{total}").as_str()
+    );
+    assert_eq!(part.bytes().await.unwrap(), body.slice(0..100));
+    let tail = app
+        .client
+        .get(&url)
+        .header(header::RANGE, "bytes=-10")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(tail.status(), 206);
+    assert_eq!(tail.bytes().await.unwrap(), body.slice(total - 10..));
+    let past = app
+        .client
+        .get(&url)
+        .header(header::RANGE, format!("bytes={}-", total + 5))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(past.status(), 416);
+    assert_eq!(
+        past.headers()[header::CONTENT_RANGE],
+        format!("bytes */{total}").as_str()
+    );
+    let video = dir.path().join("got.mp4");
+    std::fs::write(&video, &body).unwrap();
+    let probe = std::process::Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "stream=codec_name",
+            "-of",
+            "csv=p=0",
+        ])
+        .arg(&video)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "h264");
+    let frame = frame_at(&video, "1.0", &dir.path().join("frame.png"));
+    let ocr = screenshot::from_settings(
+        &Default::default(),
+        &Default::default(),
+        reqwest::Client::new(),
+    );
+    assert_eq!(
+        ocr.verify(&frame, &code).await,
+        Outcome::Found,
+        "the code is burnt into the video"
+    );
+    // A link that was tampered with, or has expired, opens nothing.
+    let forged = url.replace(&url[url.len() - 4..], "0000");
+    assert_eq!(app.client.get(&forged).send().await.unwrap().status(), 404);
+
+    // The screenshot: the referral code on it, read by tesseract, approved, paid.
+    let shot = data(
+        upload(
+            &app,
+            &token,
+            &sub,
+            picture(dir.path(), "shot.png", &["Posted!", &code]),
+            "screenshot",
+            "image/png",
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(shot["status"], "pending");
+    assert_eq!(shot["payoutUsd"], "1.50");
+    let id = shot["id"].as_str().unwrap().to_owned();
+    let outcome = decided(&app, &token, &id).await;
+    assert_eq!(outcome["status"], "approved", "{outcome}");
+    let b = data(get(&app, "/users/balance", Some(&token)).await).await;
+    assert_eq!(
+        (
+            b["availableCents"].as_i64(),
+            b["lifetimeUsd"].as_str(),
+            b["underReviewCents"].as_i64()
+        ),
+        (Some(150), Some("1.50"), Some(0))
+    );
+    let txs = data(get(&app, "/transactions?type=earning", Some(&token)).await).await;
+    assert_eq!(txs["total"], 1);
+    let tx = &txs["items"][0];
+    assert_eq!(tx["amountUsd"], "1.50");
+    assert_eq!(tx["status"], "completed");
+    let code_path = format!("/transactions/{}", tx["code"].as_str().unwrap());
+    assert_eq!(
+        data(get(&app, &code_path, Some(&token)).await).await["screenshotId"],
+        id.as_str()
+    );
+    let stats = data(get(&app, &format!("/ads/{ad}/stats"), Some(&token)).await).await;
+    assert_eq!(stats["screenshots"]["approved"], 1);
+    assert_eq!(stats["spentUsd"], "1.50");
+    assert_eq!(stats["freeBudgetUsd"], "8.50");
+    // One approved screenshot per subscription.
+    let again = upload(
+        &app,
+        &token,
+        &sub,
+        picture(dir.path(), "again.png", &["Again", &code]),
+        "image",
+        "image/png",
+    )
+    .await;
+    refused(again, 409, "screenshot_already_approved").await;
+
+    // Withdrawing holds the money at once.
+    let w = data(
+        post(
+            &app,
+            "/transactions/withdraw",
+            Some(&token),
+            json!({"amount": 1, "paymentMethodId": "pm_card_1"}),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(w["status"], "pending");
+    assert_eq!(w["transaction"]["type"], "withdrawal");
+    let b = data(get(&app, "/users/balance", Some(&token)).await).await;
+    assert_eq!(
+        (b["availableCents"].as_i64(), b["pendingCents"].as_i64()),
+        (Some(50), Some(100))
+    );
+
+    app.advance(chrono::Duration::hours(7));
+    assert_eq!(app.client.get(&url).send().await.unwrap().status(), 410);
+}
+
+#[actix_web::test]
+async fn duplicates_are_rejected_and_unreadable_screenshots_wait_for_a_person() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app().await;
+    let ad = clip_ad(&app, dir.path(), "2", "20");
+    let (first, user) = sign_in(&app, &phone()).await;
+    let code = user["referralCode"].as_str().unwrap().to_owned();
+    let sub1 = subscribe(&app, &first, &ad).await;
+    let (second, _) = sign_in(&app, &phone()).await;
+    let sub2 = subscribe(&app, &second, &ad).await;
+    ready(&app, &first, &sub1).await;
+    ready(&app, &second, &sub2).await;
+
+    let pic = picture(dir.path(), "a.jpg", &["Shared it", &code]);
+    let s1 = data(upload(&app, &first, &sub1, pic.clone(), "file", "image/jpeg").await).await;
+    assert_eq!(
+        decided(&app, &first, s1["id"].as_str().unwrap()).await["status"],
+        "approved"
+    );
+    // The same picture from someone else: a duplicate, and the reservation goes back.
+    let s2 = data(upload(&app, &second, &sub2, pic, "screenshot", "image/jpeg").await).await;
+    let out = decided(&app, &second, s2["id"].as_str().unwrap()).await;
+    assert_eq!(
+        (out["status"].as_str(), out["reason"].as_str()),
+        (Some("rejected"), Some("duplicate"))
+    );
+    let stats = data(get(&app, &format!("/ads/{ad}/stats"), Some(&second)).await).await;
+    assert_eq!(
+        (
+            stats["reservedCents"].as_i64(),
+            stats["spentCents"].as_i64()
+        ),
+        (Some(0), Some(200))
+    );
+
+    // A picture without the code: a person will look; the payout stays reserved meanwhile.
+    let blank = picture(dir.path(), "b.png", &["Nothing to see"]);
+    let s3 = data(upload(&app, &second, &sub2, blank, "screenshot", "image/png").await).await;
+    let out = decided(&app, &second, s3["id"].as_str().unwrap()).await;
+    assert_eq!(out["status"], "needs_review", "{out}");
+    let b = data(get(&app, "/transactions/pending-amount", Some(&second)).await).await;
+    assert_eq!(b["underReviewUsd"], "2.00");
+    let again = upload(
+        &app,
+        &second,
+        &sub2,
+        picture(dir.path(), "c.png", &["More"]),
+        "screenshot",
+        "image/png",
+    )
+    .await;
+    refused(again, 409, "screenshot_pending").await;
+    let mine = data(get(&app, "/screenshots?status=needs_review", Some(&second)).await).await;
+    assert_eq!(mine["total"], 1);
+    refused(
+        get(
+            &app,
+            &format!("/screenshots/{}", s3["id"].as_str().unwrap()),
+            Some(&first),
+        )
+        .await,
+        404,
+        "screenshot_not_found",
+    )
+    .await;
+}
+
+#[actix_web::test]
+async fn subscribing_and_uploading_refuse_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_with(|s| s.services.advertising.max_screenshot_bytes = 200_000).await;
+    let token = poster(&app).await;
+    let ad = clip_ad(&app, dir.path(), "1", "1");
+    for (body, field) in [
+        (json!({"phoneInfo": {}}), "adId"),
+        (json!({"adId": ad}), "phoneInfo"),
+        (json!({"adId": ad, "phoneInfo": [1]}), "phoneInfo"),
+        (
+            json!({"adId": ad, "phoneInfo": {"junk": "x".repeat(2100)}}),
+            "phoneInfo",
+        ),
+    ] {
+        let err = refused(
+            post(&app, "/subscriptions", Some(&token), body).await,
+            400,
+            "validation_error",
+        )
+        .await;
+        assert_eq!(err["details"]["field"], field, "{err}");
+    }
+    refused(
+        post(
+            &app,
+            "/subscriptions",
+            Some(&token),
+            json!({"adId": uuid::Uuid::new_v4(), "phoneInfo": {}}),
+        )
+        .await,
+        404,
+        "ad_not_found",
+    )
+    .await;
+    refused(
+        post(
+            &app,
+            "/subscriptions",
+            None,
+            json!({"adId": ad, "phoneInfo": {}}),
+        )
+        .await,
+        401,
+        "unauthorized",
+    )
+    .await;
+    let sub = subscribe(&app, &token, &ad).await;
+    refused(
+        post(
+            &app,
+            "/subscriptions",
+            Some(&token),
+            json!({"adId": ad, "phoneInfo": {}}),
+        )
+        .await,
+        409,
+        "already_subscribed",
+    )
+    .await;
+    // The whole budget is one payout: reserved by another poster, nobody else may subscribe.
+    let png = picture(dir.path(), "p.png", &["hello"]);
+    refused(
+        upload(&app, &token, &sub, png.clone(), "screenshot", "image/png").await,
+        400,
+        "video_not_ready",
+    )
+    .await;
+    ready(&app, &token, &sub).await;
+    refused(
+        upload(
+            &app,
+            &token,
+            &sub,
+            b"GIF89a not a picture".to_vec(),
+            "screenshot",
+            "image/gif",
+        )
+        .await,
+        400,
+        "validation_error",
+    )
+    .await;
+    refused(
+        upload(
+            &app,
+            &token,
+            &sub,
+            vec![0x89; 200_001],
+            "screenshot",
+            "image/png",
+        )
+        .await,
+        413,
+        "payload_too_large",
+    )
+    .await;
+    refused(
+        upload(
+            &app,
+            &token,
+            &uuid::Uuid::new_v4().to_string(),
+            png.clone(),
+            "screenshot",
+            "image/png",
+        )
+        .await,
+        404,
+        "subscription_not_found",
+    )
+    .await;
+    let other = poster(&app).await;
+    refused(
+        upload(&app, &other, &sub, png.clone(), "screenshot", "image/png").await,
+        404,
+        "subscription_not_found",
+    )
+    .await;
+    refused(
+        get(&app, &format!("/subscriptions/{sub}"), Some(&other)).await,
+        404,
+        "subscription_not_found",
+    )
+    .await;
+    refused(
+        get(&app, &format!("/subscriptions/{sub}/video"), Some(&other)).await,
+        404,
+        "subscription_not_found",
+    )
+    .await;
+    refused(
+        get(&app, "/subscriptions?status=done", Some(&token)).await,
+        400,
+        "validation_error",
+    )
+    .await;
+    refused(
+        get(&app, "/screenshots?limit=500", Some(&token)).await,
+        400,
+        "validation_error",
+    )
+    .await;
+    let tiny = dir.path().join("tiny.png");
+    crate::providers::media::ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "color=white:size=50x50",
+        "-frames:v",
+        "1",
+        tiny.to_str().unwrap(),
+    ]);
+    refused(
+        upload(
+            &app,
+            &token,
+            &sub,
+            std::fs::read(&tiny).unwrap(),
+            "screenshot",
+            "image/png",
+        )
+        .await,
+        400,
+        "validation_error",
+    )
+    .await;
+    let form = reqwest::multipart::Form::new().text("subscriptionId", sub.clone());
+    refused(
+        req(&app, Method::POST, "/screenshots", Some(&token))
+            .multipart(form)
+            .send()
+            .await
+            .unwrap(),
+        400,
+        "validation_error",
+    )
+    .await;
+    // The one payout of the budget is reserved: the ad is no longer open.
+    let s = data(upload(&app, &token, &sub, png, "screenshot", "image/png").await).await;
+    assert_eq!(s["status"], "pending");
+    refused(
+        post(
+            &app,
+            "/subscriptions",
+            Some(&other),
+            json!({"adId": ad, "phoneInfo": {}}),
+        )
+        .await,
+        409,
+        "ad_not_available",
+    )
+    .await;
+    let ads = data(get(&app, "/ads", Some(&other)).await).await;
+    assert_eq!(ads["total"], 0);
+}
