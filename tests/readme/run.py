@@ -22,7 +22,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 SKIP = "<!-- readme-test: skip -->"
-PORTS = (8081, 8082, 8083, 8084)
+PORTS = (8081, 8082, 8083, 8084, 8085)
 
 PRELUDE = r"""
 set -euo pipefail

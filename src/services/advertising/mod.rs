@@ -134,6 +134,7 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(posters::routes::profile)
                 .service(posters::routes::update_profile)
                 .service(posters::routes::referral_code)
+                .service(posters::routes::stats)
                 .service(posters::routes::set_device_token)
                 .service(posters::routes::delete_device_token)
                 .service(money::routes::balance)

@@ -543,3 +543,84 @@ async fn subscribing_and_uploading_refuse_bad_input() {
     let ads = data(get(&app, "/ads", Some(&other)).await).await;
     assert_eq!(ads["total"], 0);
 }
+
+#[actix_web::test]
+async fn money_stays_exact_under_racing_approvals_and_withdrawals() {
+    use switchboard::core::jobs::NewJob;
+    let dir = tempfile::tempdir().unwrap();
+    let app = app().await;
+    let (token, user) = sign_in(&app, &phone()).await;
+    let code = user["referralCode"].as_str().unwrap().to_owned();
+    let ad = clip_ad(&app, dir.path(), "3", "30");
+    let sub = subscribe(&app, &token, &ad).await;
+    ready(&app, &token, &sub).await;
+    let shot = data(
+        upload(
+            &app,
+            &token,
+            &sub,
+            picture(dir.path(), "s.png", &["Done", &code]),
+            "screenshot",
+            "image/png",
+        )
+        .await,
+    )
+    .await;
+    let id = shot["id"].as_str().unwrap().to_owned();
+    // Three deciders race the verifier for one pending screenshot.
+    let db = sea_orm::Database::connect(&app.settings.database.url)
+        .await
+        .unwrap();
+    for n in 0..3 {
+        let job = NewJob::new(
+            "screenshot-processed",
+            json!({"screenshot_id": id, "outcome": "approved", "reason": null}),
+        )
+        .key(format!("race-{n}-{id}"));
+        app.jobs.enqueue(&db, job).await.unwrap();
+    }
+    let _ = futures_util::future::join_all((0..4).map(|_| app.jobs.run_due())).await;
+    assert_eq!(decided(&app, &token, &id).await["status"], "approved");
+    let _ = app.jobs.run_due().await;
+    let b = data(get(&app, "/users/balance", Some(&token)).await).await;
+    assert_eq!(
+        (b["availableCents"].as_i64(), b["lifetimeCents"].as_i64()),
+        (Some(300), Some(300)),
+        "{b}"
+    );
+    let stats = data(get(&app, &format!("/ads/{ad}/stats"), Some(&token)).await).await;
+    assert_eq!(
+        (
+            stats["spentCents"].as_i64(),
+            stats["reservedCents"].as_i64()
+        ),
+        (Some(300), Some(0))
+    );
+    let txs = data(get(&app, "/transactions", Some(&token)).await).await;
+    assert_eq!(txs["total"], 1, "one earning: {txs}");
+
+    // Eight withdrawals of 1.00 at once from 3.00: exactly three are held.
+    let tries = futures_util::future::join_all((0..8).map(|n| {
+        post(
+            &app,
+            "/transactions/withdraw",
+            Some(&token),
+            json!({"amount": "1.00", "paymentMethodId": format!("pm_{n}")}),
+        )
+    }))
+    .await;
+    let mut codes: Vec<u16> = tries.iter().map(|r| r.status().as_u16()).collect();
+    codes.sort_unstable();
+    assert_eq!(codes, [200, 200, 200, 400, 400, 400, 400, 400]);
+    let b = data(get(&app, "/users/balance", Some(&token)).await).await;
+    assert_eq!(
+        (b["availableCents"].as_i64(), b["pendingCents"].as_i64()),
+        (Some(0), Some(300)),
+        "{b}"
+    );
+    let stats = data(get(&app, "/users/stats", Some(&token)).await).await;
+    assert_eq!(stats["subscriptions"]["ready"], 1);
+    assert_eq!(stats["screenshots"]["approved"], 1);
+    assert_eq!(stats["approvalRate"], 1.0);
+    assert_eq!(stats["lifetimeEarningsUsd"], "3.00");
+}

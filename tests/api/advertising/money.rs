@@ -71,4 +71,9 @@ async fn a_new_poster_has_nothing_and_cannot_withdraw() {
     )
     .await;
     refused(get(&app, "/users/balance", None).await, 401, "unauthorized").await;
+    let stats = data(get(&app, "/users/stats", Some(&token)).await).await;
+    assert_eq!(stats["subscriptions"]["total"], 0);
+    assert_eq!(stats["approvalRate"], Value::Null);
+    assert_eq!(stats["lifetimeEarningsCents"], 0);
+    refused(get(&app, "/users/stats", None).await, 401, "unauthorized").await;
 }

@@ -4,4 +4,5 @@ pub mod domain;
 pub mod dto;
 pub mod routes;
 mod signin;
+pub mod stats;
 pub mod store;

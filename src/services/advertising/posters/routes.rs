@@ -109,6 +109,15 @@ pub async fn update_profile(
     Ok(ok(PosterView::from(&updated)))
 }
 
+/// Subscriptions and screenshots by status, the approval rate and earnings.
+#[utoipa::path(tag = "users", responses((status = 200, body = Data<super::stats::PosterStats>), Errors),
+    security(("bearer" = [])))]
+#[get("/users/stats")]
+pub async fn stats(st: web::Data<AdvertisingState>, bearer: PosterBearer) -> Result<HttpResponse> {
+    let poster = sessions::poster(&bearer)?;
+    Ok(ok(super::stats::of(&st, poster.id).await?))
+}
+
 /// The poster's code: eight characters without 0, O, 1, I or L, theirs for life.
 #[utoipa::path(tag = "users", responses((status = 200, body = Data<ReferralCode>), Errors),
     security(("bearer" = [])))]
