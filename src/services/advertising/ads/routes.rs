@@ -24,7 +24,7 @@ pub fn parse_id(raw: &str, record: Record) -> Result<Uuid> {
 #[utoipa::path(tag = "ads", params(AdsQuery),
     responses((status = 200, body = Data<List<AdView>>), Errors), security(("bearer" = [])))]
 #[get("/ads")]
-pub async fn list(
+pub async fn list_ads(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
     q: web::Query<AdsQuery>,
@@ -60,7 +60,7 @@ pub async fn list(
 #[utoipa::path(tag = "ads", responses((status = 200, body = Data<Vec<TrendingAd>>), Errors),
     security(("bearer" = [])))]
 #[get("/ads/trending")]
-pub async fn trending(
+pub async fn trending_ads(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
 ) -> Result<HttpResponse> {
@@ -109,7 +109,7 @@ async fn visible(st: &AdvertisingState, poster_id: Uuid, id: &str) -> Result<ad:
 #[utoipa::path(tag = "ads", params(("id" = String, Path)),
     responses((status = 200, body = Data<AdView>), Errors), security(("bearer" = [])))]
 #[get("/ads/{id}")]
-pub async fn one(
+pub async fn one_ad(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
     id: web::Path<String>,
@@ -123,7 +123,7 @@ pub async fn one(
 #[utoipa::path(tag = "ads", params(("id" = String, Path)),
     responses((status = 200, body = Data<AdStats>), Errors), security(("bearer" = [])))]
 #[get("/ads/{id}/stats")]
-pub async fn stats(
+pub async fn ad_stats(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
     id: web::Path<String>,

@@ -20,7 +20,7 @@ use switchboard_entities::advertising::subscription;
               (status = 206, description = "the requested range", content_type = "video/mp4"),
               (status = 416, description = "the range starts past the end"), Errors))]
 #[get("/media/videos/{token}")]
-pub async fn video(
+pub async fn video_file(
     req: HttpRequest,
     st: web::Data<AdvertisingState>,
     token: web::Path<String>,

@@ -113,7 +113,10 @@ pub async fn update_profile(
 #[utoipa::path(tag = "users", responses((status = 200, body = Data<super::stats::PosterStats>), Errors),
     security(("bearer" = [])))]
 #[get("/users/stats")]
-pub async fn stats(st: web::Data<AdvertisingState>, bearer: PosterBearer) -> Result<HttpResponse> {
+pub async fn poster_stats(
+    st: web::Data<AdvertisingState>,
+    bearer: PosterBearer,
+) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
     Ok(ok(super::stats::of(&st, poster.id).await?))
 }

@@ -68,7 +68,7 @@ async fn read_form(mut form: Multipart, max: usize) -> Result<Form> {
     request_body(content = ScreenshotUpload, content_type = "multipart/form-data"),
     responses((status = 200, body = Data<ScreenshotView>), Errors), security(("bearer" = [])))]
 #[post("/screenshots")]
-pub async fn submit(
+pub async fn submit_screenshot(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
     form: Multipart,
@@ -132,7 +132,7 @@ pub async fn submit(
 #[utoipa::path(tag = "screenshots", params(StatusPage),
     responses((status = 200, body = Data<List<ScreenshotView>>), Errors), security(("bearer" = [])))]
 #[get("/screenshots")]
-pub async fn list(
+pub async fn list_screenshots(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
     q: web::Query<StatusPage>,
@@ -147,7 +147,7 @@ pub async fn list(
 #[utoipa::path(tag = "screenshots", params(("id" = String, Path)),
     responses((status = 200, body = Data<ScreenshotView>), Errors), security(("bearer" = [])))]
 #[get("/screenshots/{id}")]
-pub async fn one(
+pub async fn one_screenshot(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
     id: web::Path<String>,
@@ -161,7 +161,7 @@ pub async fn one(
 #[utoipa::path(tag = "screenshots", params(("id" = String, Path)),
     responses((status = 200, body = Data<ScreenshotStatus>), Errors), security(("bearer" = [])))]
 #[get("/screenshots/{id}/status")]
-pub async fn status_of(
+pub async fn screenshot_status(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
     id: web::Path<String>,

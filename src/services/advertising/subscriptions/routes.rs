@@ -76,7 +76,7 @@ pub async fn subscribe(
 #[utoipa::path(tag = "subscriptions", params(StatusPage),
     responses((status = 200, body = Data<List<SubscriptionView>>), Errors), security(("bearer" = [])))]
 #[get("/subscriptions")]
-pub async fn list(
+pub async fn list_subscriptions(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
     q: web::Query<StatusPage>,
@@ -91,7 +91,7 @@ pub async fn list(
 #[utoipa::path(tag = "subscriptions", params(("id" = String, Path)),
     responses((status = 200, body = Data<SubscriptionView>), Errors), security(("bearer" = [])))]
 #[get("/subscriptions/{id}")]
-pub async fn one(
+pub async fn one_subscription(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
     id: web::Path<String>,
@@ -105,7 +105,7 @@ pub async fn one(
 #[utoipa::path(tag = "subscriptions", params(("id" = String, Path)),
     responses((status = 200, body = Data<VideoLink>), Errors), security(("bearer" = [])))]
 #[get("/subscriptions/{id}/video")]
-pub async fn video(
+pub async fn subscription_video(
     req: HttpRequest,
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
