@@ -624,3 +624,21 @@ async fn money_stays_exact_under_racing_approvals_and_withdrawals() {
     assert_eq!(stats["approvalRate"], 1.0);
     assert_eq!(stats["lifetimeEarningsUsd"], "3.00");
 }
+
+#[actix_web::test]
+async fn an_ad_video_url_inside_the_network_fails_the_subscription_with_a_reason() {
+    let app = app().await;
+    let token = poster(&app).await;
+    let ad = create_ad(
+        &app,
+        &["--title", "Inside", "--country", "GB", "--video", "https://127.0.0.1:9/ad.mp4", "--payout-usd", "1", "--budget-usd", "5"],
+    )
+    .unwrap();
+    let sub = subscribe(&app, &token, &ad).await;
+    let v = ready(&app, &token, &sub).await;
+    assert_eq!(v["status"], "failed", "{v}");
+    assert_eq!(v["videoUrl"], Value::Null);
+    assert!(v["failureReason"].as_str().unwrap().contains("could not be used"), "{v}");
+    let s = data(get(&app, &format!("/subscriptions/{sub}"), Some(&token)).await).await;
+    assert_eq!(s["status"], "failed");
+}

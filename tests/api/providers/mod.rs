@@ -1,3 +1,4 @@
+mod download;
 pub mod media;
 mod push;
 mod screenshot;
