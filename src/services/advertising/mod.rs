@@ -14,6 +14,7 @@ pub mod places;
 pub mod posters;
 mod sessions;
 pub mod settings;
+pub mod support;
 mod wire;
 
 use crate::core::auth::{Auth, AuthErrors};
@@ -72,6 +73,7 @@ impl Service for Advertising {
             cfg: Arc::new(cfg.clone()),
             sessions,
         };
+        support::notify::register_jobs(&state);
         let data = web::Data::new(state);
         serve::<AdvertisingEnvelope, _>(
             Self::NAME,
@@ -136,6 +138,11 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 // `/countries/{id}/cities` has two segments: no clash with `/countries/{code}`.
                 .service(places::routes::cities)
                 .service(places::routes::country)
+                .service(support::routes::create)
+                .service(support::routes::list)
+                .service(support::routes::one)
+                .service(support::routes::add_message)
+                .service(support::routes::close)
                 .default_service(web::to(fallback)),
         );
 }

@@ -4,6 +4,7 @@ mod ads;
 mod money;
 mod places;
 mod posters;
+mod support;
 
 use crate::helpers::{spawn_app_with, TestApp};
 use reqwest::{Method, RequestBuilder, Response};

@@ -1,2 +1,2 @@
-mod push;
+pub mod push;
 mod sms;
