@@ -124,6 +124,33 @@ async fn a_poster_opens_answers_reads_and_closes_a_ticket() {
 }
 
 #[actix_web::test]
+async fn a_thread_reads_in_order_when_a_later_message_comes_from_a_clock_behind() {
+    let app = app().await;
+    app.clock.freeze();
+    let token = poster(&app).await;
+    let t = open_ticket(&app, &token, ticket_body()).await;
+    let id = t["id"].as_str().unwrap();
+    let messages = format!("/support-tickets/{id}/messages");
+    // A node whose clock is ten minutes behind writes the next messages.
+    app.advance(Duration::minutes(-10));
+    for text in ["second", "third"] {
+        data(post(&app, &messages, Some(&token), json!({"message": text})).await).await;
+    }
+    let got = data(get(&app, &format!("/support-tickets/{id}"), Some(&token)).await).await;
+    let thread = got["messages"].as_array().unwrap();
+    let texts: Vec<_> = thread
+        .iter()
+        .map(|m| m["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts[1..], ["second", "third"], "{got}");
+    let times: Vec<chrono::DateTime<chrono::Utc>> = thread
+        .iter()
+        .map(|m| m["createdAt"].as_str().unwrap().parse().unwrap())
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
+}
+
+#[actix_web::test]
 async fn tickets_list_newest_first_by_page_and_status() {
     let app = app().await;
     let token = poster(&app).await;
