@@ -138,11 +138,11 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 // `/countries/{id}/cities` has two segments: no clash with `/countries/{code}`.
                 .service(places::routes::cities)
                 .service(places::routes::country)
-                .service(support::routes::create)
-                .service(support::routes::list)
-                .service(support::routes::one)
+                .service(support::routes::create_ticket)
+                .service(support::routes::tickets)
+                .service(support::routes::ticket)
                 .service(support::routes::add_message)
-                .service(support::routes::close)
+                .service(support::routes::close_ticket)
                 .default_service(web::to(fallback)),
         );
 }

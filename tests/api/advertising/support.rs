@@ -565,3 +565,27 @@ async fn whatsapp_jobs_go_through_the_cloud_api_when_configured() {
     let row = run_job(&app, "whatsapp-message", payload).await;
     assert_eq!(row.status, "dead", "{:?}", row.last_error);
 }
+
+#[actix_web::test]
+async fn support_operations_are_documented_once_each() {
+    let app = app().await;
+    let doc: Value = data_of(get(&app, "/api-docs/openapi.json", None).await).await;
+    for (path, method, id) in [
+        ("/support-tickets", "post", "create_ticket"),
+        ("/support-tickets", "get", "tickets"),
+        ("/support-tickets/{id}", "get", "ticket"),
+        ("/support-tickets/{id}/messages", "post", "add_message"),
+        ("/support-tickets/{id}/close", "post", "close_ticket"),
+    ] {
+        let op = &doc["paths"][path][method];
+        assert_eq!(op["operationId"], id, "{path} {method}");
+        assert_eq!(op["tags"], json!(["support"]), "{path} {method}");
+        assert!(op["responses"].get("401").is_some(), "{path} {method}");
+    }
+    crate::helpers::assert_operations_and_links_consistent(&doc);
+}
+
+async fn data_of(res: reqwest::Response) -> Value {
+    assert_eq!(res.status(), 200);
+    res.json().await.unwrap()
+}

@@ -8,12 +8,16 @@ use utoipa::{IntoParams, ToSchema};
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateTicket {
     /// 1 to 200 characters, one line.
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 200, pattern = r"\S")]
     pub subject: Option<String>,
     /// What the ticket is about (`payments`, `videos`, …): 1 to 50 characters.
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 50, pattern = r"\S")]
     pub category: Option<String>,
     /// The first message: 1 to 5000 characters.
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 5000, pattern = r"\S")]
     pub message: Option<String>,
     /// An https link to a screenshot of the problem.
+    #[schema(nullable, pattern = r"^https://\S+$", max_length = 2048)]
     pub screenshot_url: Option<String>,
 }
 
@@ -21,6 +25,7 @@ pub struct CreateTicket {
 #[serde(deny_unknown_fields)]
 pub struct AddMessage {
     /// 1 to 5000 characters.
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 5000, pattern = r"\S")]
     pub message: Option<String>,
 }
 

@@ -20,19 +20,19 @@ fn actor(bearer: &PosterBearer) -> Result<Actor> {
 #[utoipa::path(tag = "support", request_body = CreateTicket,
     responses((status = 200, body = Data<TicketDetail>), Errors), security(("bearer" = [])))]
 #[post("/support-tickets")]
-pub async fn create(
+pub async fn create_ticket(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
     body: Json<CreateTicket>,
 ) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
-    let ticket = NewTicket::parse(
+    let new = NewTicket::parse(
         body.subject.as_deref(),
         body.category.as_deref(),
         body.message.as_deref(),
         body.screenshot_url.as_deref(),
     )?;
-    let (t, first) = store::create(&st, poster.id, ticket).await?;
+    let (t, first) = store::create(&st, poster.id, new).await?;
     Ok(ok(TicketDetail::new(&t, &[first])))
 }
 
@@ -40,7 +40,7 @@ pub async fn create(
 #[utoipa::path(tag = "support", params(TicketsQuery),
     responses((status = 200, body = Data<List<TicketView>>), Errors), security(("bearer" = [])))]
 #[get("/support-tickets")]
-pub async fn list(
+pub async fn tickets(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
     q: web::Query<TicketsQuery>,
@@ -66,7 +66,7 @@ pub async fn list(
 #[utoipa::path(tag = "support", params(("id" = String, Path, description = "The ticket's id")),
     responses((status = 200, body = Data<TicketDetail>), Errors), security(("bearer" = [])))]
 #[get("/support-tickets/{id}")]
-pub async fn one(
+pub async fn ticket(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
     id: web::Path<String>,
@@ -98,7 +98,7 @@ pub async fn add_message(
 #[utoipa::path(tag = "support", params(("id" = String, Path, description = "The ticket's id")),
     responses((status = 200, body = Data<TicketDetail>), Errors), security(("bearer" = [])))]
 #[post("/support-tickets/{id}/close")]
-pub async fn close(
+pub async fn close_ticket(
     st: web::Data<AdvertisingState>,
     bearer: PosterBearer,
     id: web::Path<String>,
