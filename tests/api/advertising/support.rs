@@ -151,6 +151,46 @@ async fn a_thread_reads_in_order_when_a_later_message_comes_from_a_clock_behind(
 }
 
 #[actix_web::test]
+async fn messages_racing_a_close_are_either_in_the_thread_or_refused() {
+    let app = app().await;
+    let token = poster(&app).await;
+    let t = open_ticket(&app, &token, ticket_body()).await;
+    let id = t["id"].as_str().unwrap();
+    let messages = format!("/support-tickets/{id}/messages");
+    let close = format!("/support-tickets/{id}/close");
+    let adds = (0..12).map(|n| {
+        post(
+            &app,
+            &messages,
+            Some(&token),
+            json!({"message": format!("m{n}")}),
+        )
+    });
+    let (added, closed) = futures_util::join!(
+        futures_util::future::join_all(adds),
+        post(&app, &close, Some(&token), json!({}))
+    );
+    let closed = data(closed).await;
+    let mut accepted = Vec::new();
+    for res in added {
+        match res.status().as_u16() {
+            200 => accepted.push(data(res).await["message"].clone()),
+            _ => {
+                refused(res, 409, "ticket_closed").await;
+            }
+        }
+    }
+    let got = data(get(&app, &format!("/support-tickets/{id}"), Some(&token)).await).await;
+    let thread: Vec<_> = got["messages"].as_array().unwrap()[1..]
+        .iter()
+        .map(|m| m["message"].clone())
+        .collect();
+    assert_eq!(thread.len(), accepted.len(), "{got}");
+    assert!(accepted.iter().all(|m| thread.contains(m)), "{got}");
+    assert_eq!(got["closedAt"], closed["closedAt"]);
+}
+
+#[actix_web::test]
 async fn tickets_list_newest_first_by_page_and_status() {
     let app = app().await;
     let token = poster(&app).await;
