@@ -46,6 +46,23 @@ pub struct Notice {
     pub data: BTreeMap<String, String>,
 }
 
+impl Notice {
+    pub fn new(kind: &'static str, title: impl Into<String>, body: impl Into<String>) -> Self {
+        Self {
+            kind,
+            title: title.into(),
+            body: body.into(),
+            data: BTreeMap::new(),
+        }
+    }
+
+    /// Adds a key-value pair for the app (`subscriptionId`, `screenshotId`).
+    pub fn with(mut self, key: &str, value: impl ToString) -> Self {
+        self.data.insert(key.to_owned(), value.to_string());
+        self
+    }
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 pub struct PushJob {
     pub poster_id: Uuid,
