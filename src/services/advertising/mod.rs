@@ -17,6 +17,7 @@ pub mod screenshots;
 mod sessions;
 pub mod settings;
 pub mod subscriptions;
+pub mod support;
 mod wire;
 
 use crate::core::auth::{Auth, AuthErrors};
@@ -88,6 +89,7 @@ impl Service for Advertising {
         };
         subscriptions::video::register(&state);
         screenshots::verify::register(&state);
+        support::notify::register_jobs(&state);
         let data = web::Data::new(state);
         serve::<AdvertisingEnvelope, _>(
             Self::NAME,
@@ -162,6 +164,11 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 // `/countries/{id}/cities` has two segments: no clash with `/countries/{code}`.
                 .service(places::routes::cities)
                 .service(places::routes::country)
+                .service(support::routes::create_ticket)
+                .service(support::routes::tickets)
+                .service(support::routes::ticket)
+                .service(support::routes::add_message)
+                .service(support::routes::close_ticket)
                 .default_service(web::to(fallback)),
         );
 }

@@ -122,7 +122,8 @@ fn picture(dir: &Path, name: &str, lines: &[&str]) -> Vec<u8> {
 async fn a_poster_gets_their_video_and_earns_from_an_approved_screenshot() {
     let dir = tempfile::tempdir().unwrap();
     let app = app().await;
-    let (token, user) = sign_in(&app, &phone()).await;
+    let number = phone();
+    let (token, user) = sign_in(&app, &number).await;
     let code = user["referralCode"].as_str().unwrap().to_owned();
     let ad = clip_ad(&app, dir.path(), "1.50", "10");
     let sub = subscribe(&app, &token, &ad).await;
@@ -202,6 +203,14 @@ async fn a_poster_gets_their_video_and_earns_from_an_approved_screenshot() {
         "the code is burnt into the video"
     );
     // A link that was tampered with, or has expired, opens nothing.
+    // The poster was told (WhatsApp to their phone; no device token, so no push).
+    let _ = app.jobs.run_due().await;
+    let told = |needle: &str| {
+        app.outbox_for(&number).iter().any(|m| {
+            m["channel"] == "whatsapp" && m["text"].as_str().unwrap_or("").contains(needle)
+        })
+    };
+    assert!(told("video is ready"), "{:?}", app.outbox_for(&number));
     let forged = url.replace(&url[url.len() - 4..], "0000");
     assert_eq!(app.client.get(&forged).send().await.unwrap().status(), 404);
 
@@ -223,6 +232,8 @@ async fn a_poster_gets_their_video_and_earns_from_an_approved_screenshot() {
     let id = shot["id"].as_str().unwrap().to_owned();
     let outcome = decided(&app, &token, &id).await;
     assert_eq!(outcome["status"], "approved", "{outcome}");
+    let _ = app.jobs.run_due().await;
+    assert!(told("You earned $1.50"), "{:?}", app.outbox_for(&number));
     let b = data(get(&app, "/users/balance", Some(&token)).await).await;
     assert_eq!(
         (
@@ -631,14 +642,31 @@ async fn an_ad_video_url_inside_the_network_fails_the_subscription_with_a_reason
     let token = poster(&app).await;
     let ad = create_ad(
         &app,
-        &["--title", "Inside", "--country", "GB", "--video", "https://127.0.0.1:9/ad.mp4", "--payout-usd", "1", "--budget-usd", "5"],
+        &[
+            "--title",
+            "Inside",
+            "--country",
+            "GB",
+            "--video",
+            "https://127.0.0.1:9/ad.mp4",
+            "--payout-usd",
+            "1",
+            "--budget-usd",
+            "5",
+        ],
     )
     .unwrap();
     let sub = subscribe(&app, &token, &ad).await;
     let v = ready(&app, &token, &sub).await;
     assert_eq!(v["status"], "failed", "{v}");
     assert_eq!(v["videoUrl"], Value::Null);
-    assert!(v["failureReason"].as_str().unwrap().contains("could not be used"), "{v}");
+    assert!(
+        v["failureReason"]
+            .as_str()
+            .unwrap()
+            .contains("could not be used"),
+        "{v}"
+    );
     let s = data(get(&app, &format!("/subscriptions/{sub}"), Some(&token)).await).await;
     assert_eq!(s["status"], "failed");
 }

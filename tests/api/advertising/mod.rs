@@ -5,6 +5,7 @@ mod earning;
 mod money;
 mod places;
 mod posters;
+mod support;
 
 use crate::helpers::{spawn_app_with, TestApp};
 use reqwest::{Method, RequestBuilder, Response};

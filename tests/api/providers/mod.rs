@@ -1,6 +1,6 @@
 mod download;
 pub mod media;
-mod push;
+pub mod push;
 mod screenshot;
 mod sms;
 mod storage;

@@ -18,7 +18,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 /// A throwaway RSA key made for these tests (never a real account's).
 const TEST_KEY: &str = include_str!("../../fixtures/push_test_key.pem");
 const CLIENT_EMAIL: &str = "push-test@demo-project.iam.gserviceaccount.com";
-const SEND_PATH: &str = "/v1/projects/demo-project/messages:send";
+pub const SEND_PATH: &str = "/v1/projects/demo-project/messages:send";
 
 struct Fixture {
     fake: MockServer,
@@ -27,11 +27,10 @@ struct Fixture {
     _dir: tempfile::TempDir,
 }
 
-/// FCM configured through a service-account key file whose `token_uri` is the fake's.
-async fn fcm() -> Fixture {
-    let fake = MockServer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let key_file = dir.path().join("service-account.json");
+/// Points `channels` at FCM on `fake`, through a service-account key file written in `dir`
+/// whose `token_uri` is the fake's.
+pub fn use_fake_fcm(channels: &mut ProvidersSettings, fake: &MockServer, dir: &std::path::Path) {
+    let key_file = dir.join("service-account.json");
     std::fs::write(
         &key_file,
         json!({
@@ -45,10 +44,17 @@ async fn fcm() -> Fixture {
         .to_string(),
     )
     .unwrap();
-    let mut channels = ProvidersSettings::default();
     channels.push.provider = "fcm".into();
     channels.push.base_url = fake.uri();
     channels.push.service_account_file = key_file.display().to_string();
+}
+
+/// FCM configured through a key file (`use_fake_fcm`).
+async fn fcm() -> Fixture {
+    let fake = MockServer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut channels = ProvidersSettings::default();
+    use_fake_fcm(&mut channels, &fake, dir.path());
     let outbox = OutboxSettings {
         path: dir.path().join("outbox.jsonl").display().to_string(),
     };
@@ -64,7 +70,7 @@ async fn fcm() -> Fixture {
     }
 }
 
-async fn grant_tokens(fake: &MockServer, token: &str, exchanges: impl Into<wiremock::Times>) {
+pub async fn grant_tokens(fake: &MockServer, token: &str, exchanges: impl Into<wiremock::Times>) {
     Mock::given(method("POST"))
         .and(path("/token"))
         .respond_with(ResponseTemplate::new(200).set_body_json(

@@ -5,6 +5,7 @@
 use super::super::ads::store as ads;
 use super::super::error::{AdvertisingError, Record, Result};
 use super::super::money::ledger::{self, Account, Movement};
+use super::super::support::notify::{self, Notice};
 use super::super::AdvertisingState;
 use super::verify::{VerifyJob, VERIFY};
 use crate::core::jobs::NewJob;
@@ -191,8 +192,41 @@ pub async fn decide(
         Verdict::NeedsReview => {}
     }
     let decided = screenshot::Entity::find_by_id(id).one(&*txn).await?;
+    if let Some(notice) = decided.as_ref().and_then(notice_of) {
+        notify::poster(st, &*txn, shot.poster_id, notice).await?;
+    }
     txn.commit().await?;
+    st.core.jobs.wake();
     Ok(decided)
+}
+
+/// What the poster is told of a decision (nothing while a person has still to look).
+fn notice_of(shot: &screenshot::Model) -> Option<Notice> {
+    let notice = match shot.status.as_str() {
+        "approved" => Notice::new(
+            "screenshot_approved",
+            "Screenshot approved",
+            format!(
+                "You earned ${}.",
+                super::super::wire::usd(shot.payout_cents)
+            ),
+        )
+        .with("amountCents", shot.payout_cents),
+        "rejected" => Notice::new(
+            "screenshot_rejected",
+            "Screenshot rejected",
+            match shot.reason.as_deref() {
+                Some(why) => format!("Your screenshot was not accepted: {why}."),
+                None => "Your screenshot was not accepted.".to_owned(),
+            },
+        ),
+        _ => return None,
+    };
+    Some(
+        notice
+            .with("screenshotId", shot.id)
+            .with("subscriptionId", shot.subscription_id),
+    )
 }
 
 /// The approved screenshot's payout: spent on the ad, earned by the poster.

@@ -9,6 +9,7 @@
 //!   records the outcome on a subscription still `processing` and tells the poster.
 
 use super::super::media::SourceError;
+use super::super::support::notify::{self, Notice};
 use super::super::AdvertisingState;
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
 use crate::providers::storage::StorageKey;
@@ -180,6 +181,9 @@ async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
     let p: ProcessedJob = job.payload()?;
     let ready = p.status == "ready";
     let now = st.core.now();
+    let txn = crate::core::db::begin_write(&st.core.db)
+        .await
+        .map_err(retry)?;
     let done = subscription::Entity::update_many()
         .col_expr(
             subscription::Column::Status,
@@ -196,8 +200,36 @@ async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
         .col_expr(subscription::Column::UpdatedAt, Expr::value(now))
         .filter(subscription::Column::Id.eq(p.subscription_id))
         .filter(subscription::Column::Status.eq("processing"))
-        .exec(&st.core.db)
+        .exec(&*txn)
         .await
         .map_err(retry)?;
-    Ok(Done::from(done.rows_affected))
+    if done.rows_affected == 0 {
+        return Ok(Done::default());
+    }
+    let sub = subscription::Entity::find_by_id(p.subscription_id)
+        .one(&*txn)
+        .await
+        .map_err(retry)?
+        .ok_or_else(|| JobFailure::permanent("the subscription vanished"))?;
+    let notice = if ready {
+        Notice::new(
+            "video_ready",
+            "Your video is ready",
+            "Your personalised video is ready to post. Open the app to download it.",
+        )
+    } else {
+        Notice::new(
+            "video_failed",
+            "Your video could not be made",
+            p.reason.clone().unwrap_or_else(|| GAVE_UP.into()),
+        )
+    }
+    .with("subscriptionId", sub.id)
+    .with("adId", sub.ad_id);
+    notify::poster(st, &*txn, sub.poster_id, notice)
+        .await
+        .map_err(|e| JobFailure::retry(e.to_string()))?;
+    txn.commit().await.map_err(retry)?;
+    st.core.jobs.wake();
+    Ok(Done::from(1))
 }
