@@ -11,6 +11,7 @@ mod limits;
 pub mod media;
 pub mod money;
 mod openapi;
+mod owned;
 pub mod places;
 pub mod posters;
 pub mod screenshots;

@@ -14,6 +14,7 @@ use actix_multipart::Multipart;
 use actix_web::{get, post, web, HttpResponse};
 use bytes::{Bytes, BytesMut};
 use futures_util::TryStreamExt;
+use switchboard_entities::advertising::screenshot::Entity as Shots;
 use uuid::Uuid;
 
 /// The parts an upload's picture may come in.
@@ -140,7 +141,7 @@ pub async fn list_screenshots(
     let poster = sessions::poster(&bearer)?;
     let window = q.window()?;
     let wanted = q.status(&STATUSES)?;
-    let page = store::list(&st, poster.id, wanted, window).await?;
+    let page = super::super::owned::list::<Shots>(&st, poster.id, wanted, window).await?;
     Ok(ok(List::from(page.map(|s| ScreenshotView::from(&s)))))
 }
 
@@ -154,7 +155,7 @@ pub async fn one_screenshot(
 ) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
     Ok(ok(ScreenshotView::from(
-        &store::get(&st, poster.id, &id).await?,
+        &super::super::owned::get::<Shots>(&st, poster.id, &id).await?,
     )))
 }
 
@@ -167,7 +168,7 @@ pub async fn screenshot_status(
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
-    let s = store::get(&st, poster.id, &id).await?;
+    let s = super::super::owned::get::<Shots>(&st, poster.id, &id).await?;
     Ok(ok(ScreenshotStatus {
         id: s.id.to_string(),
         status: s.status,

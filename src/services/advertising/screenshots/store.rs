@@ -9,7 +9,6 @@ use super::super::support::notify::{self, Notice};
 use super::super::AdvertisingState;
 use super::verify::{VerifyJob, VERIFY};
 use crate::core::jobs::NewJob;
-use crate::core::page::{Page, Window};
 use crate::providers::screenshot::PerceptualHash;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -298,38 +297,4 @@ pub async fn near_duplicates(
         .filter(|(_, h)| PerceptualHash::from_i64(*h).distance(hash) <= max_distance)
         .map(|(id, _)| id)
         .collect())
-}
-
-pub async fn list(
-    st: &AdvertisingState,
-    poster_id: Uuid,
-    status: Option<&str>,
-    window: Window,
-) -> Result<Page<screenshot::Model>> {
-    let mut select = screenshot::Entity::find().filter(screenshot::Column::PosterId.eq(poster_id));
-    if let Some(s) = status {
-        select = select.filter(screenshot::Column::Status.eq(s));
-    }
-    super::super::wire::newest_first(
-        &st.core.db,
-        select,
-        screenshot::Column::CreatedAt,
-        screenshot::Column::Id,
-        window,
-    )
-    .await
-}
-
-pub async fn get(
-    st: &AdvertisingState,
-    poster_id: Uuid,
-    raw_id: &str,
-) -> Result<screenshot::Model> {
-    let id = Uuid::parse_str(raw_id.trim())
-        .map_err(|_| AdvertisingError::NotFound(Record::Screenshot))?;
-    screenshot::Entity::find_by_id(id)
-        .filter(screenshot::Column::PosterId.eq(poster_id))
-        .one(&st.core.db)
-        .await?
-        .ok_or_else(|| AdvertisingError::NotFound(Record::Screenshot).into())
 }

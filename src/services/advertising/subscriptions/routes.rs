@@ -84,7 +84,8 @@ pub async fn list_subscriptions(
     let poster = sessions::poster(&bearer)?;
     let window = q.window()?;
     let status = q.status(&STATUSES)?;
-    let page = store::list(&st, poster.id, status, window).await?;
+    let page =
+        super::super::owned::list::<subscription::Entity>(&st, poster.id, status, window).await?;
     Ok(ok(List::from(page.map(|s| SubscriptionView::from(&s)))))
 }
 
@@ -97,7 +98,7 @@ pub async fn one_subscription(
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
-    let s = store::get(&st, poster.id, &id).await?;
+    let s = super::super::owned::get::<subscription::Entity>(&st, poster.id, &id).await?;
     Ok(ok(SubscriptionView::from(&s)))
 }
 
@@ -112,7 +113,7 @@ pub async fn subscription_video(
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
-    let s = store::get(&st, poster.id, &id).await?;
+    let s = super::super::owned::get::<subscription::Entity>(&st, poster.id, &id).await?;
     let link = link(&req, &st, &s);
     Ok(ok(VideoLink {
         status: s.status.clone(),

@@ -5,7 +5,6 @@ use super::super::error::{AdvertisingError, Record, Result};
 use super::super::AdvertisingState;
 use super::video::{ProcessingJob, PROCESSING};
 use crate::core::jobs::NewJob;
-use crate::core::page::{Page, Window};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, Set, SqlErr,
 };
@@ -71,40 +70,4 @@ pub async fn create(
     txn.commit().await?;
     st.core.jobs.wake();
     Ok(row)
-}
-
-pub async fn list(
-    st: &AdvertisingState,
-    poster_id: Uuid,
-    status: Option<&str>,
-    window: Window,
-) -> Result<Page<subscription::Model>> {
-    let mut select =
-        subscription::Entity::find().filter(subscription::Column::PosterId.eq(poster_id));
-    if let Some(s) = status {
-        select = select.filter(subscription::Column::Status.eq(s));
-    }
-    super::super::wire::newest_first(
-        &st.core.db,
-        select,
-        subscription::Column::CreatedAt,
-        subscription::Column::Id,
-        window,
-    )
-    .await
-}
-
-/// The poster's subscription (another poster's answers as unknown).
-pub async fn get(
-    st: &AdvertisingState,
-    poster_id: Uuid,
-    raw_id: &str,
-) -> Result<subscription::Model> {
-    let id = Uuid::parse_str(raw_id.trim())
-        .map_err(|_| AdvertisingError::NotFound(Record::Subscription))?;
-    subscription::Entity::find_by_id(id)
-        .filter(subscription::Column::PosterId.eq(poster_id))
-        .one(&st.core.db)
-        .await?
-        .ok_or_else(|| AdvertisingError::NotFound(Record::Subscription).into())
 }
