@@ -376,6 +376,41 @@ async fn the_kept_counts_follow_every_write() {
     kept_counts_agree(&app).await;
 }
 
+/// The full-text index follows every write of a listing (on SQLite joined by each listing's
+/// search key): a change of its text is found by the new words only, a deleted listing is no
+/// longer found, and listings added after a deletion (which may take its key again) are.
+#[actix_web::test]
+async fn the_search_follows_every_write() {
+    let app = app().await;
+    stock(&app).await;
+    let (owner, _) = user(&app).await;
+    let path = |c: &Value| format!("/cars/{}", c["_id"].as_str().unwrap());
+    let hits = |v: Value| v["pagination"]["totalItems"].as_i64().unwrap();
+    let a = create_car(
+        &app,
+        &owner,
+        json!({"make": "Mazda", "model": "MX-5", "description": "Tartan seats, soft top."}),
+    )
+    .await;
+    assert_eq!(hits(search(&app, json!({"query": "tartan"})).await), 1);
+    let change = json!({"model": "CX-5", "description": "Compact crossover, towbar."});
+    let res = send(&app, Method::PUT, &path(&a), &owner, Some(change)).await;
+    assert_ok(res, 200).await;
+    assert_eq!(hits(search(&app, json!({"query": "tartan"})).await), 0);
+    assert_eq!(hits(search(&app, json!({"query": "towbar"})).await), 1);
+    let res = send(&app, Method::DELETE, &path(&a), &owner, None).await;
+    assert_ok(res, 200).await;
+    assert_eq!(hits(search(&app, json!({"query": "towbar"})).await), 0);
+    for description in ["Towbar fitted.", "Towbar and roof rails."] {
+        create_car(&app, &owner, json!({"description": description})).await;
+    }
+    let v = search(&app, json!({"query": "towbar", "sortBy": "price:asc"})).await;
+    assert_eq!(hits(v), 2);
+    // The others are still found as before.
+    let v = search(&app, json!({"query": "Toyta Corola"})).await;
+    assert_eq!(models(&v)[0], "Toyota Corolla", "{v}");
+}
+
 /// Listings that differ in the attributes free text names: fuel, gearbox, colour, year,
 /// price; and models written with punctuation.
 async fn attribute_stock(app: &TestApp) {

@@ -128,8 +128,13 @@ fn text_query(backend: DbBackend, words: &[Vec<String>], any: bool) -> TextQuery
     }
 }
 
-/// `select` narrowed to the listings matching `query`.
-fn matching(mut select: Select<car::Entity>, query: &TextQuery) -> Select<car::Entity> {
+/// `select` narrowed to the listings matching `query`; with `ranked`, each match carries its
+/// relevance (`fts_match.rank` on SQLite, bm25 computed per match, so only when ordered by it).
+fn matching(
+    mut select: Select<car::Entity>,
+    query: &TextQuery,
+    ranked: bool,
+) -> Select<car::Entity> {
     match query {
         TextQuery::Ts(expr, values) => select.filter(Expr::cust_with_values(
             format!("marketplace_cars.search_vector @@ ({expr})"),
@@ -142,9 +147,14 @@ fn matching(mut select: Select<car::Entity>, query: &TextQuery) -> Select<car::E
             // And first, CROSS JOIN the listings (SQLite keeps that order): else SQLite 3.51
             // walks a list index over every active listing and probes the matches for each
             // (65 ms for "honda leather" on 100,000 listings, 21 ms the other way round).
-            let matches = Query::select()
-                .expr(Expr::cust("car_id"))
-                .expr(Expr::cust("rank"))
+            // Joined by the integer search key (the match's rowid), whose index carries the
+            // filters and sort keys (migration `m20261205_000001`).
+            let mut matches = Query::select();
+            matches.expr_as(Expr::cust("rowid"), Alias::new("search_key"));
+            if ranked {
+                matches.expr(Expr::cust("rank"));
+            }
+            let matches = matches
                 .from(Alias::new("marketplace_cars_fts"))
                 .and_where(Expr::cust_with_values(
                     "marketplace_cars_fts MATCH ?",
@@ -156,7 +166,9 @@ fn matching(mut select: Select<car::Entity>, query: &TextQuery) -> Select<car::E
                 .from_clear()
                 .from_subquery(matches, Alias::new("fts_match"))
                 .cross_join(car::Entity)
-                .and_where(Expr::cust("fts_match.car_id = marketplace_cars.id"));
+                .and_where(Expr::cust(
+                    "fts_match.search_key = marketplace_cars.search_key",
+                ));
             select
         }
     }
@@ -307,7 +319,7 @@ pub async fn advanced(
             break;
         }
         let q = text_query(backend, &terms, any);
-        let select = matching(filters.apply(car::Entity::find()), &q);
+        let select = matching(filters.apply(car::Entity::find()), &q, sort.is_empty());
         let select = if sort.is_empty() {
             Sort::default().apply(by_relevance(select, &q))
         } else {
