@@ -14,7 +14,7 @@ use super::catalogue;
 use crate::core::page::{self, Page, Window};
 use crate::providers::car_ai::query::read;
 use crate::providers::car_ai::{Interpretation as InterpretedQuery, Vocabulary};
-use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait, Order, Query};
+use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait, Order, Query, UnionType};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, IdenStatic, PaginatorTrait, QueryFilter,
     QueryOrder, QuerySelect, QueryTrait, Select, Statement,
@@ -416,6 +416,41 @@ fn band_sql() -> String {
     sql
 }
 
+/// A price range cut at the facets' band edges: the bands wholly inside it, read from the kept
+/// counts, and what is left of it at either end as (lowest, highest, highest included).
+struct PriceSplit {
+    bands: Vec<usize>,
+    ends: Vec<(f64, f64, bool)>,
+}
+
+/// `filters`' price range cut at the band edges, when it is their only range and holds at
+/// least one whole band.
+fn price_split(filters: &CarFilters) -> Option<PriceSplit> {
+    let (lo, hi) = filters.price_only()?;
+    let (lo, hi) = (lo.unwrap_or(f64::NEG_INFINITY), hi.unwrap_or(f64::INFINITY));
+    // Band 0 holds every price under its upper bound.
+    let lower = |i: usize| {
+        if i == 0 {
+            f64::NEG_INFINITY
+        } else {
+            PRICE_BANDS[i].1
+        }
+    };
+    let bands: Vec<usize> = (0..PRICE_BANDS.len())
+        .filter(|&i| lower(i) >= lo && PRICE_BANDS[i].2 <= hi)
+        .collect();
+    let (first, last) = (*bands.first()?, *bands.last()?);
+    let mut ends = vec![];
+    if lo < lower(first) {
+        ends.push((lo, lower(first), false));
+    }
+    let top = PRICE_BANDS[last].2;
+    if top.is_finite() && top <= hi {
+        ends.push((top, hi, true));
+    }
+    Some(PriceSplit { bands, ends })
+}
+
 const COUNTS: &str = "marketplace_car_counts";
 const FACET_COUNTS: &str = "marketplace_car_facet_counts";
 
@@ -511,21 +546,14 @@ fn facet_statement(backend: DbBackend, filters: &CarFilters) -> (Statement, Face
         C::Transmission,
         C::Condition,
     ];
-    if filters.has_range() && backend == DbBackend::Postgres {
+    let split = price_split(filters);
+    if split.is_none() && filters.has_range() && backend == DbBackend::Postgres {
         return (
             grouped_facets(backend, filters, columns),
             FacetRows::PerValue,
         );
     }
-    let source = if filters.has_range() {
-        let mut rows = filters
-            .apply(car::Entity::find())
-            .select_only()
-            .columns(columns)
-            .column_as(Expr::cust(band_sql()), "price_band")
-            .column_as(Expr::cust("1"), "n");
-        QueryTrait::query(&mut rows).to_owned()
-    } else {
+    let kept = || {
         Query::select()
             .columns(columns.map(|c| Alias::new(c.as_str())))
             .column(Alias::new("price_band"))
@@ -535,7 +563,43 @@ fn facet_statement(backend: DbBackend, filters: &CarFilters) -> (Statement, Face
             .and_where(Expr::cust("listings > 0"))
             .to_owned()
     };
+    let listings = |filters: &CarFilters, select: Select<car::Entity>| {
+        let mut rows = filters
+            .apply(select)
+            .select_only()
+            .columns(columns)
+            .column_as(Expr::cust(band_sql()), "price_band")
+            .column_as(Expr::cust("1"), "n");
+        QueryTrait::query(&mut rows).to_owned()
+    };
+    let source = if let Some(split) = split {
+        // The whole bands' kept rows, and the listings priced in the range's ends (a price
+        // bound on a band edge leaves at most the listings at exactly that price).
+        let bands = split.bands.iter().map(|&b| b as i32);
+        let mut source = kept()
+            .and_where(Expr::col(Alias::new("price_band")).is_in(bands))
+            .to_owned();
+        let rest = filters.without_price();
+        for (lo, hi, included) in split.ends {
+            let mut select = car::Entity::find();
+            if lo.is_finite() {
+                select = select.filter(car::Column::Price.gte(lo));
+            }
+            select = select.filter(if included {
+                car::Column::Price.lte(hi)
+            } else {
+                car::Column::Price.lt(hi)
+            });
+            source.union(UnionType::All, listings(&rest, select));
+        }
+        source
+    } else if filters.has_range() {
+        listings(filters, car::Entity::find())
+    } else {
+        kept()
+    };
     let source = backend.build(&source);
+
     let sum = |when: String| format!("CAST(SUM(CASE WHEN {when} THEN n END) AS BIGINT)");
     let mut sums = vec!["CAST(SUM(n) AS BIGINT)".to_owned()];
     for (_, column, values) in CLOSED_FACETS {
