@@ -206,64 +206,6 @@ where
     fetch_counted(select, db, window, total).await
 }
 
-/// A row of a page fetched with its list's total (`COUNT(*) OVER ()`).
-struct Counted<M> {
-    item: M,
-    total: i64,
-}
-
-impl<M: FromQueryResult> FromQueryResult for Counted<M> {
-    fn from_query_result(row: &sea_orm::QueryResult, pre: &str) -> Result<Self, sea_orm::DbErr> {
-        Ok(Self {
-            item: M::from_query_result(row, pre)?,
-            total: row.try_get(pre, "full_count")?,
-        })
-    }
-}
-
-/// As [`fetch`], in one statement whose rows carry the total: for a list whose matching is the
-/// expensive part (a full-text match), so it is evaluated once, not once for the count and
-/// again for the page. Past the last match the total is counted apart.
-pub async fn fetch_once<E, C>(
-    select: Select<E>,
-    db: &C,
-    window: Window,
-) -> Result<Page<E::Model>, ApiError>
-where
-    E: EntityTrait,
-    E::Model: FromQueryResult + Sized + Send + Sync,
-    C: ConnectionTrait,
-{
-    let rows: Vec<Counted<E::Model>> = select
-        .clone()
-        .expr_as(
-            sea_orm::sea_query::Expr::cust("COUNT(*) OVER ()"),
-            "full_count",
-        )
-        .limit(window.limit)
-        .offset(window.offset)
-        .into_model()
-        .all(db)
-        .await?;
-    let Some(first) = rows.first() else {
-        return if window.offset == 0 {
-            Ok(Page {
-                items: vec![],
-                total: 0,
-                window,
-            })
-        } else {
-            fetch(select, db, window).await
-        };
-    };
-    let total = u64::try_from(first.total).unwrap_or(0);
-    Ok(Page {
-        items: rows.into_iter().map(|r| r.item).collect(),
-        total,
-        window,
-    })
-}
-
 /// Fetches the window of `select` (ordered, with a unique tie-break) whose matches were counted
 /// another way (`total`); past the last match, without a query.
 pub async fn fetch_counted<E, C>(

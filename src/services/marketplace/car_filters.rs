@@ -186,6 +186,25 @@ impl CarFilters {
             || self.max_mileage.is_some()
     }
 
+    /// The price bounds, when they are the only range filter (no year, mileage or colour).
+    pub fn price_only(&self) -> Option<(Option<f64>, Option<f64>)> {
+        let other = self.color.is_some()
+            || self.min_year.is_some()
+            || self.max_year.is_some()
+            || self.max_mileage.is_some();
+        (!other && (self.min_price.is_some() || self.max_price.is_some()))
+            .then_some((self.min_price, self.max_price))
+    }
+
+    /// These filters without their price bounds.
+    pub fn without_price(&self) -> Self {
+        Self {
+            min_price: None,
+            max_price: None,
+            ..self.clone()
+        }
+    }
+
     /// Whether the status is all these filters narrow by (then the list is counted, and its
     /// facets read, from `marketplace_car_facet_counts`).
     pub fn status_only(&self) -> bool {
