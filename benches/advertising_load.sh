@@ -191,7 +191,7 @@ row() { # title, then wrk arguments
 
 # 3. The reads, by a poster in NG.
 CATEGORY=$(echo "SELECT category_id FROM advertising_ads WHERE country = 'NG' AND category_id IS NOT NULL GROUP BY category_id ORDER BY count(*) DESC LIMIT 1;" | sql)
-if want "^GET"; then
+if want "GET /ads"; then
   start
   TOKEN=$(echo "+2348099999999 NG" | signin)
   row "GET /ads" "$BASE/ads"
