@@ -28,6 +28,7 @@ mod m20261203_000005_marketplace_catalogue_sightings;
 mod m20261204_000001_marketplace_dealer_phone_choice;
 mod m20261204_000018_marketplace_facet_counts;
 mod m20261205_000001_advertising;
+mod m20261205_000002_advertising_list_indexes;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -60,6 +61,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_000001_marketplace_dealer_phone_choice::Migration),
             Box::new(m20261204_000018_marketplace_facet_counts::Migration),
             Box::new(m20261205_000001_advertising::Migration),
+            Box::new(m20261205_000002_advertising_list_indexes::Migration),
         ]
     }
 }
