@@ -112,6 +112,10 @@ enum AdminCommand {
         category: Option<String>,
         #[arg(long)]
         description: Option<String>,
+        /// Makes this many alike ads, each through the same path as one (benchmark seeding:
+        /// benches/advertising_load.sh), printing only the last id.
+        #[arg(long, default_value_t = 1, hide = true)]
+        count: u32,
     },
 }
 
@@ -231,25 +235,34 @@ async fn admin(settings: &Settings, command: AdminCommand) -> anyhow_free::Resul
             budget_usd,
             category,
             description,
+            count,
         } => {
             use switchboard::services::advertising::ads::create::{create_approved, NewAd};
             let video_source =
                 switchboard::services::advertising::media::ad_source(settings, &video).await?;
-            let ad = create_approved(
-                &db,
-                now,
-                NewAd {
-                    title,
-                    description,
-                    country,
-                    video_source,
-                    payout_usd,
-                    budget_usd,
-                    category,
-                },
-            )
-            .await?;
-            println!("ad_id: {}", ad.id);
+            let mut last = None;
+            for i in 0..count.max(1) {
+                // Each its own moment, so a seeded list has a newest-first order to keep.
+                let at = now + chrono::Duration::microseconds(i.into());
+                let ad = create_approved(
+                    &db,
+                    at,
+                    NewAd {
+                        title: title.clone(),
+                        description: description.clone(),
+                        country: country.clone(),
+                        video_source: video_source.clone(),
+                        payout_usd: payout_usd.clone(),
+                        budget_usd: budget_usd.clone(),
+                        category: category.clone(),
+                    },
+                )
+                .await?;
+                last = Some(ad.id);
+            }
+            if let Some(id) = last {
+                println!("ad_id: {id}");
+            }
         }
     }
     Ok(())

@@ -29,6 +29,7 @@ mod m20261204_000001_marketplace_dealer_phone_choice;
 mod m20261204_000018_marketplace_facet_counts;
 mod m20261205_000001_advertising;
 mod m20261205_000001_marketplace_search_key;
+mod m20261205_000002_advertising_list_indexes;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -62,6 +63,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_000018_marketplace_facet_counts::Migration),
             Box::new(m20261205_000001_advertising::Migration),
             Box::new(m20261205_000001_marketplace_search_key::Migration),
+            Box::new(m20261205_000002_advertising_list_indexes::Migration),
         ]
     }
 }
