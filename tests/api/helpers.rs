@@ -55,6 +55,10 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
 
 /// An app reading `clock` (several apps may share one, as nodes share time).
 pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Settings)) -> TestApp {
+    // `TEST_LOG=1` shows the servers' logs (an internal error's cause, say) under the tests.
+    if std::env::var_os("TEST_LOG").is_some() {
+        switchboard::core::telemetry::init();
+    }
     let dir = tempfile::tempdir().expect("temp dir");
     let mut settings = Settings::default();
     settings.database.url = fresh_database_url(dir.path()).await;

@@ -21,6 +21,9 @@ pub struct AdvertisingSettings {
     pub video_link_ttl_secs: i64,
     /// Largest screenshot accepted, in bytes (10 MB).
     pub max_screenshot_bytes: usize,
+    /// Attempts at a personalised video (the first and the retries, with the queue's backoff)
+    /// before the subscription fails.
+    pub video_attempts: i32,
     /// Largest ad video fetched from a URL, in bytes (200 MB).
     pub max_video_bytes: u64,
     /// Fetch ad videos from loopback and private addresses too (local development and
@@ -43,6 +46,7 @@ impl Default for AdvertisingSettings {
             otp_lock_secs: 15 * 60,
             video_link_ttl_secs: 6 * 3600,
             max_screenshot_bytes: 10 * 1024 * 1024,
+            video_attempts: 4,
             max_video_bytes: 200 * 1024 * 1024,
             allow_private_video_urls: false,
             rate_limits: AdvertisingRateLimits::default(),
@@ -69,6 +73,9 @@ impl AdvertisingSettings {
         }
         if self.max_screenshot_bytes < 1024 {
             return invalid("max_screenshot_bytes must be at least 1024");
+        }
+        if !(1..=20).contains(&self.video_attempts) {
+            return invalid("video_attempts must be 1 to 20");
         }
         if self.max_video_bytes < 1024 {
             return invalid("max_video_bytes must be at least 1024");

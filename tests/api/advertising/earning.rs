@@ -300,7 +300,8 @@ async fn duplicates_are_rejected_and_unreadable_screenshots_wait_for_a_person() 
     let (first, user) = sign_in(&app, &phone()).await;
     let code = user["referralCode"].as_str().unwrap().to_owned();
     let sub1 = subscribe(&app, &first, &ad).await;
-    let (second, _) = sign_in(&app, &phone()).await;
+    let second_phone = phone();
+    let (second, _) = sign_in(&app, &second_phone).await;
     let sub2 = subscribe(&app, &second, &ad).await;
     ready(&app, &first, &sub1).await;
     ready(&app, &second, &sub2).await;
@@ -657,7 +658,17 @@ async fn an_ad_video_url_inside_the_network_fails_the_subscription_with_a_reason
     )
     .unwrap();
     let sub = subscribe(&app, &token, &ad).await;
-    let v = ready(&app, &token, &sub).await;
+    // Refused on every try (with the queue's backoff between them), then failed with a reason.
+    let path = format!("/subscriptions/{sub}/video");
+    let v = until(
+        &app,
+        || async {
+            app.advance(chrono::Duration::minutes(2));
+            data(get(&app, &path, Some(&token)).await).await
+        },
+        |v| v["status"] != "processing",
+    )
+    .await;
     assert_eq!(v["status"], "failed", "{v}");
     assert_eq!(v["videoUrl"], Value::Null);
     assert!(

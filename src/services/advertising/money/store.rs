@@ -16,11 +16,17 @@ pub struct Balance {
     pub lifetime: i64,
 }
 
+/// `SUM(col)` as a BIGINT: PostgreSQL sums a BIGINT column to NUMERIC, which is no i64.
+fn total(col: impl sea_orm::ColumnTrait) -> sea_orm::sea_query::Expr {
+    sea_orm::sea_query::Func::cast_as(sea_orm::sea_query::Func::sum(col.into_expr()), "BIGINT")
+        .into()
+}
+
 /// Payouts reserved for the poster's screenshots not yet decided.
 pub async fn under_review(st: &AdvertisingState, poster: Uuid) -> Result<i64> {
     let sum: Option<Option<i64>> = screenshot::Entity::find()
         .select_only()
-        .column_as(screenshot::Column::PayoutCents.sum(), "s")
+        .column_as(total(screenshot::Column::PayoutCents), "s")
         .filter(screenshot::Column::PosterId.eq(poster))
         .filter(screenshot::Column::Status.is_in(["pending", "needs_review"]))
         .into_tuple()
@@ -33,7 +39,7 @@ pub async fn under_review(st: &AdvertisingState, poster: Uuid) -> Result<i64> {
 pub async fn lifetime(st: &AdvertisingState, poster: Uuid) -> Result<i64> {
     let sum: Option<Option<i64>> = transaction::Entity::find()
         .select_only()
-        .column_as(transaction::Column::AmountCents.sum(), "s")
+        .column_as(total(transaction::Column::AmountCents), "s")
         .filter(transaction::Column::PosterId.eq(poster))
         .filter(transaction::Column::Kind.eq(ledger::EARNING))
         .filter(transaction::Column::Status.eq("completed"))

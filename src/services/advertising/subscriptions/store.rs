@@ -64,7 +64,8 @@ pub async fn create(
         .enqueue(
             &*txn,
             NewJob::new(PROCESSING, serde_json::to_value(job).unwrap_or_default())
-                .key(format!("{PROCESSING}:{id}")),
+                .key(format!("{PROCESSING}:{id}"))
+                .max_attempts(st.cfg.video_attempts),
         )
         .await?;
     txn.commit().await?;

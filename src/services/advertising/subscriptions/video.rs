@@ -2,9 +2,9 @@
 //!
 //! - `video-processing` `{ad_id, video_url, type: "personalised", subscription_id}`: fetches
 //!   the ad's video (a storage key, or a URL under the public-only outbound policy), burns the
-//!   poster's referral code into it with ffmpeg and stores the result. A bad source or an
-//!   ffmpeg error on it fails at once; tool and network failures retry with the queue's
-//!   backoff, and the last attempt fails the subscription.
+//!   poster's referral code into it with ffmpeg and stores the result. Every failure (a bad
+//!   source, ffmpeg, the network) retries with the queue's backoff, `video_attempts` times in
+//!   all; the last fails the subscription with a reason that says which kind it was.
 //! - `video-processed` `{subscription_id, status: "ready"|"failed", video_key?, reason?}`:
 //!   records the outcome on a subscription still `processing` and tells the poster.
 
@@ -109,7 +109,7 @@ async fn process(st: &AdvertisingState, job: Job) -> JobResult {
             video_key: Some(key),
             reason: None,
         },
-        Err(e) if e.permanent || last_try => {
+        Err(e) if last_try => {
             tracing::warn!(subscription = %sub_id, error = %e.detail, "personalised video failed");
             ProcessedJob {
                 subscription_id: sub_id,
