@@ -44,36 +44,16 @@ pub async fn reserve(
     Ok(done.rows_affected == 1)
 }
 
-/// Gives a reservation back to the free budget (a rejected screenshot).
-pub async fn release(
+/// Ends a reservation of `cents`: spent (an approved screenshot) or given back to the free
+/// budget (a rejected one).
+pub async fn settle(
     db: &impl ConnectionTrait,
     ad_id: Uuid,
     cents: i64,
+    spent: bool,
     now: DateTime<Utc>,
 ) -> Result<()> {
-    ad::Entity::update_many()
-        .col_expr(
-            ad::Column::ReservedCents,
-            Expr::cust(format!("reserved_cents - {cents}")),
-        )
-        .col_expr(
-            ad::Column::Listed,
-            listed_after(&format!("- {cents}"), "+ 0"),
-        )
-        .col_expr(ad::Column::UpdatedAt, Expr::value(now))
-        .filter(ad::Column::Id.eq(ad_id))
-        .exec(db)
-        .await?;
-    Ok(())
-}
-
-/// Moves a reservation to spent (an approved screenshot).
-pub async fn spend(
-    db: &impl ConnectionTrait,
-    ad_id: Uuid,
-    cents: i64,
-    now: DateTime<Utc>,
-) -> Result<()> {
+    let spent_cents = if spent { cents } else { 0 };
     ad::Entity::update_many()
         .col_expr(
             ad::Column::ReservedCents,
@@ -81,11 +61,11 @@ pub async fn spend(
         )
         .col_expr(
             ad::Column::SpentCents,
-            Expr::cust(format!("spent_cents + {cents}")),
+            Expr::cust(format!("spent_cents + {spent_cents}")),
         )
         .col_expr(
             ad::Column::Listed,
-            listed_after(&format!("- {cents}"), &format!("+ {cents}")),
+            listed_after(&format!("- {cents}"), &format!("+ {spent_cents}")),
         )
         .col_expr(ad::Column::UpdatedAt, Expr::value(now))
         .filter(ad::Column::Id.eq(ad_id))

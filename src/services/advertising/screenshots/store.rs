@@ -187,7 +187,7 @@ pub async fn decide(
     }
     match verdict {
         Verdict::Approved => credit(&*txn, &shot, now).await?,
-        Verdict::Rejected => ads::release(&*txn, shot.ad_id, shot.payout_cents, now).await?,
+        Verdict::Rejected => ads::settle(&*txn, shot.ad_id, shot.payout_cents, false, now).await?,
         Verdict::NeedsReview => {}
     }
     let decided = screenshot::Entity::find_by_id(id).one(&*txn).await?;
@@ -234,7 +234,7 @@ async fn credit(
     shot: &screenshot::Model,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<()> {
-    ads::spend(db, shot.ad_id, shot.payout_cents, now).await?;
+    ads::settle(db, shot.ad_id, shot.payout_cents, true, now).await?;
     ledger::post(
         db,
         Movement {
