@@ -30,6 +30,10 @@ pub enum Role {
     Advertiser,
     /// An advertising poster (signed in by phone).
     Poster,
+    /// An administrator who moderates users, ads, screenshots and support (advertising).
+    Moderator,
+    /// An administrator who sees finance and analytics (advertising).
+    Finance,
 }
 
 /// How a service words credential failures (its codes and messages).
@@ -50,8 +54,9 @@ pub struct AuthErrors {
 pub struct Auth {
     pub jwt: JwtKeys,
     pub clock: SharedClock,
-    /// The `typ` claim this service accepts (tokens of other services are refused).
-    pub token_type: &'static str,
+    /// The `typ` claims this service accepts (tokens of other services are refused). A
+    /// service with several kinds of account names each; roles tell them apart after.
+    pub token_types: &'static [&'static str],
     /// The service key (`X-API-Key`) when it is one configured secret.
     pub api_key: Option<String>,
     /// The admin key (`X-Admin-Key`).
@@ -65,12 +70,17 @@ pub const API_KEY_HEADER: &str = "X-API-Key";
 pub const ADMIN_KEY_HEADER: &str = "X-Admin-Key";
 
 impl Auth {
-    /// A policy for tokens of `token_type` signed with the process's keys; no API or admin key.
-    pub fn new(core: &super::CoreContext, token_type: &'static str, errors: AuthErrors) -> Self {
+    /// A policy for tokens of `token_types` signed with the process's keys; no API or admin
+    /// key.
+    pub fn new(
+        core: &super::CoreContext,
+        token_types: &'static [&'static str],
+        errors: AuthErrors,
+    ) -> Self {
         Self {
             jwt: core.jwt.clone(),
             clock: core.clock.clone(),
-            token_type,
+            token_types,
             api_key: None,
             admin_key: None,
             errors,
@@ -103,7 +113,7 @@ impl Auth {
     /// Verifies a bearer token of this service's type against the injected clock.
     pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
         self.jwt
-            .verify(token, self.token_type, self.clock.now())
+            .verify(token, self.token_types, self.clock.now())
             .map_err(self.errors.invalid_token)
     }
 
@@ -115,7 +125,10 @@ impl Auth {
         let outcome = known.unwrap_or_else(|| {
             let outcome = bearer_str(req).and_then(|token| {
                 token
-                    .map(|t| self.jwt.verify_shared(t, self.token_type, self.clock.now()))
+                    .map(|t| {
+                        self.jwt
+                            .verify_shared(t, self.token_types, self.clock.now())
+                    })
                     .transpose()
             });
             req.extensions_mut().insert(Verified(outcome.clone()));
@@ -147,7 +160,7 @@ impl Auth {
     pub async fn admit_token(&self, token: &str) -> Result<Admitted, ApiError> {
         let claims = self
             .jwt
-            .verify_shared(token, self.token_type, self.clock.now())
+            .verify_shared(token, self.token_types, self.clock.now())
             .map_err(self.errors.invalid_token)?;
         self.admit(claims).await
     }
@@ -242,6 +255,9 @@ role!(AdminRole, Admin);
 role!(AdvertiserRole, Advertiser);
 role!(PosterRole, Poster);
 role!(DealerOrAdminRole, Dealer, Admin);
+role!(ModeratorRole, Admin, Moderator);
+role!(FinanceRole, Admin, Finance);
+role!(StaffRole, Admin, Moderator, Finance);
 
 /// A bearer token, verified, whose session is live and whose account's current roles
 /// satisfy `R`.
@@ -413,7 +429,7 @@ mod tests {
         Auth {
             jwt: JwtKeys::new("test-secret-test-secret-test-secret"),
             clock: Arc::new(SystemClock),
-            token_type: "test_access",
+            token_types: &["test_access", "test_other_kind"],
             api_key: Some("service-key".into()),
             admin_key: None,
             errors: AuthErrors {
@@ -453,6 +469,13 @@ mod tests {
         assert!(bearer::<AnyRole>(&req).await.is_ok());
         assert!(bearer::<DealerRole>(&req).await.is_ok());
         let e = bearer::<AdminRole>(&req).await.err().expect("refused");
+        assert_eq!(e.kind(), Kind::Forbidden);
+
+        // A second kind of account of the same service is accepted; its roles decide.
+        let other_kind = format!("Bearer {}", token(&a, "test_other_kind", &[Role::Finance]));
+        let req = request(&a, Some(&other_kind));
+        assert!(bearer::<FinanceRole>(&req).await.is_ok());
+        let e = bearer::<ModeratorRole>(&req).await.err().expect("refused");
         assert_eq!(e.kind(), Kind::Forbidden);
 
         let foreign = format!("Bearer {}", token(&a, "other_access", &[Role::Admin]));

@@ -105,15 +105,21 @@ impl JwtKeys {
         encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(|_| JwtError::Sign)
     }
 
-    pub fn verify(&self, token: &str, typ: &str, now: DateTime<Utc>) -> Result<Claims, JwtError> {
-        self.verify_shared(token, typ, now).map(|c| (*c).clone())
+    /// The token's claims when it is well signed, unexpired and of one of the `typs`.
+    pub fn verify(
+        &self,
+        token: &str,
+        typs: &[&str],
+        now: DateTime<Utc>,
+    ) -> Result<Claims, JwtError> {
+        self.verify_shared(token, typs, now).map(|c| (*c).clone())
     }
 
     /// [`Self::verify`], answering the remembered claims themselves.
     pub fn verify_shared(
         &self,
         token: &str,
-        typ: &str,
+        typs: &[&str],
         now: DateTime<Utc>,
     ) -> Result<Arc<Claims>, JwtError> {
         let claims = match self.verified.get(token) {
@@ -129,7 +135,7 @@ impl JwtKeys {
                 claims
             }
         };
-        if claims.typ != typ {
+        if !typs.contains(&claims.typ.as_str()) {
             return Err(JwtError::Invalid);
         }
         if claims.exp <= now.timestamp() {
@@ -151,16 +157,16 @@ mod tests {
             .issue("access", "u1", Some("s1"), now, 60)
             .expect("signed");
         for _ in 0..2 {
-            let c = keys.verify(&token, "access", now).expect("valid");
+            let c = keys.verify(&token, &["access"], now).expect("valid");
             assert_eq!((c.sub.as_str(), c.sid.as_deref()), ("u1", Some("s1")));
         }
         assert_eq!(
-            keys.verify(&token, "other", now).err(),
+            keys.verify(&token, &["other"], now).err(),
             Some(JwtError::Invalid)
         );
         let later = now + chrono::Duration::seconds(60);
         assert_eq!(
-            keys.verify(&token, "access", later).err(),
+            keys.verify(&token, &["access"], later).err(),
             Some(JwtError::Expired)
         );
         // The same claims under a changed signature are not the remembered token.
@@ -168,12 +174,12 @@ mod tests {
         let last = forged.pop().expect("a signature");
         forged.push(if last == 'A' { 'B' } else { 'A' });
         assert_eq!(
-            keys.verify(&forged, "access", now).err(),
+            keys.verify(&forged, &["access"], now).err(),
             Some(JwtError::Invalid)
         );
         let other = JwtKeys::new("another-secret-another-secret-xx");
         assert_eq!(
-            other.verify(&token, "access", now).err(),
+            other.verify(&token, &["access"], now).err(),
             Some(JwtError::Invalid)
         );
     }

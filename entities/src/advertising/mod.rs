@@ -1,7 +1,9 @@
-//! The advertising platform: posters and their sessions, ads, subscriptions, screenshots,
+//! The advertising platform: posters, advertisers and administrators and their sessions, ads, subscriptions, screenshots,
 //! the money ledger and support tickets.
 
 pub mod ad;
+pub mod admin;
+pub mod advertiser;
 pub mod balance;
 pub mod category;
 pub mod device_token;

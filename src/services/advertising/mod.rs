@@ -102,11 +102,12 @@ impl Service for Advertising {
     }
 }
 
-/// Bearer tokens of the platform: a poster's token (`typ: poster`) whose session is live.
+/// Bearer tokens of the platform: a poster's, advertiser's or administrator's token (`typ`
+/// names which) whose session is live; each route's roles pick the kinds it serves.
 fn policy(st: &AdvertisingState) -> Auth {
     Auth::new(
         &st.core,
-        sessions::POSTER_TOKEN,
+        sessions::TOKEN_TYPES,
         AuthErrors {
             missing: |what| {
                 ApiError::unauthorized(format!("missing {what}: Bearer <token>"))

@@ -1,33 +1,83 @@
 //! Sign-ins: each is a session row (its id the token's `sid`), live while neither revoked
-//! nor expired; the token's `typ` names the kind of account (`poster`; advertisers and
-//! administrators sign in with their own kinds), so one kind is never taken for another.
-//! Every bearer request asks `core::session` whether the session still holds, so a logout
-//! or a ban counts from the next request.
+//! nor expired; the token's `typ` names the kind of account (`poster`, `advertiser`,
+//! `admin`), and the session's account gives the roles, so one kind is never taken for
+//! another. Every bearer request asks `core::session` whether the session still holds, so a
+//! logout, a reset or a ban counts from the next request.
 
 use super::error::Result;
 use super::AdvertisingState;
-use crate::core::auth::Role;
+use crate::core::auth::{Bearer, Role, Roles};
 use crate::core::error::ApiError;
 use crate::core::session::{Change, EndReason, Live, SessionKey, SessionSource};
 use async_trait::async_trait;
 use chrono::Duration;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set};
-use switchboard_entities::advertising::{poster, session};
+use std::sync::Arc;
+use switchboard_entities::advertising::{admin, advertiser, poster, session};
 use uuid::Uuid;
 
-/// The `typ` of posters' tokens.
-pub const POSTER_TOKEN: &str = "poster";
+/// The kinds of account that sign in, each with its token `typ`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccountKind {
+    Poster,
+    Advertiser,
+    Admin,
+}
 
-/// Starts a poster's session and answers its token.
-pub async fn sign_in_poster(st: &AdvertisingState, p: &poster::Model) -> Result<String> {
+/// Every `typ` this service's tokens carry.
+pub const TOKEN_TYPES: &[&str] = &["poster", "advertiser", "admin"];
+
+impl AccountKind {
+    /// The token's `typ` and the session row's `kind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Poster => "poster",
+            Self::Advertiser => "advertiser",
+            Self::Admin => "admin",
+        }
+    }
+
+    fn parse(kind: &str) -> Option<Self> {
+        [Self::Poster, Self::Advertiser, Self::Admin]
+            .into_iter()
+            .find(|k| k.as_str() == kind)
+    }
+
+    /// How long a token of this kind lives (a setting each).
+    fn ttl_secs(self, st: &AdvertisingState) -> i64 {
+        match self {
+            Self::Poster => st.cfg.poster_token_ttl_secs,
+            Self::Advertiser => st.cfg.advertiser_token_ttl_secs,
+            Self::Admin => st.cfg.admin_token_ttl_secs,
+        }
+    }
+}
+
+/// An administrator's role as stored (`admin`, `moderator`, `finance`).
+pub fn admin_role(stored: &str) -> Option<Role> {
+    match stored {
+        "admin" => Some(Role::Admin),
+        "moderator" => Some(Role::Moderator),
+        "finance" => Some(Role::Finance),
+        _ => None,
+    }
+}
+
+/// Starts a session for the account and answers its token.
+pub async fn sign_in(
+    st: &AdvertisingState,
+    kind: AccountKind,
+    account: Uuid,
+    roles: &[Role],
+) -> Result<String> {
     let now = st.core.now();
-    let ttl = st.cfg.poster_token_ttl_secs;
+    let ttl = kind.ttl_secs(st);
     let id = Uuid::new_v4();
     session::ActiveModel {
         id: Set(id),
-        kind: Set(POSTER_TOKEN.into()),
-        account_id: Set(p.id),
+        kind: Set(kind.as_str().into()),
+        account_id: Set(account),
         expires_at: Set(now + Duration::seconds(ttl)),
         revoked_at: Set(None),
         created_at: Set(now),
@@ -35,13 +85,18 @@ pub async fn sign_in_poster(st: &AdvertisingState, p: &poster::Model) -> Result<
     .insert(&st.core.db)
     .await?;
     Ok(st.core.jwt.issue_with_roles(
-        POSTER_TOKEN,
-        &p.id.to_string(),
+        kind.as_str(),
+        &account.to_string(),
         Some(&id.to_string()),
-        &[Role::Poster],
+        roles,
         now,
         ttl,
     )?)
+}
+
+/// Starts a poster's session and answers its token.
+pub async fn sign_in_poster(st: &AdvertisingState, p: &poster::Model) -> Result<String> {
+    sign_in(st, AccountKind::Poster, p.id, &[Role::Poster]).await
 }
 
 /// Ends one session: its token stops working on the next request.
@@ -57,8 +112,23 @@ pub async fn end(st: &AdvertisingState, key: SessionKey, reason: EndReason) -> R
     Ok(())
 }
 
+#[expect(dead_code, reason = "advertisers and administrators sign in in part 2")]
+/// Ends every session of the account (a password reset, a ban): all its tokens stop
+/// working on the next request.
+pub async fn end_all(st: &AdvertisingState, account: Uuid, reason: EndReason) -> Result<()> {
+    session::Entity::update_many()
+        .col_expr(session::Column::RevokedAt, Expr::value(st.core.now()))
+        .filter(session::Column::AccountId.eq(account))
+        .filter(session::Column::RevokedAt.is_null())
+        .exec(&st.core.db)
+        .await?;
+    st.sessions
+        .changed(Change::AccountEnded { account, reason });
+    Ok(())
+}
+
 /// The platform's sessions: a session row not revoked nor expired, of an account that
-/// exists and is not banned. The account snapshot is the poster row.
+/// exists (a poster not banned). The account snapshot is the account's row.
 pub struct Source {
     pub db: DatabaseConnection,
     pub clock: crate::core::clock::SharedClock,
@@ -76,23 +146,54 @@ impl SessionSource for Source {
         let open = s.account_id == key.account
             && s.revoked_at.is_none()
             && s.expires_at > self.clock.now();
-        if !open || s.kind != POSTER_TOKEN {
+        if !open {
             return Ok(None);
         }
-        let p = poster::Entity::find_by_id(key.account)
-            .one(&self.db)
-            .await?;
-        Ok(p.filter(|p| p.status == "active")
-            .map(|p| Live::new(p, vec![Role::Poster])))
+        let id = key.account;
+        Ok(match AccountKind::parse(&s.kind) {
+            Some(AccountKind::Poster) => poster::Entity::find_by_id(id)
+                .one(&self.db)
+                .await?
+                .filter(|p| p.status == "active")
+                .map(|p| Live::new(p, vec![Role::Poster])),
+            Some(AccountKind::Advertiser) => advertiser::Entity::find_by_id(id)
+                .one(&self.db)
+                .await?
+                .map(|a| Live::new(a, vec![Role::Advertiser])),
+            Some(AccountKind::Admin) => admin::Entity::find_by_id(id)
+                .one(&self.db)
+                .await?
+                .and_then(|a| admin_role(&a.role).map(|r| Live::new(a, vec![r]))),
+            None => None,
+        })
     }
 }
 
 /// The signed-in poster, as their row is now.
-pub type PosterBearer = crate::core::auth::Bearer<crate::core::auth::PosterRole>;
+pub type PosterBearer = Bearer<crate::core::auth::PosterRole>;
+/// The signed-in advertiser, as their row is now.
+pub type AdvertiserBearer = Bearer<crate::core::auth::AdvertiserRole>;
 
-/// The poster behind a verified bearer (the session's snapshot of their row).
-pub fn poster(bearer: &PosterBearer) -> Result<std::sync::Arc<poster::Model>> {
+/// The account row behind a verified bearer (the session's snapshot of it).
+pub fn account<M: std::any::Any + Send + Sync, R: Roles>(bearer: &Bearer<R>) -> Result<Arc<M>> {
     bearer
-        .account::<poster::Model>()
-        .ok_or_else(|| ApiError::internal(std::io::Error::other("poster session without its row")))
+        .account::<M>()
+        .ok_or_else(|| ApiError::internal(std::io::Error::other("session without its account")))
+}
+
+/// The poster behind a verified bearer.
+pub fn poster(bearer: &PosterBearer) -> Result<Arc<poster::Model>> {
+    account(bearer)
+}
+
+#[expect(dead_code, reason = "advertisers and administrators sign in in part 2")]
+/// The advertiser behind a verified bearer.
+pub fn advertiser(bearer: &AdvertiserBearer) -> Result<Arc<advertiser::Model>> {
+    account(bearer)
+}
+
+#[expect(dead_code, reason = "advertisers and administrators sign in in part 2")]
+/// The administrator behind a verified bearer of any staff role.
+pub fn admin<R: Roles>(bearer: &Bearer<R>) -> Result<Arc<admin::Model>> {
+    account(bearer)
 }

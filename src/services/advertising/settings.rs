@@ -10,6 +10,10 @@ pub struct AdvertisingSettings {
     pub bind: String,
     /// Life of a poster's token (`typ: poster`); logout ends it sooner.
     pub poster_token_ttl_secs: i64,
+    /// Life of an advertiser's token (`typ: advertiser`) and of an administrator's
+    /// (`typ: admin`); logout, a password reset or a role change end them sooner.
+    pub advertiser_token_ttl_secs: i64,
+    pub admin_token_ttl_secs: i64,
     /// How long a sign-in code stays valid (the issue: 10 minutes).
     pub otp_ttl_secs: i64,
     /// Seconds between two codes for one phone (the spec: 60).
@@ -40,6 +44,8 @@ impl Default for AdvertisingSettings {
             enabled: true,
             bind: "127.0.0.1:8085".into(),
             poster_token_ttl_secs: 30 * 24 * 3600,
+            advertiser_token_ttl_secs: 7 * 24 * 3600,
+            admin_token_ttl_secs: 12 * 3600,
             otp_ttl_secs: 600,
             otp_cooldown_secs: 60,
             otp_max_failures: 5,
@@ -59,8 +65,15 @@ impl AdvertisingSettings {
     pub fn check(&self) -> Result<(), ConfigError> {
         let invalid =
             |what: &str| Err(ConfigError::Invalid(format!("services.advertising.{what}")));
-        if self.poster_token_ttl_secs < 60 {
-            return invalid("poster_token_ttl_secs must be at least 60");
+        if [
+            self.poster_token_ttl_secs,
+            self.advertiser_token_ttl_secs,
+            self.admin_token_ttl_secs,
+        ]
+        .iter()
+        .any(|ttl| *ttl < 60)
+        {
+            return invalid("poster/advertiser/admin_token_ttl_secs must be at least 60");
         }
         if self.otp_ttl_secs < 60 || self.otp_cooldown_secs < 0 || self.otp_lock_secs < 1 {
             return invalid("otp_ttl_secs >= 60, otp_cooldown_secs >= 0, otp_lock_secs >= 1");

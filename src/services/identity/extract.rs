@@ -23,7 +23,7 @@ use uuid::Uuid;
 pub fn policy(core: &CoreContext, sessions: Arc<Sessions>) -> Auth {
     Auth::new(
         core,
-        ACCESS,
+        &[ACCESS],
         AuthErrors {
             missing: |_| IdentityError::InvalidToken.into(),
             invalid_token: |e| match e {

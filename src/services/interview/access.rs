@@ -22,7 +22,7 @@ pub fn policy(core: &CoreContext, cfg: &InterviewSettings) -> Auth {
     // Interview issues no tokens; no token type of another service matches this one.
     Auth::new(
         core,
-        "interview_none",
+        &["interview_none"],
         AuthErrors {
             missing: |_| key_required(),
             invalid_token: |_| key_required(),

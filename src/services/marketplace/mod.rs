@@ -205,7 +205,7 @@ fn register_jobs(state: &MarketplaceState) {
 fn policy(core: &CoreContext, sessions: Arc<Sessions>) -> Auth {
     Auth::new(
         core,
-        service::tokens::ACCESS_TOKEN_TYPE,
+        &[service::tokens::ACCESS_TOKEN_TYPE],
         AuthErrors {
             missing: |what| {
                 ApiError::unauthorized(format!("missing {what}: Bearer <access token>"))

@@ -26,7 +26,7 @@ fn unauthorized(message: &str) -> ApiError {
 pub fn policy(core: &CoreContext) -> Auth {
     Auth::new(
         core,
-        TOKEN_TYPE,
+        &[TOKEN_TYPE],
         AuthErrors {
             missing: |what| unauthorized(&format!("missing {what} header")),
             invalid_token: |_| unauthorized("invalid or expired token"),
