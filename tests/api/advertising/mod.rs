@@ -1,6 +1,7 @@
 //! Advertising platform: posters, places, ads, subscriptions, screenshots, money, support.
 
 mod ads;
+mod advertisers;
 mod earning;
 mod money;
 mod places;
