@@ -18,6 +18,7 @@ pub mod posters;
 pub mod screenshots;
 mod sessions;
 pub mod settings;
+pub mod staff;
 pub mod subscriptions;
 pub mod support;
 mod wire;
@@ -102,6 +103,19 @@ impl Service for Advertising {
             move |cfg| routes(cfg, data.clone()),
         )
     }
+
+    /// Not a listener: makes the configured first administrator when absent, before the
+    /// service answers.
+    fn companions<'a>(
+        core: &'a CoreContext,
+        _providers: &'a Providers,
+        cfg: &'a AdvertisingSettings,
+    ) -> futures_util::future::BoxFuture<'a, Result<Vec<Listening>, MountError>> {
+        Box::pin(async move {
+            staff::accounts::seed(&core.db, core.now(), &cfg.admin).await?;
+            Ok(Vec::new())
+        })
+    }
 }
 
 /// Bearer tokens of the platform: a poster's, advertiser's or administrator's token (`typ`
@@ -181,6 +195,15 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(advertisers::routes::reset_password)
                 .service(advertisers::routes::profile)
                 .service(advertisers::routes::update_profile)
+                // Administration (issue 22).
+                .service(staff::routes::admin_login)
+                .service(staff::routes::admin_logout)
+                .service(posters::moderation::list_users)
+                .service(posters::moderation::one_user)
+                .service(posters::moderation::update_user)
+                .service(posters::moderation::ban_user)
+                .service(posters::moderation::unban_user)
+                .service(posters::moderation::user_transactions)
                 .default_service(web::to(fallback)),
         );
 }

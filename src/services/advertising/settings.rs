@@ -44,6 +44,31 @@ pub struct AdvertisingSettings {
     pub default_payout_usd: String,
     #[serde(deserialize_with = "config::limits_over_defaults")]
     pub rate_limits: AdvertisingRateLimits,
+    /// `[services.advertising.admin]`: the first administrator, made at start-up when absent.
+    pub admin: AdminSeed,
+    /// The website's key for `GET /api/dashboard/metrics` (`X-API-Key`).
+    pub dashboard_api_key: String,
+}
+
+/// The administrator seeded at start-up (role `admin`); the start-up guard refuses the
+/// development password beyond loopback.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct AdminSeed {
+    pub email: String,
+    pub password: String,
+}
+
+pub const DEV_ADMIN_PASSWORD: &str = "dev-admin-password";
+pub const DEV_DASHBOARD_KEY: &str = "dev-dashboard-api-key";
+
+impl Default for AdminSeed {
+    fn default() -> Self {
+        Self {
+            email: "admin@switchboard.local".into(),
+            password: DEV_ADMIN_PASSWORD.into(),
+        }
+    }
 }
 
 impl Default for AdvertisingSettings {
@@ -68,6 +93,8 @@ impl Default for AdvertisingSettings {
             mail_from_address: "no-reply@switchboard.local".into(),
             default_payout_usd: "0.50".into(),
             rate_limits: AdvertisingRateLimits::default(),
+            admin: AdminSeed::default(),
+            dashboard_api_key: DEV_DASHBOARD_KEY.into(),
         }
     }
 }
