@@ -366,6 +366,9 @@ async fn subscribing_and_uploading_refuse_bad_input() {
     let app = app_with(|s| s.services.advertising.max_screenshot_bytes = 200_000).await;
     let token = poster(&app).await;
     let ad = clip_ad(&app, dir.path(), "1", "1");
+    // A video that cannot be fetched stays `processing` through its retries' backoff (a
+    // short clip may already be ready by the next request, so it cannot show this).
+    let unreachable = super::ad(&app, "Unreachable video", "DE", "1", "10");
     for (body, field) in [
         (json!({"phoneInfo": {}}), "adId"),
         (json!({"adId": ad}), "phoneInfo"),
@@ -422,8 +425,17 @@ async fn subscribing_and_uploading_refuse_bad_input() {
     .await;
     // The whole budget is one payout: reserved by another poster, nobody else may subscribe.
     let png = picture(dir.path(), "p.png", &["hello"]);
+    let waiting = subscribe(&app, &token, &unreachable).await;
     refused(
-        upload(&app, &token, &sub, png.clone(), "screenshot", "image/png").await,
+        upload(
+            &app,
+            &token,
+            &waiting,
+            png.clone(),
+            "screenshot",
+            "image/png",
+        )
+        .await,
         400,
         "video_not_ready",
     )
