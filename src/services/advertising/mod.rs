@@ -12,6 +12,7 @@ pub mod media;
 pub mod money;
 mod openapi;
 mod owned;
+pub mod payments;
 pub mod places;
 pub mod posters;
 pub mod screenshots;
@@ -60,6 +61,10 @@ impl Service for Advertising {
         cfg.check()
     }
 
+    fn unsafe_keys(_cfg: &AdvertisingSettings, providers: &Providers) -> Vec<String> {
+        providers.settings.payments.unsafe_keys()
+    }
+
     fn mount(
         core: &CoreContext,
         providers: &Providers,
@@ -91,6 +96,7 @@ impl Service for Advertising {
         subscriptions::video::register(&state);
         screenshots::verify::register(&state);
         support::notify::register_jobs(&state);
+        payments::invoice::register(&state);
         let data = web::Data::new(state);
         serve::<AdvertisingEnvelope, _>(
             Self::NAME,
@@ -171,6 +177,14 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(support::routes::ticket)
                 .service(support::routes::add_message)
                 .service(support::routes::close_ticket)
+                // Literal segments before `/api/campaign-payments/{id}`.
+                .service(payments::routes::create_checkout)
+                .service(payments::routes::payment_webhook)
+                .service(payments::routes::sandbox_page)
+                .service(payments::routes::sandbox_decide)
+                .service(payments::routes::payment)
+                .service(payments::routes::list_invoices)
+                .service(payments::routes::invoice_pdf)
                 .default_service(web::to(fallback)),
         );
 }

@@ -3,6 +3,7 @@
 mod ads;
 mod earning;
 mod money;
+pub mod payments;
 mod places;
 mod posters;
 mod support;
