@@ -556,3 +556,38 @@ async fn a_paid_checkout_has_an_invoice_pdf_mailed_and_listed() {
     )
     .await;
 }
+
+#[actix_web::test]
+async fn payment_operations_are_documented() {
+    let app = app().await;
+    let res = get(&app, "/api-docs/openapi.json", None).await;
+    assert_eq!(res.status(), 200);
+    let doc: Value = res.json().await.unwrap();
+    for (path, method, id) in [
+        (
+            "/api/campaign-payments/create-checkout",
+            "post",
+            "create_checkout",
+        ),
+        ("/api/campaign-payments/webhook", "post", "payment_webhook"),
+        ("/api/campaign-payments/{id}", "get", "payment"),
+        (
+            "/api/campaign-payments/sandbox/{session_id}",
+            "get",
+            "sandbox_page",
+        ),
+        (
+            "/api/campaign-payments/sandbox/{session_id}",
+            "post",
+            "sandbox_decide",
+        ),
+        ("/advertisers/invoices", "get", "list_invoices"),
+        ("/advertisers/invoices/{id}/pdf", "get", "invoice_pdf"),
+    ] {
+        let op = &doc["paths"][path][method];
+        assert_eq!(op["operationId"], id, "{path} {method}");
+        assert_eq!(op["tags"], json!(["payments"]), "{path} {method}");
+        assert!(op["responses"].get("400").is_some(), "{path} {method}");
+    }
+    crate::helpers::assert_operations_and_links_consistent(&doc);
+}
