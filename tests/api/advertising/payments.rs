@@ -591,3 +591,19 @@ async fn payment_operations_are_documented() {
     }
     crate::helpers::assert_operations_and_links_consistent(&doc);
 }
+
+#[actix_web::test]
+async fn the_webhook_is_not_rate_limited_with_other_requests() {
+    let app = app_with(|s| s.services.advertising.rate_limits.general.limit = 2).await;
+    let payload = event("evt_burst", "customer.created", "cus_1", 0, "usd");
+    for _ in 0..4 {
+        refused(
+            deliver(&app, Some("t=1,v1=00"), &payload).await,
+            400,
+            "invalid_webhook",
+        )
+        .await;
+    }
+    let ok = data(signed(&app, &payload).await).await;
+    assert_eq!(ok["outcome"], "ignored");
+}
