@@ -117,6 +117,18 @@ enum AdminCommand {
         #[arg(long, default_value_t = 1, hide = true)]
         count: u32,
     },
+    /// Add an administrator of the advertising platform and print its id.
+    CreateAdsAdmin {
+        #[arg(long)]
+        email: String,
+        /// admin (everything), moderator (users, ads, screenshots, support) or finance
+        /// (finance, analytics).
+        #[arg(long)]
+        role: String,
+        /// At least 10 characters.
+        #[arg(long)]
+        password: String,
+    },
 }
 
 #[actix_web::main]
@@ -263,6 +275,17 @@ async fn admin(settings: &Settings, command: AdminCommand) -> anyhow_free::Resul
             if let Some(id) = last {
                 println!("ad_id: {id}");
             }
+        }
+        AdminCommand::CreateAdsAdmin {
+            email,
+            role,
+            password,
+        } => {
+            let a = switchboard::services::advertising::staff::accounts::create(
+                &db, now, &email, &role, &password,
+            )
+            .await?;
+            println!("admin_id: {}", a.id);
         }
     }
     Ok(())

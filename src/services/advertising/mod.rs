@@ -4,6 +4,7 @@
 //! rules and database work; this module only builds the state and registers them.
 
 pub mod ads;
+pub mod advertisers;
 mod error;
 mod health;
 mod jobs;
@@ -18,6 +19,7 @@ pub mod posters;
 pub mod screenshots;
 mod sessions;
 pub mod settings;
+pub mod staff;
 pub mod subscriptions;
 pub mod support;
 mod wire;
@@ -96,6 +98,7 @@ impl Service for Advertising {
         subscriptions::video::register(&state);
         screenshots::verify::register(&state);
         support::notify::register_jobs(&state);
+        advertisers::mail::register(&state).map_err(MountError::client)?;
         payments::invoice::register(&state);
         let data = web::Data::new(state);
         serve::<AdvertisingEnvelope, _>(
@@ -105,6 +108,19 @@ impl Service for Advertising {
             openapi::document(),
             move |cfg| routes(cfg, data.clone()),
         )
+    }
+
+    /// Not a listener: makes the configured first administrator when absent, before the
+    /// service answers.
+    fn companions<'a>(
+        core: &'a CoreContext,
+        _providers: &'a Providers,
+        cfg: &'a AdvertisingSettings,
+    ) -> futures_util::future::BoxFuture<'a, Result<Vec<Listening>, MountError>> {
+        Box::pin(async move {
+            staff::accounts::seed(&core.db, core.now(), &cfg.admin).await?;
+            Ok(Vec::new())
+        })
     }
 }
 
@@ -177,6 +193,23 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(support::routes::ticket)
                 .service(support::routes::add_message)
                 .service(support::routes::close_ticket)
+                .service(advertisers::routes::signup)
+                .service(advertisers::routes::verify_email)
+                .service(advertisers::routes::login)
+                .service(advertisers::routes::logout)
+                .service(advertisers::routes::forgot_password)
+                .service(advertisers::routes::reset_password)
+                .service(advertisers::routes::profile)
+                .service(advertisers::routes::update_profile)
+                // Administration (issue 22).
+                .service(staff::routes::admin_login)
+                .service(staff::routes::admin_logout)
+                .service(posters::moderation::list_users)
+                .service(posters::moderation::one_user)
+                .service(posters::moderation::update_user)
+                .service(posters::moderation::ban_user)
+                .service(posters::moderation::unban_user)
+                .service(posters::moderation::user_transactions)
                 // Literal segments before `/api/campaign-payments/{id}`.
                 .service(payments::routes::create_checkout)
                 .service(payments::routes::payment_webhook)

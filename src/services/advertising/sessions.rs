@@ -112,7 +112,6 @@ pub async fn end(st: &AdvertisingState, key: SessionKey, reason: EndReason) -> R
     Ok(())
 }
 
-#[expect(dead_code, reason = "advertisers and administrators sign in in part 2")]
 /// Ends every session of the account (a password reset, a ban): all its tokens stop
 /// working on the next request.
 pub async fn end_all(st: &AdvertisingState, account: Uuid, reason: EndReason) -> Result<()> {

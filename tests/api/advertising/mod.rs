@@ -1,6 +1,9 @@
 //! Advertising platform: posters, places, ads, subscriptions, screenshots, money, support.
 
+pub mod admin_accounts;
+pub mod admin_users;
 mod ads;
+mod advertisers;
 mod earning;
 mod money;
 pub mod payments;
@@ -99,8 +102,8 @@ fn rand_digits() -> u32 {
     uuid::Uuid::new_v4().as_u128() as u32 % 100_000
 }
 
-/// Signs `phone` in with the code it was texted; answers (token, user).
-pub async fn sign_in(app: &TestApp, phone: &str) -> (String, Value) {
+/// Texts a sign-in code to `phone` (in GB); answers it.
+pub async fn send_code(app: &TestApp, phone: &str) -> String {
     let sent = post(
         app,
         "/auth/request-otp",
@@ -109,7 +112,12 @@ pub async fn sign_in(app: &TestApp, phone: &str) -> (String, Value) {
     )
     .await;
     data(sent).await;
-    let code = app.last_code(phone);
+    app.last_code(phone)
+}
+
+/// Signs `phone` in with the code it was texted; answers (token, user).
+pub async fn sign_in(app: &TestApp, phone: &str) -> (String, Value) {
+    let code = send_code(app, phone).await;
     let d = data(
         post(
             app,
@@ -131,11 +139,12 @@ pub async fn poster(app: &TestApp) -> String {
     sign_in(app, &phone()).await.0
 }
 
-/// Runs `switchboard admin create-ad` against the app's database; answers the ad's id.
-pub fn create_ad(app: &TestApp, args: &[&str]) -> Result<String, String> {
+/// Runs `switchboard admin <command>` against the app's database; answers the value of the
+/// printed `<printed>: ` line, or the error output.
+pub fn run_cli(app: &TestApp, command: &[&str], printed: &str) -> Result<String, String> {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args(["--config", "/nonexistent.toml", "admin", "create-ad"])
-        .args(args)
+        .args(["--config", "/nonexistent.toml", "admin"])
+        .args(command)
         .env("SWITCHBOARD__DATABASE__URL", &app.settings.database.url)
         .env("SWITCHBOARD__OUTBOX__PATH", &app.settings.outbox.path)
         .env(
@@ -148,11 +157,20 @@ pub fn create_ad(app: &TestApp, args: &[&str]) -> Result<String, String> {
     if !out.status.success() {
         return Err(String::from_utf8_lossy(&out.stderr).into_owned());
     }
+    let prefix = format!("{printed}: ");
     Ok(String::from_utf8_lossy(&out.stdout)
         .lines()
-        .find_map(|l| l.strip_prefix("ad_id: "))
-        .expect("ad id printed")
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .expect("the id printed")
         .to_owned())
+}
+
+/// Runs `switchboard admin create-ad` against the app's database; answers the ad's id.
+pub fn create_ad(app: &TestApp, args: &[&str]) -> Result<String, String> {
+    let command: Vec<&str> = std::iter::once("create-ad")
+        .chain(args.iter().copied())
+        .collect();
+    run_cli(app, &command, "ad_id")
 }
 
 /// An approved ad in `country` paying `payout` dollars from `budget`.

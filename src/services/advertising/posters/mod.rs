@@ -2,6 +2,7 @@
 
 pub mod domain;
 pub mod dto;
+pub mod moderation;
 pub mod routes;
 mod signin;
 pub mod stats;
