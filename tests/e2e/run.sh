@@ -25,14 +25,12 @@ ad_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0))
 export ADVERTISING_URL="http://127.0.0.1:$ad_port"
 # The advertising test reads the outbox and seeds rows the API has no route for yet.
 export E2E_DB="$work/db.sqlite" E2E_OUTBOX="$work/outbox.jsonl"
-export E2E_JWT_SECRET="e2e-jwt-secret-at-least-thirty-two-bytes-long"
 SWITCHBOARD__DATABASE__URL="sqlite://$work/db.sqlite?mode=rwc" \
 SWITCHBOARD__OUTBOX__PATH="$work/outbox.jsonl" \
 SWITCHBOARD__SERVICES__INTERVIEW__BIND="127.0.0.1:$port" \
 SWITCHBOARD__SERVICES__INTERVIEW__PUBLIC_URL="$INTERVIEW_URL" \
 SWITCHBOARD__SERVICES__INTERVIEW__API_KEY="$INTERVIEW_API_KEY" \
 SWITCHBOARD__SERVICES__ADVERTISING__BIND="127.0.0.1:$ad_port" \
-SWITCHBOARD__AUTH__JWT_SECRET="$E2E_JWT_SECRET" \
 SWITCHBOARD__PROVIDERS__STORAGE__PATH="$work/media" \
 RUST_LOG=warn "$SWITCHBOARD_BIN" --config "$work/none.toml" serve --only interview,advertising &
 pid=$!
