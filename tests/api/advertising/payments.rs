@@ -112,7 +112,7 @@ fn event(id: &str, kind: &str, session: &str, amount: i64, currency: &str) -> St
             "amount_total": amount,
             "currency": currency,
             "mode": "payment",
-            "payment_status": if kind.ends_with("completed") { "paid" } else { "unpaid" },
+            "payment_status": if kind.ends_with("completed") || kind.ends_with("succeeded") { "paid" } else { "unpaid" },
             "status": "complete"
         }}
     }))
@@ -579,4 +579,32 @@ async fn the_webhook_is_not_rate_limited_with_other_requests() {
     }
     let ok = data(signed(&app, &payload).await).await;
     assert_eq!(ok["outcome"], "ignored");
+}
+
+#[actix_web::test]
+async fn a_delayed_payment_funds_when_its_money_arrives() {
+    let app = app().await;
+    let (token, me) = advertiser(&app).await;
+    let ad_id = campaign(&app, me, "Bank transfer").await;
+    let c = data(checkout(&app, &token, &ad_id).await).await;
+    let session = c["sessionId"].as_str().unwrap();
+    let completed = event("evt_d1", "checkout.session.completed", session, 5000, "usd")
+        .replace("\"paid\"", "\"unpaid\"");
+    let d = data(signed(&app, &completed).await).await;
+    assert_eq!(d["outcome"], "unpaid");
+    assert_eq!(funded(&app, &ad_id).await.0, 0);
+    assert_eq!(
+        payment(&app, &token, &c["paymentId"]).await["status"],
+        "pending"
+    );
+    let arrived = event(
+        "evt_d2",
+        "checkout.session.async_payment_succeeded",
+        session,
+        5000,
+        "usd",
+    );
+    let d = data(signed(&app, &arrived).await).await;
+    assert_eq!(d["outcome"], "funded");
+    assert_eq!(funded(&app, &ad_id).await, (5000, true));
 }
