@@ -213,6 +213,9 @@ mod tests {
         s.services.interview.admin_key = "b".repeat(MIN_SECRET_BYTES);
         s.providers.sms.auth_token = "c".repeat(MIN_SECRET_BYTES);
         s.services.identity.kyc_sandbox = true;
+        s.providers.payments.provider = "stripe".into();
+        s.providers.payments.secret_key = "sk_live_x".into();
+        s.providers.payments.webhook_secret = "d".repeat(MIN_SECRET_BYTES);
     }
 
     #[test]
@@ -232,6 +235,8 @@ mod tests {
             "services.interview.webhook.allow_private_urls",
             "services.messaging.webhooks.allow_private_urls",
             "services.identity.kyc_sandbox",
+            "providers.payments.webhook_secret",
+            "providers.payments.provider",
         ] {
             assert!(msg.contains(key), "{key} named in {msg}");
         }

@@ -32,6 +32,7 @@ mod m20261205_000001_marketplace_search_key;
 mod m20261205_000002_advertising_list_indexes;
 mod m20261206_000010_advertising_accounts;
 mod m20261206_000020_advertising_advertisers;
+mod m20261206_000030_advertising_payments;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -68,6 +69,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000002_advertising_list_indexes::Migration),
             Box::new(m20261206_000010_advertising_accounts::Migration),
             Box::new(m20261206_000020_advertising_advertisers::Migration),
+            Box::new(m20261206_000030_advertising_payments::Migration),
         ]
     }
 }

@@ -13,6 +13,7 @@ pub mod media;
 pub mod money;
 mod openapi;
 mod owned;
+pub mod payments;
 pub mod places;
 pub mod posters;
 pub mod screenshots;
@@ -62,6 +63,10 @@ impl Service for Advertising {
         cfg.check()
     }
 
+    fn unsafe_keys(_cfg: &AdvertisingSettings, providers: &Providers) -> Vec<String> {
+        providers.settings.payments.unsafe_keys()
+    }
+
     fn mount(
         core: &CoreContext,
         providers: &Providers,
@@ -94,6 +99,7 @@ impl Service for Advertising {
         screenshots::verify::register(&state);
         support::notify::register_jobs(&state);
         advertisers::mail::register(&state).map_err(MountError::client)?;
+        payments::invoice::register(&state);
         let data = web::Data::new(state);
         serve::<AdvertisingEnvelope, _>(
             Self::NAME,
@@ -204,6 +210,14 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(posters::moderation::ban_user)
                 .service(posters::moderation::unban_user)
                 .service(posters::moderation::user_transactions)
+                // Literal segments before `/api/campaign-payments/{id}`.
+                .service(payments::routes::create_checkout)
+                .service(payments::routes::payment_webhook)
+                .service(payments::routes::sandbox_page)
+                .service(payments::routes::sandbox_decide)
+                .service(payments::routes::payment)
+                .service(payments::routes::list_invoices)
+                .service(payments::routes::invoice_pdf)
                 .default_service(web::to(fallback)),
         );
 }

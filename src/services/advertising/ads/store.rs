@@ -13,9 +13,38 @@ use uuid::Uuid;
 
 /// The free budget of a row, as SQL over the row's old values plus `delta` reserved.
 fn listed_after(reserved_delta: &str, spent_delta: &str) -> Expr {
+    listed_with("+ 0", reserved_delta, spent_delta)
+}
+
+/// `listed` over the row's old values plus each delta (funded, reserved, spent).
+fn listed_with(funded_delta: &str, reserved_delta: &str, spent_delta: &str) -> Expr {
     Expr::cust(format!(
-        "(status = 'approved' AND funded_cents - (reserved_cents {reserved_delta}) - (spent_cents {spent_delta}) >= payout_cents)"
+        "(status = 'approved' AND (funded_cents {funded_delta}) - (reserved_cents {reserved_delta}) - (spent_cents {spent_delta}) >= payout_cents)"
     ))
+}
+
+/// Adds `cents` of paid money to the ad's funded budget (a deposit), listing it when that
+/// makes its free budget cover a payout.
+pub async fn fund(
+    db: &impl ConnectionTrait,
+    ad_id: Uuid,
+    cents: i64,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    ad::Entity::update_many()
+        .col_expr(
+            ad::Column::FundedCents,
+            Expr::cust(format!("funded_cents + {cents}")),
+        )
+        .col_expr(
+            ad::Column::Listed,
+            listed_with(&format!("+ {cents}"), "+ 0", "+ 0"),
+        )
+        .col_expr(ad::Column::UpdatedAt, Expr::value(now))
+        .filter(ad::Column::Id.eq(ad_id))
+        .exec(db)
+        .await?;
+    Ok(())
 }
 
 /// Reserves `cents` of the ad's free budget; false when the free budget no longer covers it.
