@@ -30,6 +30,7 @@ mod m20261204_000018_marketplace_facet_counts;
 mod m20261205_000001_advertising;
 mod m20261205_000001_marketplace_search_key;
 mod m20261205_000002_advertising_list_indexes;
+mod m20261206_000001_advertising_ad_counts;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -64,6 +65,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000001_advertising::Migration),
             Box::new(m20261205_000001_marketplace_search_key::Migration),
             Box::new(m20261205_000002_advertising_list_indexes::Migration),
+            Box::new(m20261206_000001_advertising_ad_counts::Migration),
         ]
     }
 }
