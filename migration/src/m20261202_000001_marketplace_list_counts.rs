@@ -1,4 +1,4 @@
-use crate::schema_helpers::CountTriggers;
+use crate::schema_helpers::{count_one_more, CountTriggers};
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
 use sea_orm_migration::sea_orm::ConnectionTrait;
@@ -170,13 +170,7 @@ impl MigrationTrait for Migration {
                 .collect::<Vec<_>>()
                 .join(" AND ")
         };
-        let add = |row: &str| {
-            format!(
-                "INSERT INTO {COUNTS} ({key}, listings) VALUES ({}, 1) \
-                 ON CONFLICT ({key}) DO UPDATE SET listings = {COUNTS}.listings + 1;",
-                values(row)
-            )
-        };
+        let add = |row: &str| count_one_more(COUNTS, &key, "listings", &values(row));
         let remove = |row: &str| {
             format!(
                 "UPDATE {COUNTS} SET listings = listings - 1 WHERE {};",

@@ -22,8 +22,9 @@ const TRIGGERS: CountTriggers = CountTriggers {
 /// country or category, in the writing transaction whatever wrote it (reservations, decided
 /// screenshots, part 2's moderation), so `GET /ads` reads its `total` from one row (a few
 /// summed without a category) instead of counting the country's listed ads (30,000 in the
-/// benchmark). Also an index for trending's approved screenshots. An update that leaves all three alone (most money moves) does not touch the
-/// counts, so reservations on different ads of a country never wait on one count row.
+/// benchmark). An update that leaves all three alone (most money moves) does not touch the
+/// counts, so reservations on different ads of a country never wait on one count row. Also
+/// an index for trending's approved screenshots.
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {

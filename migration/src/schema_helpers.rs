@@ -29,6 +29,15 @@ pub fn index(table: &'static str, name: &str, cols: &[&'static str]) -> IndexCre
     index.to_owned()
 }
 
+/// The statement adding one to the `column` count of the row of `table` whose `key` columns
+/// (comma separated) hold `values`, made if missing.
+pub fn count_one_more(table: &str, key: &str, column: &str, values: &str) -> String {
+    format!(
+        "INSERT INTO {table} ({key}, {column}) VALUES ({values}, 1) \
+         ON CONFLICT ({key}) DO UPDATE SET {column} = {table}.{column} + 1;"
+    )
+}
+
 /// Row triggers that keep a table of counts over `table` in the writing transaction: on
 /// insert the statements `add` makes over the new row, on delete those `remove` makes over the
 /// old one, on an update of a `watched` column both. SQLite: triggers `{name}_insert`,
