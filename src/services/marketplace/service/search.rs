@@ -136,8 +136,11 @@ fn matching(
     ranked: bool,
 ) -> Select<car::Entity> {
     match query {
+        // `(SELECT …)`: the query is built once per statement (an init plan). Written inline,
+        // PostgreSQL's generic plan of the prepared statement (chosen after five runs) rebuilt
+        // it for each match it ranked: 221 → 67 ms for 35,809 matches of "toyta corola sunrof".
         TextQuery::Ts(expr, values) => select.filter(Expr::cust_with_values(
-            format!("marketplace_cars.search_vector @@ ({expr})"),
+            format!("marketplace_cars.search_vector @@ (SELECT {expr})"),
             values.clone(),
         )),
         TextQuery::Fts5(q) => {
@@ -179,7 +182,7 @@ fn by_relevance(select: Select<car::Entity>, query: &TextQuery) -> Select<car::E
     match query {
         TextQuery::Ts(expr, values) => select.order_by(
             Expr::cust_with_values(
-                format!("ts_rank(marketplace_cars.search_vector, ({expr}))"),
+                format!("ts_rank(marketplace_cars.search_vector, (SELECT {expr}))"),
                 values.clone(),
             ),
             Order::Desc,
