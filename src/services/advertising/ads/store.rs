@@ -6,8 +6,8 @@ use super::super::error::{AdvertisingError, Record, Result};
 use super::super::AdvertisingState;
 use crate::core::page::{Page, Window};
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait, Query};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use switchboard_entities::advertising::ad;
 use uuid::Uuid;
 
@@ -124,32 +124,40 @@ pub async fn list(
     q: Listing<'_>,
     window: Window,
 ) -> Result<Page<ad::Model>> {
+    let db = &st.core.db;
     let mut select = ad::Entity::find()
         .filter(ad::Column::Listed.eq(true))
         .filter(ad::Column::Country.eq(q.country));
     if let Some(c) = q.category {
         select = select.filter(ad::Column::CategoryId.eq(c));
     }
-    super::super::wire::newest_first(
-        &st.core.db,
-        select,
-        ad::Column::CreatedAt,
-        ad::Column::Id,
-        window,
-    )
-    .await
+    let total = listed_count(db, &q).await?;
+    let ordered = select
+        .order_by_desc(ad::Column::CreatedAt)
+        .order_by_desc(ad::Column::Id);
+    crate::core::page::fetch_counted(ordered, db, window, total).await
 }
 
-/// The listed ads of `country` among `ids`.
-pub async fn listed_among(
-    st: &AdvertisingState,
-    country: &str,
-    ids: Vec<Uuid>,
-) -> Result<Vec<ad::Model>> {
-    Ok(ad::Entity::find()
-        .filter(ad::Column::Id.is_in(ids))
-        .filter(ad::Column::Listed.eq(true))
-        .filter(ad::Column::Country.eq(country))
-        .all(&st.core.db)
-        .await?)
+/// How many ads `q` lists, from `advertising_ad_counts` (kept by triggers in every
+/// transaction that lists or unlists an ad; migration `m20261206_000001`): one row for a
+/// category, the country's few summed without.
+async fn listed_count(db: &impl ConnectionTrait, q: &Listing<'_>) -> Result<u64> {
+    let mut cond = Condition::all().add(Expr::col(Alias::new("country")).eq(q.country));
+    if let Some(c) = q.category {
+        cond = cond.add(Expr::col(Alias::new("category")).eq(c));
+    }
+    let stmt = db.get_database_backend().build(
+        Query::select()
+            .expr_as(
+                Expr::cust("CAST(COALESCE(SUM(listed_ads), 0) AS BIGINT)"),
+                Alias::new("n"),
+            )
+            .from(Alias::new("advertising_ad_counts"))
+            .cond_where(cond),
+    );
+    let n = match db.query_one_raw(stmt).await? {
+        Some(row) => row.try_get::<i64>("", "n")?,
+        None => 0,
+    };
+    Ok(u64::try_from(n).unwrap_or(0))
 }
