@@ -5,6 +5,7 @@
 
 pub mod ads;
 pub mod advertisers;
+pub mod campaigns;
 mod error;
 mod health;
 mod jobs;
@@ -181,6 +182,12 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(advertisers::routes::reset_password)
                 .service(advertisers::routes::profile)
                 .service(advertisers::routes::update_profile)
+                .service(advertisers::routes::balance)
+                .service(campaigns::routes::create_campaign)
+                .service(campaigns::routes::list_campaigns)
+                .service(campaigns::routes::campaign_stats)
+                .service(campaigns::routes::create_ad)
+                .service(campaigns::routes::update_ad)
                 .default_service(web::to(fallback)),
         );
 }

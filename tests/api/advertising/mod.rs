@@ -2,6 +2,7 @@
 
 mod ads;
 mod advertisers;
+mod campaigns;
 mod earning;
 mod money;
 mod places;
