@@ -86,6 +86,14 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
+        m.drop_index(
+            Index::drop()
+                .if_exists()
+                .name(format!("idx_{ADS}_advertiser"))
+                .table(Alias::new(ADS))
+                .to_owned(),
+        )
+        .await?;
         for t in [VIEWS, TOKENS] {
             m.drop_table(Table::drop().table(t).if_exists().to_owned())
                 .await?;

@@ -15,7 +15,14 @@ const ADVERTISER_AUTH_ROUTES: [&str; 5] = [
     "/advertisers/forgot-password",
     "/advertisers/reset-password",
 ];
-const UPLOAD_ROUTES: [&str; 2] = ["/screenshots", "/subscriptions"];
+/// Uploads and work queued per caller: screenshots, subscriptions and new campaigns (each
+/// starts a video job).
+const UPLOAD_ROUTES: [&str; 4] = [
+    "/screenshots",
+    "/subscriptions",
+    "/advertisers/campaigns",
+    "/ads",
+];
 
 pub fn limits(st: &AdvertisingState) -> Limits {
     let l = &st.cfg.rate_limits;

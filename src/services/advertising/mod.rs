@@ -5,6 +5,7 @@
 
 pub mod ads;
 pub mod advertisers;
+pub mod campaigns;
 mod error;
 mod health;
 mod jobs;
@@ -218,6 +219,12 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(payments::routes::payment)
                 .service(payments::routes::list_invoices)
                 .service(payments::routes::invoice_pdf)
+                .service(advertisers::routes::balance)
+                .service(campaigns::routes::create_campaign)
+                .service(campaigns::routes::list_campaigns)
+                .service(campaigns::routes::campaign_stats)
+                .service(campaigns::routes::create_ad)
+                .service(campaigns::routes::update_ad)
                 .default_service(web::to(fallback)),
         );
 }

@@ -4,6 +4,7 @@ pub mod admin_accounts;
 pub mod admin_users;
 mod ads;
 mod advertisers;
+mod campaigns;
 mod earning;
 mod money;
 pub mod payments;

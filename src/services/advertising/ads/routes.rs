@@ -105,6 +105,7 @@ pub async fn one_ad(
 ) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
     let a = visible(&st, poster.id, &id).await?;
+    super::super::campaigns::store::viewed(&st.core.db, a.id, poster.id, st.core.now()).await?;
     Ok(ok(AdView::from(&a)))
 }
 
@@ -119,6 +120,11 @@ pub async fn ad_stats(
 ) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
     let a = visible(&st, poster.id, &id).await?;
+    Ok(ok(stats_of(&st, &a).await?))
+}
+
+/// An ad's subscriptions, screenshots by status and money (posters and its advertiser).
+pub async fn stats_of(st: &AdvertisingState, a: &ad::Model) -> Result<AdStats> {
     let db = &st.core.db;
     let subscriptions = subscription::Entity::find()
         .filter(subscription::Column::AdId.eq(a.id))
@@ -133,8 +139,8 @@ pub async fn ad_stats(
         .into_tuple()
         .all(db)
         .await?;
-    let free = free_cents(&a);
-    Ok(ok(AdStats {
+    let free = free_cents(a);
+    Ok(AdStats {
         ad_id: a.id.to_string(),
         subscriptions,
         screenshots: ByStatus::from_counts(&counts),
@@ -144,5 +150,5 @@ pub async fn ad_stats(
         spent_usd: usd(a.spent_cents),
         reserved_cents: a.reserved_cents,
         reserved_usd: usd(a.reserved_cents),
-    }))
+    })
 }

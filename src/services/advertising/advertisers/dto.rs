@@ -113,3 +113,21 @@ pub struct SignedIn {
 pub struct Message {
     pub message: String,
 }
+
+/// The advertiser's money over all their ads (`…Cents` and `…Usd`).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BalanceView {
+    /// Paid into their ads (funded), deleted ones included.
+    pub deposits_cents: i64,
+    pub deposits_usd: String,
+    /// Paid out for approved screenshots.
+    pub spent_cents: i64,
+    pub spent_usd: String,
+    /// Held for screenshots awaiting a decision.
+    pub reserved_cents: i64,
+    pub reserved_usd: String,
+    /// Funded budget of deleted ads neither spent nor reserved.
+    pub unspent_deleted_cents: i64,
+    pub unspent_deleted_usd: String,
+}

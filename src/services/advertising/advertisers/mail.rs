@@ -94,10 +94,14 @@ pub async fn enqueue(
         queued_at: st.core.now(),
     })
     .map_err(ApiError::internal)?;
-    st.core
-        .jobs
-        .enqueue(db, NewJob::new(kind.topic(), payload))
-        .await?;
+    let mut job = NewJob::new(kind.topic(), payload);
+    if kind == Kind::Reset {
+        // At most one reset mail per account per clock minute, however often it is asked
+        // for: forgot-password is open to anyone who knows the address.
+        let minute = st.core.now().timestamp().div_euclid(60);
+        job = job.key(format!("{RESET_TOPIC}:{advertiser_id}:{minute}"));
+    }
+    st.core.jobs.enqueue(db, job).await?;
     Ok(())
 }
 

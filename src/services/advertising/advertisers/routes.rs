@@ -195,3 +195,26 @@ pub async fn update_profile(
     let updated = store::update_profile(&st, &current, change).await?;
     Ok(ok(AdvertiserView::from(&updated)))
 }
+
+/// Deposits, spent on approved screenshots, reserved, and the unspent budget of deleted ads.
+#[utoipa::path(tag = "advertisers", operation_id = "advertiser_balance",
+    responses((status = 200, body = Data<BalanceView>), Errors), security(("bearer" = [])))]
+#[get("/advertisers/balance")]
+pub async fn balance(
+    st: web::Data<AdvertisingState>,
+    bearer: AdvertiserBearer,
+) -> Result<HttpResponse> {
+    let a = sessions::advertiser(&bearer)?;
+    let b = store::balance(&st.core.db, a.id).await?;
+    let usd = super::super::wire::usd;
+    Ok(ok(BalanceView {
+        deposits_cents: b.deposits,
+        deposits_usd: usd(b.deposits),
+        spent_cents: b.spent,
+        spent_usd: usd(b.spent),
+        reserved_cents: b.reserved,
+        reserved_usd: usd(b.reserved),
+        unspent_deleted_cents: b.unspent_deleted,
+        unspent_deleted_usd: usd(b.unspent_deleted),
+    }))
+}

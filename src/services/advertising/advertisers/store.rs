@@ -163,3 +163,45 @@ pub async fn update_profile(
     });
     Ok(updated)
 }
+
+/// The advertiser's money over all their ads, in cents.
+pub struct Balance {
+    pub deposits: i64,
+    pub spent: i64,
+    pub reserved: i64,
+    pub unspent_deleted: i64,
+}
+
+/// Funded, spent, reserved, deleted ads' unspent (None over no rows).
+type Sums = (Option<i64>, Option<i64>, Option<i64>, Option<i64>);
+
+/// Sums over the advertiser's ads: funded, spent, reserved, and what deleted ads left unspent
+/// (funded − spent − reserved: their reservations are still honoured).
+pub async fn balance(db: &impl ConnectionTrait, advertiser: Uuid) -> Result<Balance> {
+    use sea_orm::QuerySelect;
+    use switchboard_entities::advertising::ad;
+    let total = super::super::money::store::total;
+    let sums: Option<Sums> = ad::Entity::find()
+        .select_only()
+        .column_as(total(ad::Column::FundedCents), "f")
+        .column_as(total(ad::Column::SpentCents), "s")
+        .column_as(total(ad::Column::ReservedCents), "r")
+        .column_as(
+            Expr::cust(
+                "CAST(SUM(CASE WHEN status = 'deleted' \
+                 THEN funded_cents - spent_cents - reserved_cents ELSE 0 END) AS BIGINT)",
+            ),
+            "d",
+        )
+        .filter(ad::Column::AdvertiserId.eq(advertiser))
+        .into_tuple()
+        .one(db)
+        .await?;
+    let (f, s, r, d) = sums.unwrap_or_default();
+    Ok(Balance {
+        deposits: f.unwrap_or(0),
+        spent: s.unwrap_or(0),
+        reserved: r.unwrap_or(0),
+        unspent_deleted: d.unwrap_or(0),
+    })
+}

@@ -5,6 +5,8 @@
 //!   poster's referral code into it with ffmpeg and stores the result. Every failure (a bad
 //!   source, ffmpeg, the network) retries with the queue's backoff, `video_attempts` times in
 //!   all; the last fails the subscription with a reason that says which kind it was.
+//! - `video-processing` `{ad_id, video_url, type: "ad"}`: the advertiser's video, checked
+//!   and transcoded (`campaigns::video`).
 //! - `video-processed` `{subscription_id, status: "ready"|"failed", video_key?, reason?}`:
 //!   records the outcome on a subscription still `processing` and tells the poster.
 
@@ -30,7 +32,7 @@ const GAVE_UP: &str = "your video could not be made right now; please subscribe 
 pub struct ProcessingJob {
     pub ad_id: Uuid,
     pub video_url: String,
-    /// `personalised` (a poster's copy); part 2 adds `ad` (the advertiser's upload).
+    /// `personalised` (a poster's copy) or `ad` (the advertiser's video, transcoded).
     #[serde(rename = "type")]
     pub kind: String,
     pub subscription_id: Option<Uuid>,
@@ -40,9 +42,23 @@ impl ProcessingJob {
     pub fn personalised(a: &ad::Model, subscription: Uuid) -> Self {
         Self {
             ad_id: a.id,
-            video_url: a.video_source.clone(),
+            // The advertiser's transcoded video when there is one.
+            video_url: a
+                .video_key
+                .clone()
+                .unwrap_or_else(|| a.video_source.clone()),
             kind: "personalised".into(),
             subscription_id: Some(subscription),
+        }
+    }
+
+    /// The advertiser's video of `a`, to check and transcode.
+    pub fn ad(a: &ad::Model) -> Self {
+        Self {
+            ad_id: a.id,
+            video_url: a.video_source.clone(),
+            kind: "ad".into(),
+            subscription_id: None,
         }
     }
 }
@@ -75,6 +91,9 @@ fn retry(e: impl std::fmt::Display) -> JobFailure {
 
 async fn process(st: &AdvertisingState, job: Job) -> JobResult {
     let p: ProcessingJob = job.payload()?;
+    if p.kind == "ad" {
+        return super::super::campaigns::video::process(st, &p, &job).await;
+    }
     if p.kind != "personalised" {
         return Err(JobFailure::permanent(format!(
             "unknown video job type {:?}",

@@ -1,0 +1,261 @@
+//! Campaigns' rows: an ad with its advertiser. Making or editing one leaves it `pending`
+//! (not listed) and, when a video came, queues its `video-processing` job in the same
+//! transaction.
+
+use super::super::error::{AdvertisingError, Record, Result};
+use super::super::subscriptions::video::ProcessingJob;
+use super::super::wire::Cents;
+use super::super::AdvertisingState;
+use super::input::{Fields, Video};
+use crate::core::error::ApiError;
+use crate::core::jobs::NewJob;
+use crate::core::page::{Page, Window};
+use crate::providers::storage::StorageKey;
+use chrono::{DateTime, Utc};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set,
+};
+use switchboard_entities::advertising::{ad, ad_view, category};
+use uuid::Uuid;
+
+fn invalid(field: &'static str, message: &str) -> ApiError {
+    AdvertisingError::invalid(field, message).into()
+}
+
+/// Where the video is kept for the job: a URL as given, an upload copied into storage.
+async fn video_source(st: &AdvertisingState, video: Video) -> Result<String> {
+    match video {
+        Video::Url(url) => Ok(url),
+        Video::Upload(path) => {
+            let key = StorageKey::parse(&format!("videos/ads/uploads/{}", Uuid::new_v4().simple()))
+                .map_err(ApiError::internal)?;
+            st.media
+                .storage
+                .put_file(&key, &path)
+                .await
+                .map_err(ApiError::internal)?;
+            Ok(key.as_str().to_owned())
+        }
+    }
+}
+
+async fn check_category(db: &impl ConnectionTrait, id: &Option<String>) -> Result<()> {
+    if let Some(id) = id {
+        if category::Entity::find_by_id(id.clone())
+            .one(db)
+            .await?
+            .is_none()
+        {
+            return Err(invalid("categoryId", "is not a known category"));
+        }
+    }
+    Ok(())
+}
+
+async fn queue_video(
+    st: &AdvertisingState,
+    db: &impl ConnectionTrait,
+    a: &ad::Model,
+) -> Result<()> {
+    let payload = serde_json::to_value(ProcessingJob::ad(a)).map_err(ApiError::internal)?;
+    st.core
+        .jobs
+        .enqueue(
+            db,
+            NewJob::new(super::super::subscriptions::video::PROCESSING, payload),
+        )
+        .await?;
+    Ok(())
+}
+
+fn demographics_text(f: &Fields) -> Result<Option<String>> {
+    f.demographics
+        .as_ref()
+        .map(|d| serde_json::to_string(d).map_err(ApiError::internal))
+        .transpose()
+}
+
+/// Makes the advertiser's campaign: `pending`, nothing funded, the video processing.
+pub async fn create(st: &AdvertisingState, advertiser: Uuid, mut f: Fields) -> Result<ad::Model> {
+    let title = f
+        .title
+        .take()
+        .ok_or_else(|| invalid("title", "is required"))?;
+    let video = f
+        .video
+        .take()
+        .ok_or_else(|| invalid("video", "is required: an https URL, or a file part"))?;
+    let budget = f
+        .budget
+        .ok_or_else(|| invalid("budgetUsd", "is required"))?;
+    let country = f
+        .country
+        .take()
+        .ok_or_else(|| invalid("countryCode", "is required"))?;
+    if f.demographics.is_none() {
+        return Err(invalid("demographics", "is required"));
+    }
+    let payout = match f.payout {
+        Some(p) => p,
+        None => super::super::wire::parse_usd(
+            "payoutUsd",
+            &serde_json::Value::String(st.cfg.default_payout_usd.clone()),
+        )?,
+    };
+    if budget.0 < payout.0 {
+        return Err(invalid("budgetUsd", "must cover at least one payout"));
+    }
+    let category = f.category.take().flatten();
+    check_category(&st.core.db, &category).await?;
+    let source = video_source(st, video).await?;
+    let now = st.core.now();
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
+    let row = ad::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        advertiser_id: Set(Some(advertiser)),
+        title: Set(title),
+        description: Set(f.description.take().flatten()),
+        category_id: Set(category),
+        country: Set(country),
+        video_source: Set(source),
+        payout_cents: Set(payout.0),
+        budget_cents: Set(budget.0),
+        funded_cents: Set(0),
+        reserved_cents: Set(0),
+        spent_cents: Set(0),
+        status: Set("pending".into()),
+        status_reason: Set(None),
+        listed: Set(false),
+        demographics: Set(demographics_text(&f)?),
+        video_status: Set(Some("processing".into())),
+        video_error: Set(None),
+        video_key: Set(None),
+        thumbnail_key: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+    }
+    .insert(&*txn)
+    .await?;
+    queue_video(st, &*txn, &row).await?;
+    txn.commit().await?;
+    st.core.jobs.wake();
+    Ok(row)
+}
+
+/// The advertiser's ad, not deleted; another's (or an unknown id) is 404.
+pub async fn owned(st: &AdvertisingState, advertiser: Uuid, id: &str) -> Result<ad::Model> {
+    let id = super::super::ads::routes::parse_id(id, Record::Ad)?;
+    let a = super::super::ads::store::get(st, id).await?;
+    if a.advertiser_id != Some(advertiser) {
+        return Err(AdvertisingError::NotFound(Record::Ad).into());
+    }
+    Ok(a)
+}
+
+/// Changes the given fields and sends the ad back to `pending` (unlisted) for review; a
+/// new video is processed again. The budget cannot go below what is already funded.
+pub async fn update(st: &AdvertisingState, current: ad::Model, mut f: Fields) -> Result<ad::Model> {
+    let payout = f.payout.unwrap_or(Cents(current.payout_cents));
+    let budget = f.budget.unwrap_or(Cents(current.budget_cents));
+    if budget.0 < payout.0 {
+        return Err(invalid("budgetUsd", "must cover at least one payout"));
+    }
+    if budget.0 < current.funded_cents {
+        return Err(invalid(
+            "budgetUsd",
+            "cannot be less than what is already funded",
+        ));
+    }
+    if let Some(c) = &f.category {
+        check_category(&st.core.db, c).await?;
+    }
+    let source = match f.video.take() {
+        Some(v) => Some(video_source(st, v).await?),
+        None => None,
+    };
+    let now = st.core.now();
+    let mut row: ad::ActiveModel = current.into();
+    if let Some(t) = f.title.take() {
+        row.title = Set(t);
+    }
+    if let Some(d) = f.description.take() {
+        row.description = Set(d);
+    }
+    if let Some(c) = f.category.take() {
+        row.category_id = Set(c);
+    }
+    if let Some(c) = f.country.take() {
+        row.country = Set(c);
+    }
+    if let Some(d) = demographics_text(&f)? {
+        row.demographics = Set(Some(d));
+    }
+    row.payout_cents = Set(payout.0);
+    row.budget_cents = Set(budget.0);
+    row.status = Set("pending".into());
+    row.status_reason = Set(None);
+    row.listed = Set(false);
+    row.updated_at = Set(now);
+    let new_video = source.is_some();
+    if let Some(s) = source {
+        row.video_source = Set(s);
+        row.video_status = Set(Some("processing".into()));
+        row.video_error = Set(None);
+        row.video_key = Set(None);
+        row.thumbnail_key = Set(None);
+    }
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
+    // Only a row still not deleted (an administrator may have deleted it meanwhile).
+    let updated = row.update(&*txn).await?;
+    if new_video {
+        queue_video(st, &*txn, &updated).await?;
+    }
+    txn.commit().await?;
+    st.core.jobs.wake();
+    Ok(updated)
+}
+
+/// The advertiser's ads (deleted ones too: their money is theirs to see), newest first.
+pub async fn list(
+    st: &AdvertisingState,
+    advertiser: Uuid,
+    window: Window,
+) -> Result<Page<ad::Model>> {
+    super::super::wire::newest_first(
+        &st.core.db,
+        ad::Entity::find().filter(ad::Column::AdvertiserId.eq(advertiser)),
+        ad::Column::CreatedAt,
+        ad::Column::Id,
+        window,
+    )
+    .await
+}
+
+/// Counts the poster's view of the ad: once per poster per day.
+pub async fn viewed(
+    db: &impl ConnectionTrait,
+    ad_id: Uuid,
+    poster_id: Uuid,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    ad_view::Entity::insert(ad_view::ActiveModel {
+        ad_id: Set(ad_id),
+        poster_id: Set(poster_id),
+        day: Set(now.format("%Y-%m-%d").to_string()),
+    })
+    .on_conflict_do_nothing_on([
+        ad_view::Column::AdId,
+        ad_view::Column::PosterId,
+        ad_view::Column::Day,
+    ])
+    .exec(db)
+    .await?;
+    Ok(())
+}
+
+pub async fn views(db: &impl ConnectionTrait, ad_id: Uuid) -> Result<u64> {
+    Ok(ad_view::Entity::find()
+        .filter(ad_view::Column::AdId.eq(ad_id))
+        .count(db)
+        .await?)
+}

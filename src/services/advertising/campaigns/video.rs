@@ -1,0 +1,116 @@
+//! An advertiser's video, as a `video-processing` job of `type: "ad"` (`{ad_id, video_url,
+//! type: "ad"}`): ffprobe checks it is a video, ffmpeg makes an H.264/AAC MP4 of at most
+//! 720p and a JPEG thumbnail, both stored. The ad's `video_status` becomes `ready`, or
+//! `failed` with a reason the advertiser reads (the ad stays `pending`). A job for a video
+//! the ad no longer has (an edit replaced it) does nothing.
+
+use super::super::subscriptions::video::ProcessingJob;
+use super::super::AdvertisingState;
+use crate::core::jobs::{Done, Job, JobFailure, JobResult};
+use crate::providers::storage::StorageKey;
+use crate::providers::video::VideoError;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use switchboard_entities::advertising::ad;
+
+/// Why the advertiser's video failed, in their words, and whether another try could help.
+struct Failed {
+    permanent: bool,
+    reason: String,
+}
+
+fn tool(e: impl std::fmt::Display) -> Failed {
+    Failed {
+        permanent: false,
+        reason: e.to_string(),
+    }
+}
+
+pub async fn process(st: &AdvertisingState, p: &ProcessingJob, job: &Job) -> JobResult {
+    let db = &st.core.db;
+    let current = ad::Entity::find_by_id(p.ad_id)
+        .one(db)
+        .await?
+        .filter(|a| a.video_source == p.video_url && a.status != "deleted");
+    if current.is_none() {
+        return Ok(Done::default());
+    }
+    let last_try = job.attempt >= job.max_attempts;
+    let (status, key, thumb, error) = match make(st, p, job).await {
+        Ok((key, thumb)) => ("ready", Some(key), Some(thumb), None),
+        Err(e) if e.permanent || last_try => {
+            tracing::warn!(ad = %p.ad_id, error = %e.reason, "ad video failed");
+            let reason = if e.permanent {
+                format!("the video could not be used: {}", e.reason)
+            } else {
+                "the video could not be processed right now; upload it again later".into()
+            };
+            ("failed", None, None, Some(reason))
+        }
+        Err(e) => return Err(JobFailure::retry(e.reason)),
+    };
+    ad::Entity::update_many()
+        .col_expr(ad::Column::VideoStatus, Expr::value(status))
+        .col_expr(ad::Column::VideoKey, Expr::value(key))
+        .col_expr(ad::Column::ThumbnailKey, Expr::value(thumb))
+        .col_expr(ad::Column::VideoError, Expr::value(error))
+        .col_expr(ad::Column::UpdatedAt, Expr::value(st.core.now()))
+        .filter(ad::Column::Id.eq(p.ad_id))
+        .filter(ad::Column::VideoSource.eq(p.video_url.as_str()))
+        .exec(db)
+        .await?;
+    Ok(Done::from(1))
+}
+
+/// Transcodes the source and stores the video and thumbnail; answers their keys.
+async fn make(
+    st: &AdvertisingState,
+    p: &ProcessingJob,
+    job: &Job,
+) -> Result<(String, String), Failed> {
+    let input = st
+        .media
+        .source_to_temp(&p.video_url)
+        .await
+        .map_err(|e| Failed {
+            permanent: e.is_permanent(),
+            reason: e.to_string(),
+        })?;
+    let dir = tempfile::tempdir().map_err(tool)?;
+    let (video, thumb) = (dir.path().join("ad.mp4"), dir.path().join("ad.jpg"));
+    st.media
+        .video
+        .transcode_ad(&input, &video, &thumb)
+        .await
+        .map_err(|e| match e {
+            VideoError::BadSource(detail) => Failed {
+                permanent: true,
+                reason: format!("it is not a readable video ({})", first_line(&detail)),
+            },
+            other => Failed {
+                permanent: other.is_permanent(),
+                reason: other.to_string(),
+            },
+        })?;
+    // Named by the job, so a retaken job never overwrites a video an ad already shows.
+    let base = format!("videos/ads/{}/{}", p.ad_id.simple(), job.id.0.simple());
+    let mut keys = Vec::new();
+    for (ext, path) in [("mp4", &video), ("jpg", &thumb)] {
+        let key = StorageKey::parse(&format!("{base}.{ext}")).map_err(tool)?;
+        st.media.storage.put_file(&key, path).await.map_err(tool)?;
+        keys.push(key.as_str().to_owned());
+    }
+    let thumb = keys.pop().unwrap_or_default();
+    let video = keys.pop().unwrap_or_default();
+    Ok((video, thumb))
+}
+
+fn first_line(s: &str) -> &str {
+    let line = s
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("unknown format")
+        .trim();
+    // ffprobe names the temporary file first: the advertiser needs only what it said.
+    line.rsplit_once(": ").map_or(line, |(_, what)| what)
+}
