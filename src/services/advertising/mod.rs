@@ -194,6 +194,18 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(posters::moderation::ban_user)
                 .service(posters::moderation::unban_user)
                 .service(posters::moderation::user_transactions)
+                .service(ads::moderation::admin_list_ads)
+                .service(ads::moderation::admin_one_ad)
+                .service(ads::moderation::approve_ad)
+                .service(ads::moderation::pause_ad)
+                .service(ads::moderation::reject_ad)
+                .service(ads::moderation::delete_ad)
+                .service(screenshots::moderation::queue)
+                // Literal `bulk-approve` before `/{id}/…`: different segment counts anyway.
+                .service(screenshots::moderation::bulk_approve)
+                .service(screenshots::moderation::admin_one_screenshot)
+                .service(screenshots::moderation::approve_screenshot)
+                .service(screenshots::moderation::reject_screenshot)
                 .default_service(web::to(fallback)),
         );
 }

@@ -1,6 +1,7 @@
 //! Advertising platform: posters, places, ads, subscriptions, screenshots, money, support.
 
 pub mod admin_accounts;
+pub mod admin_moderation;
 pub mod admin_users;
 mod ads;
 mod earning;
