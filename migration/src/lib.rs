@@ -31,6 +31,7 @@ mod m20261205_000001_advertising;
 mod m20261205_000001_marketplace_search_key;
 mod m20261205_000002_advertising_list_indexes;
 mod m20261206_000010_advertising_accounts;
+mod m20261206_000020_advertising_advertisers;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -66,6 +67,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000001_marketplace_search_key::Migration),
             Box::new(m20261205_000002_advertising_list_indexes::Migration),
             Box::new(m20261206_000010_advertising_accounts::Migration),
+            Box::new(m20261206_000020_advertising_advertisers::Migration),
         ]
     }
 }

@@ -28,6 +28,15 @@ pub struct Model {
     /// Approved and its free budget covers one payout: shown to posters. Kept by every
     /// statement that moves the ad's money or status, so the list is one indexed read.
     pub listed: bool,
+    /// The audience an advertiser asked for (`{ageMin, ageMax, genders}` as JSON text).
+    pub demographics: Option<String>,
+    /// An advertiser's video: `processing`, `ready` or `failed` (why in `video_error`);
+    /// None for an operator's ad, whose source is used as given.
+    pub video_status: Option<String>,
+    pub video_error: Option<String>,
+    /// Storage keys of the transcoded video (H.264/AAC, at most 720p) and its thumbnail.
+    pub video_key: Option<String>,
+    pub thumbnail_key: Option<String>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

@@ -18,6 +18,8 @@ pub struct Model {
     pub website: Option<String>,
     /// None until the address is verified; an unverified advertiser cannot sign in.
     pub email_verified_at: Option<DateTimeUtc>,
+    /// When the last verification mail was queued (at most one a minute).
+    pub verification_sent_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

@@ -2,8 +2,10 @@
 //! the money ledger and support tickets.
 
 pub mod ad;
+pub mod ad_view;
 pub mod admin;
 pub mod advertiser;
+pub mod advertiser_token;
 pub mod balance;
 pub mod category;
 pub mod device_token;

@@ -7,6 +7,14 @@ use crate::core::rate_limit::{Limits, Per, Rule};
 use actix_web::http::Method;
 
 const AUTH_ROUTES: [&str; 2] = ["/auth/request-otp", "/auth/verify-otp"];
+/// Advertisers' sign-in and mailed-link requests: each costs a password hash or a mail.
+const ADVERTISER_AUTH_ROUTES: [&str; 5] = [
+    "/advertisers/signup",
+    "/advertisers/login",
+    "/advertisers/verify-email",
+    "/advertisers/forgot-password",
+    "/advertisers/reset-password",
+];
 const UPLOAD_ROUTES: [&str; 2] = ["/screenshots", "/subscriptions"];
 
 pub fn limits(st: &AdvertisingState) -> Limits {
@@ -17,7 +25,11 @@ pub fn limits(st: &AdvertisingState) -> Limits {
     let uploads = UPLOAD_ROUTES
         .iter()
         .map(|path| Rule::new(Method::POST, path, "uploads", l.uploads, Per::Caller));
-    auth.chain(uploads)
+    let advertiser_auth = ADVERTISER_AUTH_ROUTES
+        .iter()
+        .map(|path| Rule::new(Method::POST, path, "advertiser-auth", l.auth, Per::Ip));
+    auth.chain(advertiser_auth)
+        .chain(uploads)
         .fold(
             Limits::new(
                 "advertising",

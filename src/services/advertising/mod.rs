@@ -4,6 +4,7 @@
 //! rules and database work; this module only builds the state and registers them.
 
 pub mod ads;
+pub mod advertisers;
 mod error;
 mod health;
 mod jobs;
@@ -92,6 +93,7 @@ impl Service for Advertising {
         subscriptions::video::register(&state);
         screenshots::verify::register(&state);
         support::notify::register_jobs(&state);
+        advertisers::mail::register(&state).map_err(MountError::client)?;
         let data = web::Data::new(state);
         serve::<AdvertisingEnvelope, _>(
             Self::NAME,
@@ -185,6 +187,14 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(support::routes::ticket)
                 .service(support::routes::add_message)
                 .service(support::routes::close_ticket)
+                .service(advertisers::routes::signup)
+                .service(advertisers::routes::verify_email)
+                .service(advertisers::routes::login)
+                .service(advertisers::routes::logout)
+                .service(advertisers::routes::forgot_password)
+                .service(advertisers::routes::reset_password)
+                .service(advertisers::routes::profile)
+                .service(advertisers::routes::update_profile)
                 // Administration (issue 22).
                 .service(staff::routes::admin_login)
                 .service(staff::routes::admin_logout)

@@ -15,10 +15,10 @@ impl ErrorDocs for AdvertisingErrors {
     const STATUSES: &'static [(Kind, &'static str)] = &[
         (
             Kind::BadRequest,
-            "validation_error (details.field names the field), invalid_otp (details.attemptsRemaining), otp_expired, video_not_ready, budget_exhausted, insufficient_balance",
+            "validation_error (details.field names the field), invalid_otp (details.attemptsRemaining), otp_expired, video_not_ready, budget_exhausted, insufficient_balance, invalid_token (a mailed link unknown, used or expired)",
         ),
-        (Kind::Unauthorized, "unauthorized: a missing, invalid, expired or signed-out token"),
-        (Kind::Forbidden, "forbidden (another kind of account), account_banned"),
+        (Kind::Unauthorized, "unauthorized: a missing, invalid, expired or signed-out token; invalid_credentials (wrong email or password)"),
+        (Kind::Forbidden, "forbidden (another kind of account), account_banned, email_not_verified"),
         (
             Kind::NotFound,
             "not_found, ad_not_found, category_not_found, country_not_found, subscription_not_found, screenshot_not_found, transaction_not_found, ticket_not_found, video_not_found, device_token_not_found (unknown ids and other posters' records alike)",
@@ -26,7 +26,7 @@ impl ErrorDocs for AdvertisingErrors {
         (Kind::MethodNotAllowed, "method_not_allowed"),
         (
             Kind::Conflict,
-            "already_subscribed, ad_not_available, screenshot_pending, screenshot_already_approved, ticket_closed",
+            "already_subscribed, email_taken, ad_not_available, screenshot_pending, screenshot_already_approved, ticket_closed",
         ),
         (Kind::PayloadTooLarge, "payload_too_large"),
         (Kind::UnsupportedMediaType, "unsupported_media_type"),
@@ -43,7 +43,7 @@ impl ErrorDocs for AdvertisingErrors {
     info(title = "Switchboard advertising platform", version = "1.0",
          description = "Posters subscribe to ads, post personalised videos, prove it with screenshots and earn."),
     modifiers(&BearerScheme),
-    tags((name = "auth"), (name = "users"), (name = "ads"), (name = "subscriptions"), (name = "screenshots"), (name = "money"), (name = "support"), (name = "places"), (name = "media"), (name = "health"), (name = "admin"))
+    tags((name = "auth"), (name = "users"), (name = "ads"), (name = "subscriptions"), (name = "screenshots"), (name = "money"), (name = "support"), (name = "places"), (name = "media"), (name = "health"), (name = "advertisers"), (name = "admin"))
 )]
 struct ApiDoc;
 

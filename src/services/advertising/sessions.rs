@@ -185,7 +185,6 @@ pub fn poster(bearer: &PosterBearer) -> Result<Arc<poster::Model>> {
     account(bearer)
 }
 
-#[expect(dead_code, reason = "advertisers and administrators sign in in part 2")]
 /// The advertiser behind a verified bearer.
 pub fn advertiser(bearer: &AdvertiserBearer) -> Result<Arc<advertiser::Model>> {
     account(bearer)

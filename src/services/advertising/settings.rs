@@ -34,6 +34,14 @@ pub struct AdvertisingSettings {
     /// tests only: otherwise a URL could reach inside the network).
     pub allow_private_video_urls: bool,
     /// Each limit given in part keeps its default for the rest.
+    /// Where the links mailed to advertisers lead: the advertiser app's base URL (its
+    /// `/verify-email?token=…` and `/reset-password?token=…` pages).
+    pub advertiser_app_url: String,
+    /// The sender of mails to advertisers.
+    pub mail_from_name: String,
+    pub mail_from_address: String,
+    /// What a poster earns from a campaign whose advertiser gives no `payoutUsd`.
+    pub default_payout_usd: String,
     #[serde(deserialize_with = "config::limits_over_defaults")]
     pub rate_limits: AdvertisingRateLimits,
     /// `[services.advertising.admin]`: the first administrator, made at start-up when absent.
@@ -80,6 +88,10 @@ impl Default for AdvertisingSettings {
             video_attempts: 4,
             max_video_bytes: 200 * 1024 * 1024,
             allow_private_video_urls: false,
+            advertiser_app_url: "http://localhost:3000".into(),
+            mail_from_name: "Switchboard Ads".into(),
+            mail_from_address: "no-reply@switchboard.local".into(),
+            default_payout_usd: "0.50".into(),
             rate_limits: AdvertisingRateLimits::default(),
             admin: AdminSeed::default(),
             dashboard_api_key: DEV_DASHBOARD_KEY.into(),
@@ -119,6 +131,22 @@ impl AdvertisingSettings {
         }
         if self.max_video_bytes < 1024 {
             return invalid("max_video_bytes must be at least 1024");
+        }
+        if !url::Url::parse(&self.advertiser_app_url)
+            .is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
+        {
+            return invalid("advertiser_app_url must be an http(s) URL");
+        }
+        if self.mail_from_address.matches('@').count() != 1 {
+            return invalid("mail_from_address must be an email address");
+        }
+        if super::wire::parse_usd(
+            "default_payout_usd",
+            &serde_json::Value::String(self.default_payout_usd.clone()),
+        )
+        .is_err()
+        {
+            return invalid("default_payout_usd must be dollars above 0 with at most two places");
         }
         Ok(())
     }

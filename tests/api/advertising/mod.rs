@@ -4,6 +4,7 @@ pub mod admin_accounts;
 pub mod admin_moderation;
 pub mod admin_users;
 mod ads;
+mod advertisers;
 mod earning;
 mod money;
 mod places;

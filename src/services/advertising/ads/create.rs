@@ -94,6 +94,11 @@ pub async fn create_approved(
         status: Set("approved".into()),
         status_reason: Set(None),
         listed: Set(true),
+        demographics: Set(None),
+        video_status: Set(None),
+        video_error: Set(None),
+        video_key: Set(None),
+        thumbnail_key: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
     }

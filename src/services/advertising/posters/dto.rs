@@ -23,7 +23,7 @@ pub struct VerifyOtp {
 }
 
 /// `Some(None)` for an explicit `null`, `None` when the key is absent.
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+pub fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     d: D,
 ) -> Result<Option<Option<T>>, D::Error> {
     Option::<T>::deserialize(d).map(Some)

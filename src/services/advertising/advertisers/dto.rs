@@ -1,0 +1,115 @@
+//! Advertisers' wire shapes.
+
+use super::super::posters::dto::present;
+use serde::{Deserialize, Serialize};
+use switchboard_entities::advertising::advertiser;
+use utoipa::ToSchema;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Signup {
+    pub email: Option<String>,
+    /// At least 10 characters.
+    pub password: Option<String>,
+    /// 1 to 120 characters.
+    pub company_name: Option<String>,
+    /// ISO 3166-1 alpha-2, e.g. `GB`.
+    pub country_code: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Login {
+    pub email: Option<String>,
+    pub password: Option<String>,
+}
+
+/// The token from a mailed link.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TokenBody {
+    pub token: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForgotPassword {
+    pub email: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResetPassword {
+    /// The token from the mailed link.
+    pub token: Option<String>,
+    /// The new password: at least 10 characters.
+    pub password: Option<String>,
+}
+
+/// A profile change: absent keys stay; `null` clears `contactName`, `phone` or `website`.
+/// The email cannot be changed here.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateProfile {
+    pub company_name: Option<String>,
+    pub country_code: Option<String>,
+    /// 1 to 80 characters.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub contact_name: Option<Option<String>>,
+    /// E.164.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub phone: Option<Option<String>>,
+    /// An https URL.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub website: Option<Option<String>>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdvertiserView {
+    pub id: String,
+    pub email: String,
+    pub email_verified: bool,
+    pub company_name: String,
+    pub country_code: String,
+    pub contact_name: Option<String>,
+    pub phone: Option<String>,
+    pub website: Option<String>,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl From<&advertiser::Model> for AdvertiserView {
+    fn from(a: &advertiser::Model) -> Self {
+        Self {
+            id: a.id.to_string(),
+            email: a.email.clone(),
+            email_verified: a.email_verified_at.is_some(),
+            company_name: a.company_name.clone(),
+            country_code: a.country_code.clone(),
+            contact_name: a.contact_name.clone(),
+            phone: a.phone.clone(),
+            website: a.website.clone(),
+            created_at: a.created_at,
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct AdvertiserData {
+    pub advertiser: AdvertiserView,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SignedIn {
+    /// A bearer token (`Authorization: Bearer …`).
+    pub token: String,
+    pub advertiser: AdvertiserView,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Message {
+    pub message: String,
+}
