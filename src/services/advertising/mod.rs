@@ -62,6 +62,11 @@ impl Service for Advertising {
         cfg.check()
     }
 
+    /// Beyond loopback: the development administrator password and dashboard key.
+    fn unsafe_keys(cfg: &AdvertisingSettings, _: &Providers) -> Vec<String> {
+        cfg.unsafe_keys()
+    }
+
     fn mount(
         core: &CoreContext,
         providers: &Providers,
@@ -113,6 +118,7 @@ impl Service for Advertising {
     ) -> futures_util::future::BoxFuture<'a, Result<Vec<Listening>, MountError>> {
         Box::pin(async move {
             staff::accounts::seed(&core.db, core.now(), &cfg.admin).await?;
+            staff::insights::mark_started();
             Ok(Vec::new())
         })
     }
@@ -138,6 +144,8 @@ fn policy(st: &AdvertisingState) -> Auth {
         },
     )
     .with_sessions(st.sessions.clone())
+    // `X-API-Key` is the website's dashboard key (the only key this service takes).
+    .with_api_key(&st.cfg.dashboard_api_key)
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
@@ -216,6 +224,16 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(screenshots::moderation::admin_one_screenshot)
                 .service(screenshots::moderation::approve_screenshot)
                 .service(screenshots::moderation::reject_screenshot)
+                .service(money::admin::finance_transactions)
+                .service(money::admin::finance_deposits)
+                .service(money::admin::finance_withdrawals)
+                .service(money::admin::process_withdrawal)
+                .service(staff::insights::overview)
+                .service(staff::insights::advertisers)
+                .service(staff::insights::system)
+                .service(staff::insights::dashboard_metrics)
+                .service(support::admin::admin_tickets)
+                .service(support::admin::admin_reply)
                 .default_service(web::to(fallback)),
         );
 }

@@ -16,7 +16,7 @@ async fn put(app: &TestApp, path: &str, token: &str, body: Option<Value>) -> Res
 /// A pending screenshot of a ready subscription of `poster` to `ad`, its payout reserved on
 /// the ad, written straight to the database (as a submission leaves it) so no video has to
 /// be made and no verifier decides it first.
-async fn pending_shot(app: &TestApp, poster: &str, ad_id: &str, payout: i64) -> String {
+pub async fn pending_shot(app: &TestApp, poster: &str, ad_id: &str, payout: i64) -> String {
     let db = sea_orm::Database::connect(&app.settings.database.url)
         .await
         .unwrap();
@@ -90,7 +90,7 @@ fn rand_hash() -> i64 {
 }
 
 /// A signed-in poster: (token, id).
-async fn poster_with_id(app: &TestApp) -> (String, String) {
+pub async fn poster_with_id(app: &TestApp) -> (String, String) {
     let (t, u) = sign_in(app, &phone()).await;
     (t, u["id"].as_str().unwrap().to_owned())
 }

@@ -17,7 +17,7 @@ pub struct Balance {
 }
 
 /// `SUM(col)` as a BIGINT: PostgreSQL sums a BIGINT column to NUMERIC, which is no i64.
-fn total(col: impl sea_orm::ColumnTrait) -> sea_orm::sea_query::Expr {
+pub fn total(col: impl sea_orm::ColumnTrait) -> sea_orm::sea_query::Expr {
     sea_orm::sea_query::Func::cast_as(sea_orm::sea_query::Func::sum(col.into_expr()), "BIGINT")
         .into()
 }
