@@ -206,15 +206,16 @@ if [ $reads = 1 ]; then
   stop
 fi
 
-# 4. The floor: each list's count and page as statements in the database's own shell, warm
-# (the best of three runs), with nothing else running. SQLite stores booleans as 0/1.
+# 4. The floor: each list's count (the kept counts, as the server reads it since m20261206)
+# and page as statements in the database's own shell, warm (the best of three runs), with
+# nothing else running. SQLite stores booleans as 0/1.
 if want floor; then
   T=$([ $PG = 1 ] && echo true || echo 1)
   cat > "$WORK/floor.sql" <<SQL
-SELECT count(*) FROM advertising_ads WHERE listed = $T AND country = 'NG'; SELECT * FROM advertising_ads WHERE listed = $T AND country = 'NG' ORDER BY created_at DESC, id DESC LIMIT 20;
-SELECT count(*) FROM advertising_ads WHERE listed = $T AND country = 'NG'; SELECT * FROM advertising_ads WHERE listed = $T AND country = 'NG' ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 980;
-SELECT count(*) FROM advertising_ads WHERE listed = $T AND country = 'NG' AND category_id = '$CATEGORY'; SELECT * FROM advertising_ads WHERE listed = $T AND country = 'NG' AND category_id = '$CATEGORY' ORDER BY created_at DESC, id DESC LIMIT 20;
-SELECT count(*) FROM advertising_ads WHERE listed = $T AND country = 'KE'; SELECT * FROM advertising_ads WHERE listed = $T AND country = 'KE' ORDER BY created_at DESC, id DESC LIMIT 20;
+SELECT SUM(listed_ads) FROM advertising_ad_counts WHERE country = 'NG'; SELECT * FROM advertising_ads WHERE listed = $T AND country = 'NG' ORDER BY created_at DESC, id DESC LIMIT 20;
+SELECT SUM(listed_ads) FROM advertising_ad_counts WHERE country = 'NG'; SELECT * FROM advertising_ads WHERE listed = $T AND country = 'NG' ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 980;
+SELECT SUM(listed_ads) FROM advertising_ad_counts WHERE country = 'NG' AND category = '$CATEGORY'; SELECT * FROM advertising_ads WHERE listed = $T AND country = 'NG' AND category_id = '$CATEGORY' ORDER BY created_at DESC, id DESC LIMIT 20;
+SELECT SUM(listed_ads) FROM advertising_ad_counts WHERE country = 'KE'; SELECT * FROM advertising_ads WHERE listed = $T AND country = 'KE' ORDER BY created_at DESC, id DESC LIMIT 20;
 SQL
   echo "== floor (best of 3): NG page 1 / NG page 50 / NG + category / KE page 1 (count + page)"
   for q in 1 2 3 4; do

@@ -215,6 +215,9 @@ mod tests {
         s.services.identity.kyc_sandbox = true;
         s.services.advertising.admin.password = "a long admin password".into();
         s.services.advertising.dashboard_api_key = "d".repeat(MIN_SECRET_BYTES);
+        s.providers.payments.provider = "stripe".into();
+        s.providers.payments.secret_key = "sk_live_x".into();
+        s.providers.payments.webhook_secret = "d".repeat(MIN_SECRET_BYTES);
     }
 
     #[test]
@@ -236,6 +239,8 @@ mod tests {
             "services.identity.kyc_sandbox",
             "services.advertising.admin.password",
             "services.advertising.dashboard_api_key",
+            "providers.payments.webhook_secret",
+            "providers.payments.provider",
         ] {
             assert!(msg.contains(key), "{key} named in {msg}");
         }

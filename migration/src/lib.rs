@@ -30,8 +30,11 @@ mod m20261204_000018_marketplace_facet_counts;
 mod m20261205_000001_advertising;
 mod m20261205_000001_marketplace_search_key;
 mod m20261205_000002_advertising_list_indexes;
+mod m20261206_000001_advertising_ad_counts;
+mod m20261206_000002_marketplace_range_counts;
 mod m20261206_000010_advertising_accounts;
 mod m20261206_000020_advertising_advertisers;
+mod m20261206_000030_advertising_payments;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -68,6 +71,9 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000002_advertising_list_indexes::Migration),
             Box::new(m20261206_000010_advertising_accounts::Migration),
             Box::new(m20261206_000020_advertising_advertisers::Migration),
+            Box::new(m20261206_000030_advertising_payments::Migration),
+            Box::new(m20261206_000001_advertising_ad_counts::Migration),
+            Box::new(m20261206_000002_marketplace_range_counts::Migration),
         ]
     }
 }

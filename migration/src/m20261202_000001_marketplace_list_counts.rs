@@ -1,6 +1,7 @@
+use crate::schema_helpers::{count_one_more, CountTriggers};
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
-use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
+use sea_orm_migration::sea_orm::ConnectionTrait;
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
@@ -65,6 +66,16 @@ const DROPPED: [(&str, &[&str]); 3] = [
     ("status_year", &["status", "year"]),
     ("status_mileage", &["status", "mileage"]),
 ];
+
+fn triggers(watched: &str) -> CountTriggers<'_> {
+    CountTriggers {
+        name: COUNTS,
+        pg_trigger: COUNTS,
+        table: CARS,
+        watched,
+        only_changes: false,
+    }
+}
 
 /// `marketplace_car_counts`: how many listings have each combination of the list's equality
 /// filters and price band, kept by triggers on every insert, delete and change of a listing
@@ -159,13 +170,7 @@ impl MigrationTrait for Migration {
                 .collect::<Vec<_>>()
                 .join(" AND ")
         };
-        let add = |row: &str| {
-            format!(
-                "INSERT INTO {COUNTS} ({key}, listings) VALUES ({}, 1) \
-                 ON CONFLICT ({key}) DO UPDATE SET listings = {COUNTS}.listings + 1;",
-                values(row)
-            )
-        };
+        let add = |row: &str| count_one_more(COUNTS, &key, "listings", &values(row));
         let remove = |row: &str| {
             format!(
                 "UPDATE {COUNTS} SET listings = listings - 1 WHERE {};",
@@ -181,73 +186,12 @@ impl MigrationTrait for Migration {
             values(CARS)
         ))
         .await?;
-        let statements: Vec<String> = match db.get_database_backend() {
-            DbBackend::Sqlite => vec![
-                format!(
-                    "CREATE TRIGGER IF NOT EXISTS marketplace_car_counts_insert AFTER INSERT ON \
-                     {CARS} BEGIN {} END",
-                    add("new")
-                ),
-                format!(
-                    "CREATE TRIGGER IF NOT EXISTS marketplace_car_counts_delete AFTER DELETE ON \
-                     {CARS} BEGIN {} END",
-                    remove("old")
-                ),
-                format!(
-                    "CREATE TRIGGER IF NOT EXISTS marketplace_car_counts_update AFTER UPDATE OF \
-                     {watched} ON {CARS} BEGIN {} {} END",
-                    remove("old"),
-                    add("new")
-                ),
-            ],
-            DbBackend::Postgres => vec![
-                format!(
-                    "CREATE OR REPLACE FUNCTION marketplace_car_counts_track() RETURNS trigger \
-                     LANGUAGE plpgsql AS $$ BEGIN \
-                     IF TG_OP = 'DELETE' OR TG_OP = 'UPDATE' THEN {} END IF; \
-                     IF TG_OP = 'INSERT' OR TG_OP = 'UPDATE' THEN {} END IF; \
-                     RETURN NULL; END $$",
-                    remove("OLD"),
-                    add("NEW")
-                ),
-                format!(
-                    "CREATE TRIGGER marketplace_car_counts AFTER INSERT OR DELETE OR UPDATE OF \
-                     {watched} ON {CARS} FOR EACH ROW EXECUTE FUNCTION \
-                     marketplace_car_counts_track()"
-                ),
-            ],
-            other => {
-                return Err(DbErr::Migration(format!(
-                    "car counts need SQLite or PostgreSQL, not {other:?}"
-                )))
-            }
-        };
-        for sql in statements {
-            db.execute_unprepared(&sql).await?;
-        }
+        triggers(&watched).create(db, add, remove).await?;
         Ok(())
     }
 
     async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        let db = m.get_connection();
-        match db.get_database_backend() {
-            DbBackend::Postgres => {
-                db.execute_unprepared(&format!(
-                    "DROP TRIGGER IF EXISTS marketplace_car_counts ON {CARS}"
-                ))
-                .await?;
-                db.execute_unprepared("DROP FUNCTION IF EXISTS marketplace_car_counts_track()")
-                    .await?;
-            }
-            _ => {
-                for t in ["insert", "delete", "update"] {
-                    db.execute_unprepared(&format!(
-                        "DROP TRIGGER IF EXISTS marketplace_car_counts_{t}"
-                    ))
-                    .await?;
-                }
-            }
-        }
+        triggers("").drop(m.get_connection()).await?;
         for (name, _) in LIST_INDEXES {
             m.drop_index(
                 Index::drop()

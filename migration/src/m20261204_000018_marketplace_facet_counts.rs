@@ -1,3 +1,4 @@
+use crate::schema_helpers::CountTriggers;
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
 use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
@@ -16,6 +17,16 @@ const PG_STRIPES: u32 = 8;
 /// `marketplace_car_counts`, whose row lock (shared by every listing alike) is then held for
 /// the shortest time, not also while these rows are written.
 const PG_TRIGGER: &str = "marketplace_car_by_facet";
+
+fn triggers(watched: &str) -> CountTriggers<'_> {
+    CountTriggers {
+        name: FACETS,
+        pg_trigger: PG_TRIGGER,
+        table: CARS,
+        watched,
+        only_changes: false,
+    }
+}
 
 /// The price band of a listing row, as `marketplace_car_counts` computes it.
 fn band(row: &str) -> String {
@@ -106,68 +117,14 @@ impl MigrationTrait for Migration {
         }
         let watched =
             "status, make, make_key, body_type, fuel_type, transmission, condition, price";
-        let statements: Vec<String> = match backend {
-            DbBackend::Sqlite => vec![
-                format!(
-                    "CREATE TRIGGER IF NOT EXISTS {FACETS}_insert AFTER INSERT ON {CARS} \
-                     BEGIN {} END",
-                    change("new", 1)
-                ),
-                format!(
-                    "CREATE TRIGGER IF NOT EXISTS {FACETS}_delete AFTER DELETE ON {CARS} \
-                     BEGIN {} END",
-                    change("old", -1)
-                ),
-                format!(
-                    "CREATE TRIGGER IF NOT EXISTS {FACETS}_update AFTER UPDATE OF {watched} \
-                     ON {CARS} BEGIN {} {} END",
-                    change("old", -1),
-                    change("new", 1)
-                ),
-            ],
-            DbBackend::Postgres => vec![
-                format!(
-                    "CREATE OR REPLACE FUNCTION {FACETS}_track() RETURNS trigger \
-                     LANGUAGE plpgsql AS $$ BEGIN \
-                     IF TG_OP = 'DELETE' OR TG_OP = 'UPDATE' THEN {} END IF; \
-                     IF TG_OP = 'INSERT' OR TG_OP = 'UPDATE' THEN {} END IF; \
-                     RETURN NULL; END $$",
-                    change("OLD", -1),
-                    change("NEW", 1)
-                ),
-                format!(
-                    "CREATE TRIGGER {PG_TRIGGER} AFTER INSERT OR DELETE OR UPDATE OF \
-                     {watched} ON {CARS} FOR EACH ROW EXECUTE FUNCTION {FACETS}_track()"
-                ),
-            ],
-            other => {
-                return Err(DbErr::Migration(format!(
-                    "facet counts need SQLite or PostgreSQL, not {other:?}"
-                )))
-            }
-        };
-        for sql in statements {
-            db.execute_unprepared(&sql).await?;
-        }
+        triggers(watched)
+            .create(db, |row| change(row, 1), |row| change(row, -1))
+            .await?;
         Ok(())
     }
 
     async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        let db = m.get_connection();
-        match db.get_database_backend() {
-            DbBackend::Postgres => {
-                db.execute_unprepared(&format!("DROP TRIGGER IF EXISTS {PG_TRIGGER} ON {CARS}"))
-                    .await?;
-                db.execute_unprepared(&format!("DROP FUNCTION IF EXISTS {FACETS}_track()"))
-                    .await?;
-            }
-            _ => {
-                for t in ["insert", "delete", "update"] {
-                    db.execute_unprepared(&format!("DROP TRIGGER IF EXISTS {FACETS}_{t}"))
-                        .await?;
-                }
-            }
-        }
+        triggers("").drop(m.get_connection()).await?;
         m.drop_table(Table::drop().table(FACETS).if_exists().to_owned())
             .await
     }

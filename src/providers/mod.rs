@@ -7,6 +7,7 @@ pub mod email;
 pub mod kyc;
 pub mod openai_chat;
 pub mod outbox;
+pub mod payments;
 pub mod push;
 pub mod rubric;
 pub mod screenshot;
@@ -41,6 +42,8 @@ pub struct Providers {
     pub video: Arc<dyn video::VideoProcessor>,
     /// Whether a screenshot shows a referral code (`[providers.screenshots]`).
     pub screenshot_verifier: Arc<dyn screenshot::ScreenshotVerifier>,
+    /// Checkouts that fund ads (`[providers.payments]`).
+    pub payments: Arc<dyn payments::PaymentsProvider>,
     /// The client for providers' HTTP APIs.
     pub http: reqwest::Client,
     /// `[providers.*]`.
@@ -67,6 +70,7 @@ impl Providers {
             storage: storage::from_settings(&channels.storage)?,
             video: video::from_settings(&channels.video),
             screenshot_verifier: screenshot::from_settings(&channels.screenshots, ai, http.clone()),
+            payments: payments::from_settings(&channels.payments, http.clone()),
             outbox,
             http,
             settings: Arc::new(channels.clone()),

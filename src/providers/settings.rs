@@ -27,6 +27,7 @@ pub struct ProvidersSettings {
     pub storage: super::storage::StorageSettings,
     pub video: super::video::VideoSettings,
     pub screenshots: super::screenshot::ScreenshotSettings,
+    pub payments: super::payments::PaymentsSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]

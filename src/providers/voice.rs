@@ -91,7 +91,7 @@ pub fn say_twiml(text: &str, voice: &str) -> String {
     )
 }
 
-fn xml_escape(s: &str) -> String {
+pub fn xml_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

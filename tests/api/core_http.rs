@@ -302,6 +302,8 @@ async fn exposed_binds_refuse_weak_settings_naming_each_key() {
         "providers.sms.auth_token",
         "services.messaging.webhooks.allow_private_urls",
         "services.identity.kyc_sandbox",
+        "providers.payments.webhook_secret",
+        "providers.payments.provider",
     ] {
         assert!(msg.contains(key), "{key} named in: {msg}");
     }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Browser end-to-end tests: starts the interview service (debug build unless
-# SWITCHBOARD_BIN names one) and drives the candidate page in headless Chromium
+# Browser end-to-end tests: starts the interview and advertising services (debug build unless
+# SWITCHBOARD_BIN names one) and drives the candidate page and the sandbox checkout in headless Chromium
 # (/usr/bin/chromium, installed by scripts/setup) with playwright-core.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,16 +21,22 @@ work="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 export INTERVIEW_URL="http://127.0.0.1:$port"
 export INTERVIEW_API_KEY="e2e-test-key"
+ad_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+export ADVERTISING_URL="http://127.0.0.1:$ad_port"
+# The advertising test reads the outbox and seeds rows the API has no route for yet.
+export E2E_DB="$work/db.sqlite" E2E_OUTBOX="$work/outbox.jsonl"
 SWITCHBOARD__DATABASE__URL="sqlite://$work/db.sqlite?mode=rwc" \
 SWITCHBOARD__OUTBOX__PATH="$work/outbox.jsonl" \
 SWITCHBOARD__SERVICES__INTERVIEW__BIND="127.0.0.1:$port" \
 SWITCHBOARD__SERVICES__INTERVIEW__PUBLIC_URL="$INTERVIEW_URL" \
 SWITCHBOARD__SERVICES__INTERVIEW__API_KEY="$INTERVIEW_API_KEY" \
-RUST_LOG=warn "$SWITCHBOARD_BIN" --config "$work/none.toml" serve --only interview &
+SWITCHBOARD__SERVICES__ADVERTISING__BIND="127.0.0.1:$ad_port" \
+SWITCHBOARD__PROVIDERS__STORAGE__PATH="$work/media" \
+RUST_LOG=warn "$SWITCHBOARD_BIN" --config "$work/none.toml" serve --only interview,advertising &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do
-    curl -fs "$INTERVIEW_URL/health" >/dev/null 2>&1 && break
+    curl -fs "$INTERVIEW_URL/health" >/dev/null 2>&1 && curl -fs "$ADVERTISING_URL/health" >/dev/null 2>&1 && break
     sleep 0.2
 done
 cd "$here" && node --test

@@ -40,5 +40,7 @@ pub fn limits(st: &AdvertisingState) -> Limits {
         )
         // Video links carry their own signature and are fetched in many ranges.
         .exempt("/media/videos/{token}")
+        // The payment provider's deliveries are signed and must not be turned away in a burst.
+        .exempt("/api/campaign-payments/webhook")
         .default_limit(l.general, Per::Caller)
 }

@@ -13,6 +13,7 @@ pub mod media;
 pub mod money;
 mod openapi;
 mod owned;
+pub mod payments;
 pub mod places;
 pub mod posters;
 pub mod screenshots;
@@ -62,9 +63,12 @@ impl Service for Advertising {
         cfg.check()
     }
 
-    /// Beyond loopback: the development administrator password and dashboard key.
-    fn unsafe_keys(cfg: &AdvertisingSettings, _: &Providers) -> Vec<String> {
-        cfg.unsafe_keys()
+    /// Beyond loopback: the development administrator password and dashboard key, and
+    /// development payment secrets.
+    fn unsafe_keys(cfg: &AdvertisingSettings, providers: &Providers) -> Vec<String> {
+        let mut bad = cfg.unsafe_keys();
+        bad.extend(providers.settings.payments.unsafe_keys());
+        bad
     }
 
     fn mount(
@@ -99,6 +103,7 @@ impl Service for Advertising {
         screenshots::verify::register(&state);
         support::notify::register_jobs(&state);
         advertisers::mail::register(&state).map_err(MountError::client)?;
+        payments::invoice::register(&state);
         let data = web::Data::new(state);
         serve::<AdvertisingEnvelope, _>(
             Self::NAME,
@@ -226,6 +231,7 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(screenshots::moderation::reject_screenshot)
                 .service(money::admin::finance_transactions)
                 .service(money::admin::finance_deposits)
+                .service(money::admin::finance_invoices)
                 .service(money::admin::finance_withdrawals)
                 .service(money::admin::process_withdrawal)
                 .service(staff::insights::overview)
@@ -234,6 +240,14 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(staff::insights::dashboard_metrics)
                 .service(support::admin::admin_tickets)
                 .service(support::admin::admin_reply)
+                // Literal segments before `/api/campaign-payments/{id}`.
+                .service(payments::routes::create_checkout)
+                .service(payments::routes::payment_webhook)
+                .service(payments::routes::sandbox_page)
+                .service(payments::routes::sandbox_decide)
+                .service(payments::routes::payment)
+                .service(payments::routes::list_invoices)
+                .service(payments::routes::invoice_pdf)
                 .default_service(web::to(fallback)),
         );
 }

@@ -43,7 +43,7 @@ impl ErrorDocs for AdvertisingErrors {
     info(title = "Switchboard advertising platform", version = "1.0",
          description = "Posters subscribe to ads, post personalised videos, prove it with screenshots and earn."),
     modifiers(&BearerScheme, &DashboardKey),
-    tags((name = "auth"), (name = "users"), (name = "ads"), (name = "subscriptions"), (name = "screenshots"), (name = "money"), (name = "support"), (name = "places"), (name = "media"), (name = "health"), (name = "advertisers"), (name = "admin"))
+    tags((name = "auth"), (name = "users"), (name = "ads"), (name = "subscriptions"), (name = "screenshots"), (name = "money"), (name = "support"), (name = "places"), (name = "media"), (name = "health"), (name = "advertisers"), (name = "admin"), (name = "payments"))
 )]
 struct ApiDoc;
 

@@ -12,7 +12,7 @@ mod limits;
 mod onboarding;
 mod openapi;
 mod page;
-mod pdf;
+pub(crate) mod pdf;
 mod sessions;
 pub mod settings;
 mod socket;

@@ -21,7 +21,8 @@ struct Writer {
     y: f32,
 }
 
-fn latin1(s: &str) -> String {
+/// Text the built-in fonts can show (Latin-1); anything else becomes `?`.
+pub(crate) fn latin1(s: &str) -> String {
     s.chars()
         .map(|c| {
             if (c as u32) < 256 && !c.is_control() {

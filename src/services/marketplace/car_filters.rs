@@ -51,6 +51,17 @@ pub struct RawFilters {
     pub status: Option<String>,
 }
 
+/// Filters `marketplace_car_range_counts` can count: the status, the fuel type and the bounds.
+pub struct KeptRanges {
+    pub status: &'static str,
+    pub fuel_type: Option<&'static str>,
+    pub min_year: Option<i32>,
+    pub max_year: Option<i32>,
+    pub min_price: Option<f64>,
+    pub max_price: Option<f64>,
+    pub max_mileage: Option<i64>,
+}
+
 /// Checked filters.
 #[derive(Debug, Clone)]
 pub struct CarFilters {
@@ -184,6 +195,27 @@ impl CarFilters {
             || self.min_year.is_some()
             || self.max_year.is_some()
             || self.max_mileage.is_some()
+    }
+
+    /// The bounds and the fuel type, when with the status they are these filters' only ones:
+    /// what `marketplace_car_range_counts` keeps (migration `m20261206_000002`).
+    pub fn kept_ranges(&self) -> Option<KeptRanges> {
+        let other = self.color.is_some()
+            || self.make.is_some()
+            || self.model.is_some()
+            || self.transmission.is_some()
+            || self.body_type.is_some()
+            || self.condition.is_some()
+            || self.seller_type.is_some();
+        (!other).then_some(KeptRanges {
+            status: self.status,
+            fuel_type: self.fuel_type,
+            min_year: self.min_year,
+            max_year: self.max_year,
+            min_price: self.min_price,
+            max_price: self.max_price,
+            max_mileage: self.max_mileage,
+        })
     }
 
     /// The price bounds, when they are the only range filter (no year, mileage or colour).

@@ -230,6 +230,16 @@ async fn finance_processes_withdrawals_and_reads_the_books() {
         (Some(1), Some(2000))
     );
 
+    let invoices =
+        data(get(&app, "/admin/finance/invoices?status=paid", Some(&finance)).await).await;
+    assert_eq!(invoices["total"], 0);
+    refused(
+        get(&app, "/admin/finance/invoices?status=void", Some(&finance)).await,
+        400,
+        "validation_error",
+    )
+    .await;
+
     // The seeded administrator may too; moderators and posters may not.
     let boss = super::admin_accounts::admin(&app).await;
     data(get(&app, "/admin/finance/withdrawals", Some(&boss)).await).await;
@@ -237,6 +247,7 @@ async fn finance_processes_withdrawals_and_reads_the_books() {
         (Method::GET, "/admin/finance/transactions".to_owned(), None),
         (Method::GET, "/admin/finance/withdrawals".to_owned(), None),
         (Method::GET, "/admin/finance/deposits".to_owned(), None),
+        (Method::GET, "/admin/finance/invoices".to_owned(), None),
         (
             Method::POST,
             format!("/admin/finance/withdrawals/{paid}/process"),

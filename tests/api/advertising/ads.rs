@@ -118,3 +118,42 @@ async fn create_ad_refuses_what_it_cannot_make() {
     bad_video[5] = "ftp://v.example.com/a.mp4";
     assert!(create_ad(&app, &bad_video).is_err());
 }
+
+#[actix_web::test]
+async fn create_ad_count_makes_that_many_alike_ads_and_prints_the_newest() {
+    let app = app().await;
+    let token = poster(&app).await;
+    let last = create_ad(
+        &app,
+        &[
+            "--title",
+            "Batch",
+            "--country",
+            "GB",
+            "--video",
+            "https://videos.example.com/ad.mp4",
+            "--payout-usd",
+            "1",
+            "--budget-usd",
+            "5",
+            "--category",
+            "Travel",
+            "--count",
+            "3",
+        ],
+    )
+    .expect("ads created");
+    let travel = data(get(&app, "/ads?categoryId=travel", Some(&token)).await).await;
+    assert_eq!(travel["total"], 3);
+    let items = travel["items"].as_array().unwrap();
+    assert_eq!(items.len(), 3);
+    assert_eq!(items[0]["id"], last.as_str());
+    for a in items {
+        assert_eq!(a["title"], "Batch");
+        assert_eq!(a["freeBudgetCents"], 500);
+    }
+    let all = data(get(&app, "/ads", Some(&token)).await).await;
+    assert_eq!(all["total"], 3);
+    let other = data(get(&app, "/ads?categoryId=technology", Some(&token)).await).await;
+    assert_eq!(other["total"], 0);
+}

@@ -366,6 +366,9 @@ async fn subscribing_and_uploading_refuse_bad_input() {
     let app = app_with(|s| s.services.advertising.max_screenshot_bytes = 200_000).await;
     let token = poster(&app).await;
     let ad = clip_ad(&app, dir.path(), "1", "1");
+    // A video that cannot be fetched stays `processing` through its retries' backoff (a
+    // short clip may already be ready by the next request, so it cannot show this).
+    let unreachable = super::ad(&app, "Unreachable video", "DE", "1", "10");
     for (body, field) in [
         (json!({"phoneInfo": {}}), "adId"),
         (json!({"adId": ad}), "phoneInfo"),
@@ -422,8 +425,17 @@ async fn subscribing_and_uploading_refuse_bad_input() {
     .await;
     // The whole budget is one payout: reserved by another poster, nobody else may subscribe.
     let png = picture(dir.path(), "p.png", &["hello"]);
+    let waiting = subscribe(&app, &token, &unreachable).await;
     refused(
-        upload(&app, &token, &sub, png.clone(), "screenshot", "image/png").await,
+        upload(
+            &app,
+            &token,
+            &waiting,
+            png.clone(),
+            "screenshot",
+            "image/png",
+        )
+        .await,
         400,
         "video_not_ready",
     )
@@ -680,4 +692,81 @@ async fn an_ad_video_url_inside_the_network_fails_the_subscription_with_a_reason
     );
     let s = data(get(&app, &format!("/subscriptions/{sub}"), Some(&token)).await).await;
     assert_eq!(s["status"], "failed");
+}
+
+/// The totals of the poster's ad list and of its Technology ads (`/ads` answers them from
+/// kept counts), each checked against the items the list actually pages through.
+async fn totals(app: &TestApp, token: &str) -> (u64, u64) {
+    let mut out = vec![];
+    for query in ["", "&categoryId=technology"] {
+        let (mut seen, mut page) = (0, 1);
+        let total = loop {
+            let path = format!("/ads?limit=1&page={page}{query}");
+            let d = data(get(app, &path, Some(token)).await).await;
+            let n = d["items"].as_array().unwrap().len() as u64;
+            if n == 0 {
+                break d["total"].as_u64().unwrap();
+            }
+            seen += n;
+            page += 1;
+        };
+        assert_eq!(seen, total, "the total drifted from the list ({query})");
+        out.push(total);
+    }
+    (out[0], out[1])
+}
+
+#[actix_web::test]
+async fn list_totals_and_trending_follow_an_ad_running_out_of_budget_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app().await;
+    // Budget for two payouts; the other ad (Technology) is never touched.
+    let ad = clip_ad(&app, dir.path(), "2", "4");
+    let _other = super::ad(&app, "Other", "GB", "1", "10");
+    let (first, user) = sign_in(&app, &phone()).await;
+    let code = user["referralCode"].as_str().unwrap().to_owned();
+    let (second, _) = sign_in(&app, &phone()).await;
+    assert_eq!(totals(&app, &first).await, (2, 1));
+    let sub1 = subscribe(&app, &first, &ad).await;
+    let sub2 = subscribe(&app, &second, &ad).await;
+    ready(&app, &first, &sub1).await;
+    ready(&app, &second, &sub2).await;
+
+    // Approved: spent 2 of 4, still open to a second payout.
+    let pic = picture(dir.path(), "a.png", &["Posted it", &code]);
+    let s1 = data(upload(&app, &first, &sub1, pic.clone(), "screenshot", "image/png").await).await;
+    assert_eq!(
+        decided(&app, &first, s1["id"].as_str().unwrap()).await["status"],
+        "approved"
+    );
+    assert_eq!(totals(&app, &first).await, (2, 1));
+    // A duplicate reserves the last payout, then is rejected: listed again.
+    let s2 = data(upload(&app, &second, &sub2, pic, "screenshot", "image/png").await).await;
+    assert_eq!(
+        decided(&app, &second, s2["id"].as_str().unwrap()).await["status"],
+        "rejected"
+    );
+    assert_eq!(totals(&app, &first).await, (2, 1));
+
+    // Two subscriptions (1 each) and one approved screenshot (3) in the last 24 hours,
+    // weighed 2^-(0 + 1/2)/2; two days later each weighs half as much.
+    let trending = data(get(&app, "/ads/trending", Some(&first)).await).await;
+    assert_eq!(trending.as_array().unwrap().len(), 1, "{trending}");
+    assert_eq!(trending[0]["id"], ad.as_str());
+    assert_eq!(trending[0]["score"].as_f64(), Some(4.204));
+    app.advance(chrono::Duration::days(2));
+    let later = data(get(&app, "/ads/trending", Some(&first)).await).await;
+    assert_eq!(later[0]["score"].as_f64(), Some(2.102));
+
+    // A screenshot waiting for a person holds the last payout: the ad leaves the list, its
+    // total and trending.
+    let blank = picture(dir.path(), "b.png", &["Nothing to see"]);
+    let s3 = data(upload(&app, &second, &sub2, blank, "screenshot", "image/png").await).await;
+    assert_eq!(
+        decided(&app, &second, s3["id"].as_str().unwrap()).await["status"],
+        "needs_review"
+    );
+    assert_eq!(totals(&app, &first).await, (1, 1));
+    let gone = data(get(&app, "/ads/trending", Some(&first)).await).await;
+    assert_eq!(gone, json!([]));
 }

@@ -9,6 +9,7 @@ mod ads;
 mod advertisers;
 mod earning;
 mod money;
+pub mod payments;
 mod places;
 mod posters;
 mod support;

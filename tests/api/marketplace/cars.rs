@@ -351,3 +351,72 @@ async fn browsing_filters_sorts_and_pages() {
         assert_err(res, 400, "validation_error").await;
     }
 }
+
+/// `totalItems` of `GET /cars?{query}` (kept counts plus edges for ranges), checked against
+/// the listings the list itself answers.
+async fn range_total(app: &TestApp, query: &str) -> u64 {
+    let v = json_body(get(app, &format!("/cars?limit=100&{query}"), None).await).await;
+    let total = v["pagination"]["totalItems"].as_u64().unwrap();
+    let listed = v["data"].as_array().unwrap().len() as u64;
+    assert_eq!(total, listed, "{query}: the total drifted from the list");
+    total
+}
+
+#[actix_web::test]
+async fn range_totals_stay_exact_at_band_edges_as_listings_change() {
+    let app = app().await;
+    let (token, _) = user(&app).await;
+    let mut cars = vec![];
+    // Prices and mileages on and beside the kept bands' edges.
+    for (model, year, price, mileage, fuel) in [
+        ("A", 2015, 20000.0, 50000, "Petrol"),
+        ("B", 2020, 10000.0, 49999, "Electric"),
+        ("C", 2018, 19999.5, 10000, "Petrol"),
+        ("D", 2022, 30000.0, 200000, "Electric"),
+        ("E", 2010, 4999.0, 9000, "Diesel"),
+        ("F", 2019, 25000.0, 75000, "Hybrid"),
+    ] {
+        let car = create_car(
+            &app,
+            &token,
+            json!({"model": model, "year": year, "price": price, "mileage": mileage,
+                   "fuelType": fuel}),
+        )
+        .await;
+        cars.push(car["_id"].as_str().unwrap().to_owned());
+    }
+    let queries = [
+        "minYear=2018",
+        "minYear=2018&fuelType=Electric&sort=mileage:asc",
+        "minPrice=10000&maxPrice=20000&minYear=2015",
+        "maxMileage=50000&sort=price:asc",
+        "minPrice=9000&maxPrice=21000",
+        "minPrice=10000&maxMileage=49999",
+        "maxMileage=9000",
+        "maxYear=2019&maxMileage=200000&minPrice=5000",
+        "minYear=2016&maxYear=2021&fuelType=Petrol&maxPrice=30000",
+        "status=sold&minYear=2000",
+    ];
+    let mut before = vec![];
+    for q in queries {
+        before.push(range_total(&app, q).await);
+    }
+    assert_eq!(before[..4], [4, 2, 3, 4]);
+
+    // A listing moves across a price and a mileage edge, one is sold, one removed.
+    let path = |i: usize| format!("/cars/{}", cars[i]);
+    let moved = json!({"price": 9000, "mileage": 50001, "year": 2021});
+    let res = send(&app, Method::PUT, &path(0), &token, Some(moved)).await;
+    assert_eq!(res.status(), 200);
+    let sold = json!({"status": "sold"});
+    let res = send(&app, Method::PUT, &path(1), &token, Some(sold)).await;
+    assert_eq!(res.status(), 200);
+    let res = send(&app, Method::DELETE, &path(2), &token, None).await;
+    assert_eq!(res.status(), 200);
+    let mut after = vec![];
+    for q in queries {
+        after.push(range_total(&app, q).await);
+    }
+    assert_eq!(after[..4], [3, 1, 0, 1]);
+    assert_eq!(after[9], 1);
+}

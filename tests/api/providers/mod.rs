@@ -1,5 +1,6 @@
 mod download;
 pub mod media;
+mod payments;
 pub mod push;
 mod screenshot;
 mod sms;

@@ -13,7 +13,7 @@ use switchboard_entities::advertising::{ad, screenshot, subscription};
 use uuid::Uuid;
 
 /// Most trending ads answered.
-const TRENDING: usize = 20;
+const TRENDING: u64 = 20;
 
 pub fn parse_id(raw: &str, record: Record) -> Result<Uuid> {
     Uuid::parse_str(raw.trim()).map_err(|_| AdvertisingError::NotFound(record).into())
@@ -65,25 +65,14 @@ pub async fn trending_ads(
     bearer: PosterBearer,
 ) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
-    let ranked = trend::scores(&st, st.core.now()).await?;
-    let mut out = Vec::new();
-    // Read the candidates a page at a time until enough are open in this country.
-    for chunk in ranked.chunks(200) {
-        let ids: Vec<Uuid> = chunk.iter().map(|(id, _)| *id).collect();
-        let open = store::listed_among(&st, &poster.country, ids).await?;
-        for (id, score) in chunk {
-            if let Some(a) = open.iter().find(|a| a.id == *id) {
-                out.push(TrendingAd {
-                    ad: AdView::from(a),
-                    score: (score * 1000.0).round() / 1000.0,
-                });
-            }
-        }
-        if out.len() >= TRENDING {
-            break;
-        }
-    }
-    out.truncate(TRENDING);
+    let top = trend::top(&st, &poster.country, st.core.now(), TRENDING).await?;
+    let out: Vec<TrendingAd> = top
+        .iter()
+        .map(|(a, score)| TrendingAd {
+            ad: AdView::from(a),
+            score: (score * 1000.0).round() / 1000.0,
+        })
+        .collect();
     Ok(ok(out))
 }
 

@@ -6,16 +6,45 @@ use super::super::error::{AdvertisingError, Record, Result};
 use super::super::AdvertisingState;
 use crate::core::page::{Page, Window};
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait, Query};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use switchboard_entities::advertising::ad;
 use uuid::Uuid;
 
 /// The free budget of a row, as SQL over the row's old values plus `delta` reserved.
 fn listed_after(reserved_delta: &str, spent_delta: &str) -> Expr {
+    listed_with("+ 0", reserved_delta, spent_delta)
+}
+
+/// `listed` over the row's old values plus each delta (funded, reserved, spent).
+fn listed_with(funded_delta: &str, reserved_delta: &str, spent_delta: &str) -> Expr {
     Expr::cust(format!(
-        "(status = 'approved' AND funded_cents - (reserved_cents {reserved_delta}) - (spent_cents {spent_delta}) >= payout_cents)"
+        "(status = 'approved' AND (funded_cents {funded_delta}) - (reserved_cents {reserved_delta}) - (spent_cents {spent_delta}) >= payout_cents)"
     ))
+}
+
+/// Adds `cents` of paid money to the ad's funded budget (a deposit), listing it when that
+/// makes its free budget cover a payout.
+pub async fn fund(
+    db: &impl ConnectionTrait,
+    ad_id: Uuid,
+    cents: i64,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    ad::Entity::update_many()
+        .col_expr(
+            ad::Column::FundedCents,
+            Expr::cust(format!("funded_cents + {cents}")),
+        )
+        .col_expr(
+            ad::Column::Listed,
+            listed_with(&format!("+ {cents}"), "+ 0", "+ 0"),
+        )
+        .col_expr(ad::Column::UpdatedAt, Expr::value(now))
+        .filter(ad::Column::Id.eq(ad_id))
+        .exec(db)
+        .await?;
+    Ok(())
 }
 
 /// Reserves `cents` of the ad's free budget; false when the free budget no longer covers it.
@@ -95,34 +124,42 @@ pub async fn list(
     q: Listing<'_>,
     window: Window,
 ) -> Result<Page<ad::Model>> {
+    let db = &st.core.db;
     let mut select = ad::Entity::find()
         .filter(ad::Column::Listed.eq(true))
         .filter(ad::Column::Country.eq(q.country));
     if let Some(c) = q.category {
         select = select.filter(ad::Column::CategoryId.eq(c));
     }
-    super::super::wire::newest_first(
-        &st.core.db,
-        select,
-        ad::Column::CreatedAt,
-        ad::Column::Id,
-        window,
-    )
-    .await
+    let total = listed_count(db, &q).await?;
+    let ordered = select
+        .order_by_desc(ad::Column::CreatedAt)
+        .order_by_desc(ad::Column::Id);
+    crate::core::page::fetch_counted(ordered, db, window, total).await
 }
 
-/// The listed ads of `country` among `ids`.
-pub async fn listed_among(
-    st: &AdvertisingState,
-    country: &str,
-    ids: Vec<Uuid>,
-) -> Result<Vec<ad::Model>> {
-    Ok(ad::Entity::find()
-        .filter(ad::Column::Id.is_in(ids))
-        .filter(ad::Column::Listed.eq(true))
-        .filter(ad::Column::Country.eq(country))
-        .all(&st.core.db)
-        .await?)
+/// How many ads `q` lists, from `advertising_ad_counts` (kept by triggers in every
+/// transaction that lists or unlists an ad; migration `m20261206_000001`): one row for a
+/// category, the country's few summed without.
+async fn listed_count(db: &impl ConnectionTrait, q: &Listing<'_>) -> Result<u64> {
+    let mut cond = Condition::all().add(Expr::col(Alias::new("country")).eq(q.country));
+    if let Some(c) = q.category {
+        cond = cond.add(Expr::col(Alias::new("category")).eq(c));
+    }
+    let stmt = db.get_database_backend().build(
+        Query::select()
+            .expr_as(
+                Expr::cust("CAST(COALESCE(SUM(listed_ads), 0) AS BIGINT)"),
+                Alias::new("n"),
+            )
+            .from(Alias::new("advertising_ad_counts"))
+            .cond_where(cond),
+    );
+    let n = match db.query_one_raw(stmt).await? {
+        Some(row) => row.try_get::<i64>("", "n")?,
+        None => 0,
+    };
+    Ok(u64::try_from(n).unwrap_or(0))
 }
 
 /// Moves the ad from one of `from` to `to` with `reason`, recomputing `listed` in the same

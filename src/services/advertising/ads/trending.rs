@@ -4,16 +4,16 @@
 //!
 //! where `d` is whole days ago (0 = the last 24 hours): each subscription counts 1 and
 //! each approved screenshot 3 (proof the ad was really posted), halving every two days, so
-//! a burst today outranks a bigger one last week. Counted per day in the database (14
-//! grouped counts over indexed time ranges), ranked here.
+//! a burst today outranks a bigger one last week. One statement weighs each of the last 7
+//! days' events by its day, sums them per ad, keeps the ads listed in the poster's country
+//! and answers the highest (ties by id): the database reads each event once and sends back
+//! only the answer.
 
 use super::super::error::Result;
 use super::super::AdvertisingState;
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
-use std::collections::HashMap;
-use switchboard_entities::advertising::{screenshot, subscription};
-use uuid::Uuid;
+use sea_orm::{ConnectionTrait, DbBackend, FromQueryResult, Statement, Value};
+use switchboard_entities::advertising::ad;
 
 pub const DAYS: i64 = 7;
 const SCREENSHOT_WEIGHT: f64 = 3.0;
@@ -24,44 +24,61 @@ pub fn decay(days_ago: i64) -> f64 {
     (-(days_ago as f64 + 0.5) / HALF_LIFE_DAYS).exp2()
 }
 
-/// Every ad with a score above zero, highest first.
-pub async fn scores(st: &AdvertisingState, now: DateTime<Utc>) -> Result<Vec<(Uuid, f64)>> {
+/// The weight of an event at `column`, by its day: `$2` is a day ago, `$3` two days, … (`$1`
+/// is now), times `factor`.
+fn weighed(column: &str, factor: f64) -> String {
+    let days: String = (0..DAYS)
+        .map(|d| format!(" WHEN {column} > ${} THEN {:?}", d + 2, decay(d) * factor))
+        .collect();
+    format!("CASE{days} END")
+}
+
+/// The `limit` listed ads of `country` with the highest scores at `now`, highest first.
+pub async fn top(
+    st: &AdvertisingState,
+    country: &str,
+    now: DateTime<Utc>,
+    limit: u64,
+) -> Result<Vec<(ad::Model, f64)>> {
     let db = &st.core.db;
-    let mut scores: HashMap<Uuid, f64> = HashMap::new();
-    for d in 0..DAYS {
-        let (from, to) = (now - Duration::days(d + 1), now - Duration::days(d));
-        let subs: Vec<(Uuid, i64)> = subscription::Entity::find()
-            .select_only()
-            .column(subscription::Column::AdId)
-            .column_as(subscription::Column::Id.count(), "n")
-            .filter(subscription::Column::CreatedAt.gt(from))
-            .filter(subscription::Column::CreatedAt.lte(to))
-            .group_by(subscription::Column::AdId)
-            .into_tuple()
-            .all(db)
-            .await?;
-        let approved: Vec<(Uuid, i64)> = screenshot::Entity::find()
-            .select_only()
-            .column(screenshot::Column::AdId)
-            .column_as(screenshot::Column::Id.count(), "n")
-            .filter(screenshot::Column::Status.eq("approved"))
-            .filter(screenshot::Column::DecidedAt.gt(from))
-            .filter(screenshot::Column::DecidedAt.lte(to))
-            .group_by(screenshot::Column::AdId)
-            .into_tuple()
-            .all(db)
-            .await?;
-        let w = decay(d);
-        for (ad, n) in subs {
-            *scores.entry(ad).or_default() += n as f64 * w;
-        }
-        for (ad, n) in approved {
-            *scores.entry(ad).or_default() += n as f64 * SCREENSHOT_WEIGHT * w;
-        }
+    let oldest = DAYS + 1;
+    let sql = format!(
+        "SELECT a.*, t.score FROM (\
+           SELECT ad_id, CAST(SUM(w) AS DOUBLE PRECISION) AS score FROM (\
+             SELECT ad_id, {} AS w FROM advertising_subscriptions \
+               WHERE created_at > ${oldest} AND created_at <= $1 \
+             UNION ALL \
+             SELECT ad_id, {} AS w FROM advertising_screenshots \
+               WHERE status = 'approved' AND decided_at > ${oldest} AND decided_at <= $1\
+           ) e GROUP BY ad_id\
+         ) t JOIN advertising_ads a ON a.id = t.ad_id \
+         WHERE a.listed AND a.country = ${} \
+         ORDER BY t.score DESC, t.ad_id LIMIT {limit}",
+        weighed("created_at", 1.0),
+        weighed("decided_at", SCREENSHOT_WEIGHT),
+        oldest + 1,
+    );
+    let mut values: Vec<Value> = (0..=DAYS)
+        .map(|d| (now - Duration::days(d)).into())
+        .collect();
+    values.push(country.into());
+    let backend = db.get_database_backend();
+    // SQLite numbers its parameters `?NNN`.
+    let sql = match backend {
+        DbBackend::Sqlite => sql.replace('$', "?"),
+        _ => sql,
+    };
+    let rows = db
+        .query_all_raw(Statement::from_sql_and_values(backend, sql, values))
+        .await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        out.push((
+            ad::Model::from_query_result(&row, "")?,
+            row.try_get::<f64>("", "score")?,
+        ));
     }
-    let mut ranked: Vec<(Uuid, f64)> = scores.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    Ok(ranked)
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Select};
 use serde::{Deserialize, Serialize};
-use switchboard_entities::advertising::{transaction, withdrawal};
+use switchboard_entities::advertising::{invoice, transaction, withdrawal};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
@@ -218,6 +218,35 @@ pub async fn finance_withdrawals(
     )
     .await?;
     Ok(ok(List::from(page.map(|w| AdminWithdrawalView::from(&w)))))
+}
+
+/// Advertisers' invoices (one per paid checkout), newest first, by issue date.
+#[utoipa::path(tag = "admin", params(FinanceQuery),
+    responses((status = 200, body = Data<List<super::super::payments::dto::InvoiceView>>), Errors), security(("bearer" = [])))]
+#[get("/admin/finance/invoices")]
+pub async fn finance_invoices(
+    st: web::Data<AdvertisingState>,
+    _staff: Bearer<FinanceRole>,
+    q: web::Query<FinanceQuery>,
+) -> Result<HttpResponse> {
+    let window = wire::window(q.page, q.limit)?;
+    // Invoices are issued paid: `paid` (or nothing) lists them, another status none.
+    let mut select = invoice::Entity::find();
+    if one_of("status", q.status.as_deref(), &["paid"])?.is_some() {
+        select = select.filter(invoice::Column::AmountCents.gte(0));
+    }
+    let select = within(&q, select, invoice::Column::IssuedAt)?;
+    let page = wire::newest_first(
+        &st.core.db,
+        select,
+        invoice::Column::IssuedAt,
+        invoice::Column::Id,
+        window,
+    )
+    .await?;
+    Ok(ok(List::from(page.map(|i| {
+        super::super::payments::dto::InvoiceView::from(&i)
+    }))))
 }
 
 fn withdrawal_not_found() -> crate::core::error::ApiError {
