@@ -213,6 +213,8 @@ mod tests {
         s.services.interview.admin_key = "b".repeat(MIN_SECRET_BYTES);
         s.providers.sms.auth_token = "c".repeat(MIN_SECRET_BYTES);
         s.services.identity.kyc_sandbox = true;
+        s.services.advertising.admin.password = "a long admin password".into();
+        s.services.advertising.dashboard_api_key = "d".repeat(MIN_SECRET_BYTES);
         s.providers.payments.provider = "stripe".into();
         s.providers.payments.secret_key = "sk_live_x".into();
         s.providers.payments.webhook_secret = "d".repeat(MIN_SECRET_BYTES);
@@ -235,6 +237,8 @@ mod tests {
             "services.interview.webhook.allow_private_urls",
             "services.messaging.webhooks.allow_private_urls",
             "services.identity.kyc_sandbox",
+            "services.advertising.admin.password",
+            "services.advertising.dashboard_api_key",
             "providers.payments.webhook_secret",
             "providers.payments.provider",
         ] {

@@ -94,6 +94,12 @@ impl Auth {
         self
     }
 
+    /// The configured service key (`X-API-Key`) alone.
+    pub fn with_api_key(mut self, api_key: &str) -> Self {
+        self.api_key = Some(api_key.to_owned());
+        self
+    }
+
     /// The configured service and admin keys (`X-API-Key`, `X-Admin-Key`).
     pub fn with_keys(mut self, api_key: &str, admin_key: &str) -> Self {
         self.api_key = Some(api_key.to_owned());

@@ -14,9 +14,78 @@ use tracing::Instrument;
 use tracing_subscriber::EnvFilter;
 
 pub fn init() {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let filter = EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,sea_orm=warn,actix_server=warn"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
+    let _ = tracing_subscriber::registry()
+        .with(filter)
+        .with(tracing_subscriber::fmt::layer())
+        .with(ErrorRing)
+        .try_init();
+}
+
+/// Error lines kept for `GET /admin/system`: the newest, at most this many.
+const RECENT_ERRORS: usize = 50;
+
+fn ring() -> &'static std::sync::Mutex<std::collections::VecDeque<String>> {
+    static RING: std::sync::OnceLock<std::sync::Mutex<std::collections::VecDeque<String>>> =
+        std::sync::OnceLock::new();
+    RING.get_or_init(|| std::sync::Mutex::new(std::collections::VecDeque::new()))
+}
+
+/// The newest ERROR lines of this process, oldest first.
+pub fn recent_errors() -> Vec<String> {
+    ring()
+        .lock()
+        .map(|r| r.iter().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Keeps an ERROR event as one line (time, target, its fields) in a bounded ring.
+pub fn record_error(line: String) {
+    if let Ok(mut r) = ring().lock() {
+        if r.len() == RECENT_ERRORS {
+            r.pop_front();
+        }
+        r.push_back(line);
+    }
+}
+
+/// The tracing layer that feeds [`recent_errors`].
+struct ErrorRing;
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ErrorRing {
+    fn on_event(
+        &self,
+        event: &tracing::Event<'_>,
+        _ctx: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        if *event.metadata().level() != tracing::Level::ERROR {
+            return;
+        }
+        let mut fields = Fields(String::new());
+        event.record(&mut fields);
+        record_error(format!(
+            "{} {}:{}",
+            chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ"),
+            event.metadata().target(),
+            fields.0
+        ));
+    }
+}
+
+struct Fields(String);
+
+impl tracing::field::Visit for Fields {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        use std::fmt::Write;
+        let _ = if field.name() == "message" {
+            write!(self.0, " {value:?}")
+        } else {
+            write!(self.0, " {}={value:?}", field.name())
+        };
+    }
 }
 
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -113,5 +182,18 @@ fn rate_limit_headers<B>(res: &mut ServiceResponse<B>) {
             actix_web::http::header::RETRY_AFTER,
             d.retry_after_secs(now).into(),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_error_ring_keeps_the_newest_lines() {
+        for n in 0..(super::RECENT_ERRORS + 5) {
+            super::record_error(format!("line {n}"));
+        }
+        let kept = super::recent_errors();
+        assert_eq!(kept.len(), super::RECENT_ERRORS);
+        assert_eq!(kept.last().map(String::as_str), Some("line 54"));
     }
 }

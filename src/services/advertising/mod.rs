@@ -64,8 +64,12 @@ impl Service for Advertising {
         cfg.check()
     }
 
-    fn unsafe_keys(_cfg: &AdvertisingSettings, providers: &Providers) -> Vec<String> {
-        providers.settings.payments.unsafe_keys()
+    /// Beyond loopback: the development administrator password and dashboard key, and
+    /// development payment secrets.
+    fn unsafe_keys(cfg: &AdvertisingSettings, providers: &Providers) -> Vec<String> {
+        let mut bad = cfg.unsafe_keys();
+        bad.extend(providers.settings.payments.unsafe_keys());
+        bad
     }
 
     fn mount(
@@ -120,6 +124,7 @@ impl Service for Advertising {
     ) -> futures_util::future::BoxFuture<'a, Result<Vec<Listening>, MountError>> {
         Box::pin(async move {
             staff::accounts::seed(&core.db, core.now(), &cfg.admin).await?;
+            staff::insights::mark_started();
             Ok(Vec::new())
         })
     }
@@ -145,6 +150,8 @@ fn policy(st: &AdvertisingState) -> Auth {
         },
     )
     .with_sessions(st.sessions.clone())
+    // `X-API-Key` is the website's dashboard key (the only key this service takes).
+    .with_api_key(&st.cfg.dashboard_api_key)
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
@@ -211,6 +218,29 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(posters::moderation::ban_user)
                 .service(posters::moderation::unban_user)
                 .service(posters::moderation::user_transactions)
+                .service(ads::moderation::admin_list_ads)
+                .service(ads::moderation::admin_one_ad)
+                .service(ads::moderation::approve_ad)
+                .service(ads::moderation::pause_ad)
+                .service(ads::moderation::reject_ad)
+                .service(ads::moderation::delete_ad)
+                .service(screenshots::moderation::queue)
+                // Literal `bulk-approve` before `/{id}/…`: different segment counts anyway.
+                .service(screenshots::moderation::bulk_approve)
+                .service(screenshots::moderation::admin_one_screenshot)
+                .service(screenshots::moderation::approve_screenshot)
+                .service(screenshots::moderation::reject_screenshot)
+                .service(money::admin::finance_transactions)
+                .service(money::admin::finance_deposits)
+                .service(money::admin::finance_invoices)
+                .service(money::admin::finance_withdrawals)
+                .service(money::admin::process_withdrawal)
+                .service(staff::insights::overview)
+                .service(staff::insights::advertisers)
+                .service(staff::insights::system)
+                .service(staff::insights::dashboard_metrics)
+                .service(support::admin::admin_tickets)
+                .service(support::admin::admin_reply)
                 // Literal segments before `/api/campaign-payments/{id}`.
                 .service(payments::routes::create_checkout)
                 .service(payments::routes::payment_webhook)

@@ -42,10 +42,25 @@ impl ErrorDocs for AdvertisingErrors {
 #[openapi(
     info(title = "Switchboard advertising platform", version = "1.0",
          description = "Posters subscribe to ads, post personalised videos, prove it with screenshots and earn."),
-    modifiers(&BearerScheme),
+    modifiers(&BearerScheme, &DashboardKey),
     tags((name = "auth"), (name = "users"), (name = "ads"), (name = "subscriptions"), (name = "screenshots"), (name = "money"), (name = "support"), (name = "places"), (name = "media"), (name = "health"), (name = "advertisers"), (name = "admin"), (name = "payments"))
 )]
 struct ApiDoc;
+
+/// The website's `X-API-Key` of `GET /api/dashboard/metrics`.
+struct DashboardKey;
+
+impl utoipa::Modify for DashboardKey {
+    fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+        api.components
+            .get_or_insert_with(Default::default)
+            .add_security_scheme(
+                "api_key",
+                SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-API-Key"))),
+            );
+    }
+}
 
 /// What the document says besides the routes, whose paths `routes()` adds.
 pub fn document() -> utoipa::openapi::OpenApi {

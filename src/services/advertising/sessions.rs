@@ -190,7 +190,6 @@ pub fn advertiser(bearer: &AdvertiserBearer) -> Result<Arc<advertiser::Model>> {
     account(bearer)
 }
 
-#[expect(dead_code, reason = "advertisers and administrators sign in in part 2")]
 /// The administrator behind a verified bearer of any staff role.
 pub fn admin<R: Roles>(bearer: &Bearer<R>) -> Result<Arc<admin::Model>> {
     account(bearer)

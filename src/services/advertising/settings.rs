@@ -100,6 +100,25 @@ impl Default for AdvertisingSettings {
 }
 
 impl AdvertisingSettings {
+    /// The keys the start-up guard refuses beyond loopback: the development administrator
+    /// password (or one shorter than 10 characters) and a weak dashboard key.
+    pub fn unsafe_keys(&self) -> Vec<String> {
+        let password = &self.admin.password;
+        let weak_password = password == DEV_ADMIN_PASSWORD
+            || password.starts_with("dev-")
+            || password.chars().count() < 10;
+        weak_password
+            .then(|| {
+                "services.advertising.admin.password is the development default or shorter than 10 characters".to_owned()
+            })
+            .into_iter()
+            .chain(config::weak_secret(
+                "services.advertising.dashboard_api_key",
+                &self.dashboard_api_key,
+            ))
+            .collect()
+    }
+
     /// Values no deployment can use (the start-up guard's `validate`).
     pub fn check(&self) -> Result<(), ConfigError> {
         let invalid =

@@ -1,6 +1,9 @@
 //! Advertising platform: posters, places, ads, subscriptions, screenshots, money, support.
 
 pub mod admin_accounts;
+pub mod admin_finance;
+pub mod admin_insights;
+pub mod admin_moderation;
 pub mod admin_users;
 mod ads;
 mod advertisers;
@@ -143,6 +146,20 @@ pub async fn poster(app: &TestApp) -> String {
 /// Runs `switchboard admin <command>` against the app's database; answers the value of the
 /// printed `<printed>: ` line, or the error output.
 pub fn run_cli(app: &TestApp, command: &[&str], printed: &str) -> Result<String, String> {
+    // SQLite answers "database is locked" at once (no busy wait) when a read transaction
+    // cannot become a write one while the server writes; the command did nothing: again.
+    for _ in 0..20 {
+        match run_cli_once(app, command, printed) {
+            Err(e) if e.contains("database is locked") => {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+            }
+            done => return done,
+        }
+    }
+    run_cli_once(app, command, printed)
+}
+
+fn run_cli_once(app: &TestApp, command: &[&str], printed: &str) -> Result<String, String> {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .args(["--config", "/nonexistent.toml", "admin"])
         .args(command)

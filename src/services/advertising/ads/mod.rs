@@ -4,6 +4,7 @@
 
 pub mod create;
 pub mod dto;
+pub mod moderation;
 pub mod routes;
 pub mod store;
 mod trending;

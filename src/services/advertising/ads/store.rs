@@ -161,3 +161,32 @@ async fn listed_count(db: &impl ConnectionTrait, q: &Listing<'_>) -> Result<u64>
     };
     Ok(u64::try_from(n).unwrap_or(0))
 }
+
+/// Moves the ad from one of `from` to `to` with `reason`, recomputing `listed` in the same
+/// statement (only an approved ad whose free budget covers a payout is shown); false when
+/// the ad is not in one of `from`. Reservations are untouched: screenshots already
+/// submitted are still decided, paid or released, whatever the ad became.
+pub async fn set_status(
+    db: &impl ConnectionTrait,
+    ad_id: Uuid,
+    from: &[&str],
+    to: &str,
+    reason: Option<String>,
+    now: DateTime<Utc>,
+) -> Result<bool> {
+    let listed = if to == "approved" {
+        Expr::cust("(funded_cents - reserved_cents - spent_cents >= payout_cents)")
+    } else {
+        Expr::value(false)
+    };
+    let done = ad::Entity::update_many()
+        .col_expr(ad::Column::Status, Expr::value(to))
+        .col_expr(ad::Column::StatusReason, Expr::value(reason))
+        .col_expr(ad::Column::Listed, listed)
+        .col_expr(ad::Column::UpdatedAt, Expr::value(now))
+        .filter(ad::Column::Id.eq(ad_id))
+        .filter(ad::Column::Status.is_in(from.iter().copied()))
+        .exec(db)
+        .await?;
+    Ok(done.rows_affected == 1)
+}

@@ -2,6 +2,7 @@
 //! in the background, and decided once (the payout reserved at submission moves then).
 
 pub mod dto;
+pub mod moderation;
 pub mod routes;
 pub mod store;
 pub mod verify;

@@ -5,6 +5,7 @@
 
 pub mod accounts;
 pub mod dto;
+pub mod insights;
 pub mod routes;
 
 use crate::core::error::{ApiError, Kind};

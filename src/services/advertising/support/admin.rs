@@ -1,0 +1,52 @@
+//! /admin/support-tickets: moderators read every poster's tickets and answer them.
+
+use super::super::ads::routes::parse_id;
+use super::super::error::{Record, Result};
+use super::super::openapi::Errors;
+use super::super::sessions;
+use super::super::wire::{ok, Data, List, StatusPage};
+use super::super::AdvertisingState;
+use super::domain::{MessageText, STATUSES};
+use super::dto::*;
+use super::store::{self, Actor};
+use crate::core::auth::{Bearer, ModeratorRole};
+use crate::core::json_body::Json;
+use actix_web::{get, post, web, HttpResponse};
+
+fn actor(bearer: &Bearer<ModeratorRole>) -> Result<Actor> {
+    Ok(Actor::Admin(sessions::admin(bearer)?.id))
+}
+
+/// Every poster's tickets, newest first.
+#[utoipa::path(tag = "admin", params(StatusPage),
+    responses((status = 200, body = Data<List<TicketView>>), Errors), security(("bearer" = [])))]
+#[get("/admin/support-tickets")]
+pub async fn admin_tickets(
+    st: web::Data<AdvertisingState>,
+    staff: Bearer<ModeratorRole>,
+    q: web::Query<StatusPage>,
+) -> Result<HttpResponse> {
+    let by = actor(&staff)?;
+    let window = q.window()?;
+    let status = q.status(&STATUSES)?;
+    let page = store::list(&st, by, status, window).await?;
+    Ok(ok(List::from(page.map(|t| TicketView::from(&t)))))
+}
+
+/// Answers an open ticket (a closed one answers 409 `ticket_closed`).
+#[utoipa::path(tag = "admin", params(("id" = String, Path, description = "The ticket's id")),
+    request_body = AddMessage,
+    responses((status = 200, body = Data<MessageView>), Errors), security(("bearer" = [])))]
+#[post("/admin/support-tickets/{id}/messages")]
+pub async fn admin_reply(
+    st: web::Data<AdvertisingState>,
+    staff: Bearer<ModeratorRole>,
+    id: web::Path<String>,
+    body: Json<AddMessage>,
+) -> Result<HttpResponse> {
+    let by = actor(&staff)?;
+    let id = parse_id(&id, Record::Ticket)?;
+    let text = MessageText::parse(body.message.as_deref())?;
+    let written = store::add(&st, by, id, text).await?;
+    Ok(ok(MessageView::from(&written)))
+}
