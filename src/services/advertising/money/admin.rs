@@ -230,12 +230,9 @@ pub async fn finance_invoices(
     q: web::Query<FinanceQuery>,
 ) -> Result<HttpResponse> {
     let window = wire::window(q.page, q.limit)?;
-    // Invoices are issued paid: `paid` (or nothing) lists them, another status none.
-    let mut select = invoice::Entity::find();
-    if one_of("status", q.status.as_deref(), &["paid"])?.is_some() {
-        select = select.filter(invoice::Column::AmountCents.gte(0));
-    }
-    let select = within(&q, select, invoice::Column::IssuedAt)?;
+    // Invoices are issued for paid checkouts only: `paid` is the one status there is.
+    one_of("status", q.status.as_deref(), &["paid"])?;
+    let select = within(&q, invoice::Entity::find(), invoice::Column::IssuedAt)?;
     let page = wire::newest_first(
         &st.core.db,
         select,
