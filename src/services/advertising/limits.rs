@@ -7,6 +7,8 @@ use crate::core::rate_limit::{Limits, Per, Rule};
 use actix_web::http::Method;
 
 const AUTH_ROUTES: [&str; 2] = ["/auth/request-otp", "/auth/verify-otp"];
+/// Administrators' sign-in: a password hash each, and the most powerful accounts to guess.
+const ADMIN_AUTH_ROUTES: [&str; 1] = ["/admin/auth/login"];
 /// Advertisers' sign-in and mailed-link requests: each costs a password hash or a mail.
 const ADVERTISER_AUTH_ROUTES: [&str; 5] = [
     "/advertisers/signup",
@@ -35,7 +37,11 @@ pub fn limits(st: &AdvertisingState) -> Limits {
     let advertiser_auth = ADVERTISER_AUTH_ROUTES
         .iter()
         .map(|path| Rule::new(Method::POST, path, "advertiser-auth", l.auth, Per::Ip));
+    let admin_auth = ADMIN_AUTH_ROUTES
+        .iter()
+        .map(|path| Rule::new(Method::POST, path, "admin-auth", l.auth, Per::Ip));
     auth.chain(advertiser_auth)
+        .chain(admin_auth)
         .chain(uploads)
         .fold(
             Limits::new(

@@ -202,3 +202,24 @@ async fn beyond_loopback_the_development_password_and_dashboard_key_are_refused(
     let msg = e.to_string();
     assert!(!msg.contains("services.advertising."), "{msg}");
 }
+
+#[actix_web::test]
+async fn administrator_sign_ins_are_rate_limited_per_address() {
+    let app = app_with(|s| s.services.advertising.rate_limits.auth.limit = 3).await;
+    let seed = app.settings.services.advertising.admin.clone();
+    for _ in 0..3 {
+        refused(
+            login(&app, &seed.email, "not the password").await,
+            401,
+            "invalid_credentials",
+        )
+        .await;
+    }
+    // Even the right password waits: guessing is what the limit stops.
+    refused(
+        login(&app, &seed.email, &seed.password).await,
+        429,
+        "rate_limit_exceeded",
+    )
+    .await;
+}
