@@ -1,22 +1,19 @@
 // The sandbox checkout in headless Chromium: an advertiser's campaign is approved, its
 // checkout page is paid with the Pay button, the budget is funded and the ad reaches a
-// poster's GET /ads. ADVERTISING_URL names a running advertising service; E2E_DB and E2E_OUTBOX
-// name its database and outbox (tests/e2e/run.sh starts one).
+// poster's GET /ads. ADVERTISING_URL names a running advertising service and E2E_OUTBOX its
+// outbox (tests/e2e/run.sh starts one, with the default first administrator).
 //
-// The advertiser signs up, verifies the mailed link and signs in over HTTP. Seeded with SQL
-// until the API has the routes: their pending campaign (campaign creation) and its approval
-// (the administrators' ad routes). The checkout, the sandbox page, the webhook and the
-// posters' list are the real ones.
+// Everything goes through the API: the advertiser signs up, verifies the mailed link, signs
+// in and creates the campaign; the seeded administrator approves it; the checkout, the
+// sandbox page, the webhook and the posters' list are the real ones.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { chromium } from "playwright-core";
 
 const url = process.env.ADVERTISING_URL;
-const db = process.env.E2E_DB;
 
 let browser;
 
@@ -33,22 +30,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-const sql = (statement) => execFileSync("sqlite3", [db, statement], { encoding: "utf8" });
-// SQLite keeps uuids as 16-byte blobs and times as RFC 3339 text.
-const blob = (uuid) => `X'${uuid.replaceAll("-", "")}'`;
-const at = (d) => `'${d.toISOString().replace("Z", "+00:00")}'`;
-
-function seedCampaign(advertiser) {
-  const ad = randomUUID();
-  const now = new Date();
-  sql(`INSERT INTO advertising_ads (id, advertiser_id, title, country, video_source,
-         payout_cents, budget_cents, funded_cents, reserved_cents, spent_cents, status, listed,
-         created_at, updated_at)
-       VALUES (${blob(ad)}, ${blob(advertiser)}, 'Browser-funded boots', 'GB',
-         'https://videos.example.com/ad.mp4', 150, 7500, 0, 0, 0, 'pending', 0, ${at(now)}, ${at(now)})`);
-  return ad;
-}
 
 async function api(method, path, bearer, body) {
   const res = await fetch(`${url}${path}`, {
@@ -97,11 +78,20 @@ async function poster() {
 }
 
 test("sandbox checkout: Pay funds the campaign and posters see it", async () => {
-  const { token: owner, id } = await advertiser();
-  const ad = seedCampaign(id);
-  // The administrator approves it (SQL until the admin routes are in): approved, unfunded,
-  // so still not listed.
-  sql(`UPDATE advertising_ads SET status = 'approved' WHERE id = ${blob(ad)}`);
+  const { token: owner } = await advertiser();
+  const campaign = await api("POST", "/advertisers/campaigns", owner, {
+    title: "Browser-funded boots", video: "https://videos.example.com/ad.mp4",
+    budgetUsd: 75, payoutUsd: 1.5, countryCode: "GB",
+    demographics: { ageMin: 18, ageMax: 65, genders: [] },
+  });
+  const ad = campaign.id;
+  assert.equal(campaign.status, "pending");
+  // The first administrator (seeded at start-up) approves it: approved but unfunded, so
+  // still not listed.
+  const admin = await api("POST", "/admin/auth/login", null, {
+    email: "admin@switchboard.local", password: "dev-admin-password",
+  });
+  await api("PUT", `/admin/ads/${ad}/approve`, admin.token);
   const reader = await poster();
   const before = await api("GET", "/ads", reader);
   assert.ok(!before.items.some((a) => a.id === ad), "an unpaid ad is not listed");

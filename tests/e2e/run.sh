@@ -23,8 +23,8 @@ export INTERVIEW_URL="http://127.0.0.1:$port"
 export INTERVIEW_API_KEY="e2e-test-key"
 ad_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 export ADVERTISING_URL="http://127.0.0.1:$ad_port"
-# The advertising test reads the outbox and seeds rows the API has no route for yet.
-export E2E_DB="$work/db.sqlite" E2E_OUTBOX="$work/outbox.jsonl"
+# The advertising test reads the outbox (mailed links and codes).
+export E2E_OUTBOX="$work/outbox.jsonl"
 SWITCHBOARD__DATABASE__URL="sqlite://$work/db.sqlite?mode=rwc" \
 SWITCHBOARD__OUTBOX__PATH="$work/outbox.jsonl" \
 SWITCHBOARD__SERVICES__INTERVIEW__BIND="127.0.0.1:$port" \
