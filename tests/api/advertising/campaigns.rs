@@ -169,6 +169,20 @@ async fn a_file_that_is_no_video_fails_with_a_reason_and_the_ad_stays_pending() 
     assert!(why.contains("not a readable video"), "{why}");
     assert!(!why.contains("/tmp"), "no server paths: {why}");
     assert_eq!(done["status"], "pending");
+    // A moderator cannot approve it until the advertiser replaces the video.
+    let staff = super::admin_accounts::admin(&app).await;
+    let path = format!("/admin/ads/{id}/approve");
+    let res = call(&app, Method::PUT, &path, Some(&staff), None).await;
+    let err = refused(res, 409, "video_failed").await;
+    assert!(
+        err["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a readable video"),
+        "{err}"
+    );
+    let ad = data(get(&app, &format!("/admin/ads/{id}"), Some(&staff)).await).await;
+    assert_eq!(ad["status"], "pending");
 }
 
 #[actix_web::test]

@@ -16,6 +16,9 @@ fn listed_after(reserved_delta: &str, spent_delta: &str) -> Expr {
     listed_with("+ 0", reserved_delta, spent_delta)
 }
 
+/// The `video_status` of an ad whose video could not be processed.
+pub const VIDEO_FAILED: &str = "failed";
+
 /// `listed` over the row's old values plus each delta (funded, reserved, spent).
 fn listed_with(funded_delta: &str, reserved_delta: &str, spent_delta: &str) -> Expr {
     Expr::cust(format!(
@@ -179,14 +182,22 @@ pub async fn set_status(
     } else {
         Expr::value(false)
     };
-    let done = ad::Entity::update_many()
+    let mut update = ad::Entity::update_many()
         .col_expr(ad::Column::Status, Expr::value(to))
         .col_expr(ad::Column::StatusReason, Expr::value(reason))
         .col_expr(ad::Column::Listed, listed)
         .col_expr(ad::Column::UpdatedAt, Expr::value(now))
         .filter(ad::Column::Id.eq(ad_id))
-        .filter(ad::Column::Status.is_in(from.iter().copied()))
-        .exec(db)
-        .await?;
+        .filter(ad::Column::Status.is_in(from.iter().copied()));
+    if to == "approved" {
+        // An ad whose video could not be processed never reaches posters: each would get a
+        // personalised video that fails. Checked in the same statement as the move.
+        update = update.filter(
+            Condition::any()
+                .add(ad::Column::VideoStatus.is_null())
+                .add(ad::Column::VideoStatus.ne(VIDEO_FAILED)),
+        );
+    }
+    let done = update.exec(db).await?;
     Ok(done.rows_affected == 1)
 }

@@ -45,7 +45,12 @@ pub async fn process(st: &AdvertisingState, p: &ProcessingJob, job: &Job) -> Job
             } else {
                 "the video could not be processed right now; upload it again later".into()
             };
-            ("failed", None, None, Some(reason))
+            (
+                super::super::ads::store::VIDEO_FAILED,
+                None,
+                None,
+                Some(reason),
+            )
         }
         Err(e) => return Err(JobFailure::retry(e.reason)),
     };
