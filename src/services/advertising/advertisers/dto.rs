@@ -50,7 +50,7 @@ pub struct ResetPassword {
 /// The email cannot be changed here.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct UpdateProfile {
+pub struct UpdateAdvertiserProfile {
     pub company_name: Option<String>,
     pub country_code: Option<String>,
     /// 1 to 80 characters.
@@ -103,7 +103,7 @@ pub struct AdvertiserData {
 }
 
 #[derive(Serialize, ToSchema)]
-pub struct SignedIn {
+pub struct AdvertiserSignedIn {
     /// A bearer token (`Authorization: Bearer …`).
     pub token: String,
     pub advertiser: AdvertiserView,
@@ -117,7 +117,7 @@ pub struct Message {
 /// The advertiser's money over all their ads (`…Cents` and `…Usd`).
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct BalanceView {
+pub struct AdvertiserBalanceView {
     /// Paid into their ads (funded), deleted ones included.
     pub deposits_cents: i64,
     pub deposits_usd: String,

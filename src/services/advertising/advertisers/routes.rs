@@ -71,7 +71,7 @@ pub async fn verify_email(
 /// password answer alike; an unverified address is 403 and the link is mailed again (at
 /// most once a minute).
 #[utoipa::path(tag = "advertisers", request_body = Login,
-    responses((status = 200, body = Data<SignedIn>), Errors))]
+    responses((status = 200, body = Data<AdvertiserSignedIn>), Errors))]
 #[post("/advertisers/login")]
 pub async fn login(st: web::Data<AdvertisingState>, body: Json<Login>) -> Result<HttpResponse> {
     let email = required("email", &body.email)?.trim().to_ascii_lowercase();
@@ -89,7 +89,7 @@ pub async fn login(st: web::Data<AdvertisingState>, body: Json<Login>) -> Result
         return Err(domain::email_not_verified());
     }
     let token = sessions::sign_in(&st, AccountKind::Advertiser, a.id, &[Role::Advertiser]).await?;
-    Ok(ok(SignedIn {
+    Ok(ok(AdvertiserSignedIn {
         token,
         advertiser: AdvertiserView::from(&a),
     }))
@@ -164,13 +164,13 @@ pub async fn profile(bearer: AdvertiserBearer) -> Result<HttpResponse> {
 /// Changes the given fields; `null` clears `contactName`, `phone` or `website`. The email is
 /// read-only (an unknown key, `email` included, is 400 naming it).
 #[utoipa::path(tag = "advertisers", operation_id = "update_advertiser_profile",
-    request_body = UpdateProfile,
+    request_body = UpdateAdvertiserProfile,
     responses((status = 200, body = Data<AdvertiserView>), Errors), security(("bearer" = [])))]
 #[put("/advertisers/profile")]
 pub async fn update_profile(
     st: web::Data<AdvertisingState>,
     bearer: AdvertiserBearer,
-    body: Json<UpdateProfile>,
+    body: Json<UpdateAdvertiserProfile>,
 ) -> Result<HttpResponse> {
     let current = sessions::advertiser(&bearer)?;
     let body = body.into_inner();
@@ -198,7 +198,7 @@ pub async fn update_profile(
 
 /// Deposits, spent on approved screenshots, reserved, and the unspent budget of deleted ads.
 #[utoipa::path(tag = "advertisers", operation_id = "advertiser_balance",
-    responses((status = 200, body = Data<BalanceView>), Errors), security(("bearer" = [])))]
+    responses((status = 200, body = Data<AdvertiserBalanceView>), Errors), security(("bearer" = [])))]
 #[get("/advertisers/balance")]
 pub async fn balance(
     st: web::Data<AdvertisingState>,
@@ -207,7 +207,7 @@ pub async fn balance(
     let a = sessions::advertiser(&bearer)?;
     let b = store::balance(&st.core.db, a.id).await?;
     let usd = super::super::wire::usd;
-    Ok(ok(BalanceView {
+    Ok(ok(AdvertiserBalanceView {
         deposits_cents: b.deposits,
         deposits_usd: usd(b.deposits),
         spent_cents: b.spent,
