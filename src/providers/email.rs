@@ -5,7 +5,8 @@ use super::settings::EmailProviderSettings;
 use super::{Accepted, Handover, ProviderError};
 use crate::core::clock::SharedClock;
 use async_trait::async_trait;
-use lettre::message::{header::ContentType, Mailbox, MultiPart, SinglePart};
+use base64::Engine;
+use lettre::message::{header::ContentType, Attachment, Mailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use std::sync::Arc;
@@ -21,6 +22,16 @@ pub struct EmailMessage<'a> {
     pub text: Option<&'a str>,
     pub html: Option<&'a str>,
     pub service: &'a str,
+    /// Files sent with the message (an invoice's PDF); usually none.
+    pub attachments: &'a [EmailAttachment<'a>],
+}
+
+/// A file carried by an email.
+#[derive(Debug, Clone)]
+pub struct EmailAttachment<'a> {
+    pub filename: &'a str,
+    pub content_type: &'a str,
+    pub bytes: &'a [u8],
 }
 
 #[async_trait]
@@ -66,8 +77,25 @@ impl EmailSender for OutboxEmail {
         msg: &EmailMessage<'_>,
     ) -> Result<Accepted, ProviderError> {
         let text = msg.text.or(msg.html).unwrap_or_default();
+        // The sandbox keeps attachments whole (base64), so a developer can open them.
+        let details = (!msg.attachments.is_empty()).then(|| {
+            let files: Vec<serde_json::Value> = msg
+                .attachments
+                .iter()
+                .map(|a| {
+                    serde_json::json!({
+                        "filename": a.filename,
+                        "contentType": a.content_type,
+                        "size": a.bytes.len(),
+                        "base64": base64::engine::general_purpose::STANDARD.encode(a.bytes),
+                    })
+                })
+                .collect();
+            serde_json::json!({ "attachments": files })
+        });
         let entry = OutboxEntry {
             subject: Some(msg.subject),
+            details: details.as_ref(),
             ..OutboxEntry::new("email", msg.to, text, msg.service, self.clock.now())
         };
         Ok(self.outbox.hand_over("EM", h, entry).await?)
@@ -134,21 +162,40 @@ impl EmailSender for SmtpEmail {
             .to(to)
             .subject(msg.subject)
             .message_id(Some(message_id.clone()));
-        let email = match (msg.text, msg.html) {
-            (Some(t), Some(h)) => builder.multipart(MultiPart::alternative_plain_html(
+        let body = match (msg.text, msg.html) {
+            (Some(t), Some(h)) => Body::Multi(MultiPart::alternative_plain_html(
                 t.to_owned(),
                 h.to_owned(),
             )),
-            (None, Some(h)) => builder.singlepart(
+            (None, Some(h)) => Body::Single(
                 SinglePart::builder()
                     .header(ContentType::TEXT_HTML)
                     .body(h.to_owned()),
             ),
-            (t, None) => builder.singlepart(
+            (t, None) => Body::Single(
                 SinglePart::builder()
                     .header(ContentType::TEXT_PLAIN)
                     .body(t.unwrap_or_default().to_owned()),
             ),
+        };
+        let email = if msg.attachments.is_empty() {
+            match body {
+                Body::Multi(m) => builder.multipart(m),
+                Body::Single(p) => builder.singlepart(p),
+            }
+        } else {
+            let mut mixed = match body {
+                Body::Multi(m) => MultiPart::mixed().multipart(m),
+                Body::Single(p) => MultiPart::mixed().singlepart(p),
+            };
+            for a in msg.attachments {
+                let kind = ContentType::parse(a.content_type)
+                    .map_err(|e| rejected(format!("attachment {}: {e}", a.filename)))?;
+                mixed = mixed.singlepart(
+                    Attachment::new(a.filename.to_owned()).body(a.bytes.to_vec(), kind),
+                );
+            }
+            builder.multipart(mixed)
         }
         .map_err(|e| rejected(e.to_string()))?;
         self.transport.send(email).await.map_err(|e| {
@@ -160,6 +207,12 @@ impl EmailSender for SmtpEmail {
         })?;
         Ok(Accepted::new(message_id))
     }
+}
+
+/// A message's text: one part, or plain and HTML alternatives.
+enum Body {
+    Single(SinglePart),
+    Multi(MultiPart),
 }
 
 /// A display name safe inside a mailbox header: quoted, with quotes and backslashes escaped.

@@ -474,6 +474,16 @@ async fn a_paid_checkout_has_an_invoice_pdf_mailed_and_listed() {
         .filter(|m| m.to_string().contains(number))
         .collect();
     assert_eq!(invoice_mail.len(), 1, "{mails:?}");
+    // The PDF travels with the mail (the sandbox keeps it whole).
+    let attached = &invoice_mail[0]["details"]["attachments"][0];
+    assert_eq!(attached["filename"], format!("{number}.pdf"), "{attached}");
+    assert_eq!(attached["contentType"], "application/pdf");
+    let mailed = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD
+            .decode(attached["base64"].as_str().unwrap())
+            .unwrap()
+    };
 
     let pdf = get(
         &app,
@@ -484,6 +494,7 @@ async fn a_paid_checkout_has_an_invoice_pdf_mailed_and_listed() {
     assert_eq!(pdf.status(), 200);
     assert_eq!(pdf.headers()["content-type"], "application/pdf");
     let bytes = pdf.bytes().await.unwrap();
+    assert_eq!(mailed, bytes.to_vec(), "the mailed PDF is the one kept");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("invoice.pdf");
     std::fs::write(&path, &bytes).unwrap();

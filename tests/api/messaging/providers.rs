@@ -342,3 +342,62 @@ async fn an_unreachable_provider_refunds_the_credits() {
     assert_eq!(rows.iter().filter(|r| r.reason == "refund").count(), 1);
     assert_eq!(rows.iter().map(|r| r.amount).sum::<i64>(), 500);
 }
+
+#[actix_web::test]
+async fn an_attachment_reaches_a_real_smtp_server_whole() {
+    use base64::Engine;
+    use switchboard::providers::email::{EmailAttachment, EmailMessage, EmailSender, SmtpEmail};
+    use switchboard::providers::Handover;
+    let smtp = SmtpServer::start().await;
+    let settings = switchboard::providers::settings::EmailProviderSettings {
+        provider: "smtp".into(),
+        host: "127.0.0.1".into(),
+        port: smtp.port,
+        tls: "none".into(),
+        ..Default::default()
+    };
+    let pdf = b"%PDF-1.4 an invoice, bytes as they are: \x00\x01\xff".to_vec();
+    SmtpEmail::new(&settings)
+        .unwrap()
+        .send(
+            &Handover {
+                message_id: uuid::Uuid::new_v4(),
+                retake: None,
+            },
+            &EmailMessage {
+                to: "ann@example.com",
+                from_name: "Switchboard Ads",
+                from_address: "billing@mail.acme.test",
+                subject: "Your invoice",
+                text: Some("Attached."),
+                html: None,
+                service: "advertising",
+                attachments: &[EmailAttachment {
+                    filename: "INV-1.pdf",
+                    content_type: "application/pdf",
+                    bytes: &pdf,
+                }],
+            },
+        )
+        .await
+        .expect("sent");
+    let mail = eventually("mail in the maildir", || async { smtp.messages().pop() }).await;
+    assert!(mail.contains("multipart/mixed"), "{mail}");
+    assert!(mail.contains("Attached."), "{mail}");
+    assert!(mail.contains("filename=\"INV-1.pdf\""), "{mail}");
+    assert!(mail.contains("Content-Type: application/pdf"), "{mail}");
+    // The attachment's part, base64 lines up to the next boundary, decodes to the bytes sent.
+    let part = mail.split("filename=\"INV-1.pdf\"").nth(1).unwrap();
+    let body: String = part
+        .split("\r\n\r\n")
+        .nth(1)
+        .or_else(|| part.split("\n\n").nth(1))
+        .unwrap()
+        .lines()
+        .take_while(|l| !l.starts_with("--"))
+        .collect();
+    let sent = base64::engine::general_purpose::STANDARD
+        .decode(body.trim())
+        .expect("base64 body");
+    assert_eq!(sent, pdf);
+}

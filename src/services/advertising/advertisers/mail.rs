@@ -163,6 +163,7 @@ async fn send(
         text: Some(&text),
         html: None,
         service: "advertising",
+        attachments: &[],
     };
     match sender.send(&h, &msg).await {
         Ok(_) => Ok(Done::from(1)),

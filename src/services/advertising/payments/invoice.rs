@@ -9,7 +9,7 @@ use super::super::wire::usd;
 use super::super::AdvertisingState;
 use crate::core::error::ApiError;
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
-use crate::providers::email::{self, EmailMessage};
+use crate::providers::email::{self, EmailAttachment, EmailMessage};
 use crate::providers::storage::{StorageError, StorageKey};
 use crate::providers::Handover;
 use bytes::Bytes;
@@ -170,9 +170,9 @@ pub fn register(st: &AdvertisingState) {
     super::super::jobs::handle(st, TOPIC, run);
 }
 
-/// Renders and keeps the PDF, then mails the advertiser where to download it (the email
-/// port carries no attachments). The invoice's id is the message's, so a retaken job does
-/// not mail twice through the sandbox.
+/// Renders and keeps the PDF, then mails it to the advertiser (attached, with where to
+/// download it again). The invoice's id is the message's, so a retaken job does not mail
+/// twice through the sandbox.
 async fn run(st: AdvertisingState, job: Job) -> JobResult {
     let p: InvoiceJob = job.payload()?;
     let retry = |e: ApiError| JobFailure::retry(e.message().to_owned());
@@ -183,7 +183,7 @@ async fn run(st: AdvertisingState, job: Job) -> JobResult {
     else {
         return Err(JobFailure::permanent("no such invoice"));
     };
-    pdf(&st, &i).await.map_err(retry)?;
+    let document = pdf(&st, &i).await.map_err(retry)?;
     if i.emailed_at.is_some() {
         return Ok(Done::from(1));
     }
@@ -199,12 +199,13 @@ async fn run(st: AdvertisingState, job: Job) -> JobResult {
     )
     .map_err(JobFailure::retry)?;
     let text = format!(
-        "Thank you for your payment.\n\nInvoice {} for {} USD is ready.\nDownload it (signed in): GET /advertisers/invoices/{}/pdf\n",
+        "Thank you for your payment.\n\nInvoice {} for {} USD is attached.\nYou can download it again (signed in): GET /advertisers/invoices/{}/pdf\n",
         i.number,
         usd(i.amount_cents),
         i.id
     );
     let subject = format!("Your Switchboard invoice {}", i.number);
+    let filename = format!("{}.pdf", i.number);
     sender
         .send(
             &Handover {
@@ -213,12 +214,17 @@ async fn run(st: AdvertisingState, job: Job) -> JobResult {
             },
             &EmailMessage {
                 to: &who.email,
-                from_name: "Switchboard",
-                from_address: "billing@switchboard.local",
+                from_name: &st.cfg.mail_from_name,
+                from_address: &st.cfg.mail_from_address,
                 subject: &subject,
                 text: Some(&text),
                 html: None,
                 service: "advertising",
+                attachments: &[EmailAttachment {
+                    filename: &filename,
+                    content_type: "application/pdf",
+                    bytes: &document,
+                }],
             },
         )
         .await

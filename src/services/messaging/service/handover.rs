@@ -73,6 +73,7 @@ pub async fn hand_over(
                 text: m.text.as_deref(),
                 html: m.html.as_deref(),
                 service: "messaging",
+                attachments: &[],
             };
             st.email.send(h, &msg).await
         }
