@@ -55,6 +55,12 @@ pub enum AdvertisingError {
     TicketClosed,
     #[error("{0}")]
     TooLarge(String),
+    /// A moderation move the record's current state does not allow.
+    #[error("{0}")]
+    InvalidTransition(String),
+    /// An ad whose video could not be processed cannot be approved.
+    #[error("the ad's video could not be processed ({0}); the advertiser must replace it")]
+    VideoFailed(String),
 }
 
 /// The records a 404 names.
@@ -69,6 +75,10 @@ pub enum Record {
     Ticket,
     Video,
     DeviceToken,
+    User,
+    Withdrawal,
+    Payment,
+    Invoice,
 }
 
 impl Record {
@@ -83,6 +93,10 @@ impl Record {
             Self::Ticket => "support ticket",
             Self::Video => "video",
             Self::DeviceToken => "device token",
+            Self::User => "user",
+            Self::Withdrawal => "withdrawal",
+            Self::Payment => "payment",
+            Self::Invoice => "invoice",
         }
     }
 
@@ -97,6 +111,10 @@ impl Record {
             Self::Ticket => "ticket_not_found",
             Self::Video => "video_not_found",
             Self::DeviceToken => "device_token_not_found",
+            Self::User => "user_not_found",
+            Self::Withdrawal => "withdrawal_not_found",
+            Self::Payment => "payment_not_found",
+            Self::Invoice => "invoice_not_found",
         }
     }
 }
@@ -158,6 +176,8 @@ impl From<AdvertisingError> for ApiError {
             AdvertisingError::TooLarge(_) => {
                 ApiError::new(Kind::PayloadTooLarge, message).code("payload_too_large")
             }
+            AdvertisingError::InvalidTransition(_) => conflict("invalid_transition"),
+            AdvertisingError::VideoFailed(_) => conflict("video_failed"),
         }
     }
 }

@@ -11,7 +11,6 @@ use super::dto::AdView;
 use super::routes::parse_id;
 use super::store;
 use crate::core::auth::{Bearer, ModeratorRole};
-use crate::core::error::{ApiError, Kind};
 use crate::core::json_body::Json;
 use actix_web::{delete, get, put, web, HttpResponse};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -163,14 +162,8 @@ async fn moved(
             return Err(AdvertisingError::NotFound(Record::Ad).into());
         }
         if to == "approved" && a.video_status.as_deref() == Some(store::VIDEO_FAILED) {
-            return Err(ApiError::new(
-                Kind::Conflict,
-                format!(
-                    "the ad's video could not be processed ({}); the advertiser must replace it",
-                    a.video_error.as_deref().unwrap_or("no reason recorded")
-                ),
-            )
-            .code("video_failed"));
+            let why = a.video_error.unwrap_or_else(|| "no reason recorded".into());
+            return Err(AdvertisingError::VideoFailed(why).into());
         }
         return Err(invalid_transition(format!(
             "a {} ad cannot become {to}",

@@ -5,7 +5,7 @@
 
 use super::super::error::{AdvertisingError, Result};
 use super::super::openapi::Errors;
-use super::super::staff::{invalid_transition, not_found};
+use super::super::staff::invalid_transition;
 use super::super::wire::{self, ok, one_of, usd, Data, List};
 use super::super::AdvertisingState;
 use super::dto::TransactionView;
@@ -247,7 +247,7 @@ pub async fn finance_invoices(
 }
 
 fn withdrawal_not_found() -> crate::core::error::ApiError {
-    not_found("withdrawal", "withdrawal_not_found")
+    super::super::error::AdvertisingError::NotFound(super::super::error::Record::Withdrawal).into()
 }
 
 /// Processes a pending withdrawal: `paid` completes its hold, `cancelled` gives it back to

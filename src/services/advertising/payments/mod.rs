@@ -9,15 +9,16 @@ pub mod sandbox;
 pub mod store;
 pub mod webhook;
 
+use super::error::{AdvertisingError, Record};
 use crate::core::error::ApiError;
 
 /// Every payment is in US dollars.
 pub const CURRENCY: &str = "usd";
 
 pub fn payment_not_found() -> ApiError {
-    ApiError::not_found("payment not found").code("payment_not_found")
+    AdvertisingError::NotFound(Record::Payment).into()
 }
 
 pub fn invoice_not_found() -> ApiError {
-    ApiError::not_found("invoice not found").code("invoice_not_found")
+    AdvertisingError::NotFound(Record::Invoice).into()
 }

@@ -8,7 +8,7 @@ use super::super::money::ledger::{KINDS, STATUSES as TX_STATUSES};
 use super::super::money::store as money;
 use super::super::openapi::Errors;
 use super::super::sessions;
-use super::super::staff::{invalid_transition, not_found};
+use super::super::staff::invalid_transition;
 use super::super::wire::{self, ok, one_of, Data, List};
 use super::super::AdvertisingState;
 use super::domain;
@@ -58,7 +58,7 @@ pub struct UserUpdate {
 }
 
 fn user_not_found() -> crate::core::error::ApiError {
-    not_found("user", "user_not_found")
+    super::super::error::AdvertisingError::NotFound(super::super::error::Record::User).into()
 }
 
 fn user_id(raw: &str) -> Result<Uuid> {

@@ -8,14 +8,10 @@ pub mod dto;
 pub mod insights;
 pub mod routes;
 
-use crate::core::error::{ApiError, Kind};
-
-/// 404 for a record an administrator named, with its code (`user_not_found`, ...).
-pub fn not_found(record: &str, code: &'static str) -> ApiError {
-    ApiError::not_found(format!("{record} not found")).code(code)
-}
+use super::error::AdvertisingError;
+use crate::core::error::ApiError;
 
 /// 409 for a move the record's current state does not allow.
 pub fn invalid_transition(message: impl Into<String>) -> ApiError {
-    ApiError::new(Kind::Conflict, message.into()).code("invalid_transition")
+    AdvertisingError::InvalidTransition(message.into()).into()
 }
