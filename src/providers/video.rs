@@ -32,7 +32,7 @@ impl Default for VideoSettings {
             ffprobe_path: "ffprobe".into(),
             timeout_secs: 600,
             probe_timeout_secs: 30,
-            font_file: "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf".into(),
+            font_file: "/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf".into(),
             max_concurrent: 1,
         }
     }

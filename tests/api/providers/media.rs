@@ -31,10 +31,11 @@ pub fn test_clip(out: &Path, size: &str, secs: u32, audio: bool) {
     ffmpeg(&args);
 }
 
-/// A phone-sized white picture with `lines` of black text drawn large, one under another,
+/// A phone-sized white picture with `lines` of black text drawn large (in the font codes are
+/// burnt into videos with, as a poster's screenshot shows them), one under another,
 /// written in the format `out`'s extension names.
 pub fn text_picture(out: &Path, lines: &[&str]) {
-    let font = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
+    let font = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf";
     let draws: Vec<String> = lines
         .iter()
         .enumerate()
