@@ -13,7 +13,7 @@
 # CONNS connections read (16; 1 gives unloaded latencies) for DURATION each. A scratch SQLite
 # database by default; DB_URL=postgres://…/an_empty_database measures on PostgreSQL. KEEP=1
 # keeps the scratch directory (and its database) and prints where it is; ONLY=regex runs only
-# the read rows whose title matches. Needs wrk (apt-get install wrk), python3, curl, and
+# the read rows whose title matches; RATE=n paces them (see paced()). Needs wrk (apt-get install wrk), python3, curl, and
 # sqlite3 or psql for the floor. Limits are raised through the environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -106,7 +106,21 @@ threads() { echo $(( $1 < 2 ? 1 : 2 )); }
 # A request slower than 30 s counts as a timeout ("Socket errors"); wrk's default of 2 s left
 # no latencies at all for the slowest lists.
 run() { wrk -t"$(threads "$CONNS")" -c"$CONNS" -d"$DURATION" --timeout 30s --latency -H "Authorization: Bearer $TOKEN" \
-  -H "Content-Type: application/json" "$@" | grep -E "Requests/sec|50%|99%|Non-2xx|Socket errors|requests in"; }
+  -H "Content-Type: application/json" $(paced "$@") | grep -E "Requests/sec|50%|99%|Non-2xx|Socket errors|requests in"; }
+# RATE=n paces the read rows at about n requests/s in all: each connection pauses a random
+# 0–2×(CONNS/RATE) s after each answer (wrk's delay()), so latency is measured below the
+# server's capacity rather than with requests queued behind one another. Prints the achieved
+# rate. The arguments with a `-s script` get a copy of the script with the pause added.
+paced() {
+  if [ -z "${RATE:-}" ]; then printf '%s\n' "$@"; return; fi
+  local script="" args=() pause="$WORK/paced-$RANDOM.lua"
+  while [ $# -gt 0 ]; do
+    if [ "$1" = -s ]; then script=$2; shift 2; else args+=("$1"); shift; fi
+  done
+  { [ -n "$script" ] && cat "$script"
+    echo "function delay() return math.random(0, math.floor(2000 * $CONNS / $RATE)) end"; } > "$pause"
+  printf '%s\n' -s "$pause" "${args[@]}"
+}
 
 listed() { curl -fs "$BASE/cars?limit=1&status=active" | python3 -c 'import json,sys; print(json.load(sys.stdin)["pagination"]["totalItems"])'; }
 
