@@ -3,6 +3,7 @@
 //!
 //! One actor owns all of it so membership changes and broadcasts are
 //! ordered without locks. Rooms belong to a namespace, as in Socket.IO.
+//! Socket handles reach it through the `Rooms` port on its address.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

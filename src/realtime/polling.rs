@@ -1,5 +1,7 @@
 //! HTTP long-polling transport: one actor per session keeps the packets
-//! waiting for the client's next GET and the GET (if any) waiting for them.
+//! waiting for the client's next GET and the GET (if any) waiting for them;
+//! the table that finds a session by sid, and the claim a WebSocket holds
+//! while it upgrades one.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;

@@ -1,5 +1,7 @@
 //! What application code sees of a connected socket: the handle it emits
-//! through, the events it receives and the trait it implements per namespace.
+//! through, the events it receives and the trait it implements per namespace;
+//! and the commands a handle sends its connection's actor (run inline when the
+//! handle is used on that actor's own turn).
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
