@@ -9,32 +9,16 @@
 use super::clock::SharedClock;
 use super::error::ApiError;
 use super::jwt::{Claims, JwtError, JwtKeys};
+pub use super::role::Role;
 use super::secrets::constant_time_eq;
 use super::session::{Live, SessionKey, Sessions};
 use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
 use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 use futures_util::future::LocalBoxFuture;
-use serde::{Deserialize, Serialize};
 use std::future::{ready, Ready};
 use std::marker::PhantomData;
 use std::sync::Arc;
-
-/// What an access token lets its bearer act as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    User,
-    Dealer,
-    Admin,
-    Advertiser,
-    /// An advertising poster (signed in by phone).
-    Poster,
-    /// An administrator who moderates users, ads, screenshots and support (advertising).
-    Moderator,
-    /// An administrator who sees finance and analytics (advertising).
-    Finance,
-}
 
 /// How a service words credential failures (its codes and messages).
 #[derive(Clone, Copy)]

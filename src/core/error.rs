@@ -292,18 +292,6 @@ impl From<sea_orm::TransactionError<ApiError>> for ApiError {
     }
 }
 
-impl From<super::password::PasswordError> for ApiError {
-    fn from(e: super::password::PasswordError) -> Self {
-        Self::internal(e)
-    }
-}
-
-impl From<super::jwt::JwtError> for ApiError {
-    fn from(e: super::jwt::JwtError) -> Self {
-        Self::internal(e)
-    }
-}
-
 impl From<actix_web::error::BlockingError> for ApiError {
     fn from(e: actix_web::error::BlockingError) -> Self {
         Self::internal(e)

@@ -1,7 +1,8 @@
-//! Framework-level failures (malformed JSON, wrong content type, oversized body, wrong
-//! method) as [`ApiError`]s that each service renders in its own envelope, the matched
-//! route, security headers, the health body and the API docs mount. Unknown routes and
-//! which methods a path takes: `core::routes`.
+//! Framework-level failures (malformed JSON, wrong content type, oversized body, a wrong
+//! method's 405 with its `Allow`) as [`ApiError`]s that each service renders in its own
+//! envelope, the matched route, [`Resource`] for pages outside the API document, JSON
+//! responses, security headers, the health body and the API docs mount. Unknown routes and
+//! which methods a documented path takes: `core::routes`.
 
 use super::error::{ApiError, Kind};
 use actix_web::body::{EitherBody, MessageBody};
@@ -159,10 +160,20 @@ impl HttpServiceFactory for Resource {
         self.inner
             .default_service(web::to(move |req: HttpRequest| {
                 let allow = allow.clone();
-                async move { super::routes::method_not_allowed(&req, &allow) }
+                async move { method_not_allowed(&req, &allow) }
             }))
             .register(config)
     }
+}
+
+/// A 405 as an [`ApiError`] (rendered in the service's envelope) with its `Allow`.
+pub fn method_not_allowed(req: &HttpRequest, allow: &str) -> HttpResponse {
+    let message = format!("method {} is not allowed here", req.method());
+    let mut res = HttpResponse::from_error(ApiError::new(Kind::MethodNotAllowed, message));
+    if let Ok(allow) = header::HeaderValue::from_str(allow) {
+        res.headers_mut().insert(header::ALLOW, allow);
+    }
+    res
 }
 
 /// The end of a middleware that may refuse: answers `refused` (kept on the response, so the

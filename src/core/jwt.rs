@@ -27,7 +27,7 @@ pub struct Claims {
     pub jti: String,
     /// What the bearer may act as (services with roles: marketplace, advertising).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub roles: Vec<super::auth::Role>,
+    pub roles: Vec<super::role::Role>,
 }
 
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
@@ -41,6 +41,13 @@ pub enum JwtError {
     Revoked,
     #[error("token signing failed")]
     Sign,
+}
+
+/// A token failure the caller did not word in its own terms is an internal error.
+impl From<JwtError> for super::error::ApiError {
+    fn from(e: JwtError) -> Self {
+        Self::internal(e)
+    }
 }
 
 #[derive(Clone)]
@@ -89,7 +96,7 @@ impl JwtKeys {
         typ: &str,
         sub: &str,
         sid: Option<&str>,
-        roles: &[super::auth::Role],
+        roles: &[super::role::Role],
         now: DateTime<Utc>,
         ttl_secs: i64,
     ) -> Result<String, JwtError> {

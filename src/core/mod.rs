@@ -1,4 +1,5 @@
-//! Shared by every service and knowing none of them.
+//! Shared by every service and knowing none of them: the modules below, and the
+//! [`CoreContext`] each service is mounted with.
 
 pub mod auth;
 pub mod client;
@@ -19,6 +20,8 @@ pub mod page;
 pub mod password;
 pub mod phone;
 pub mod rate_limit;
+pub mod rate_store;
+pub mod role;
 pub mod routes;
 pub mod secrets;
 pub mod server;
@@ -38,7 +41,7 @@ pub struct CoreContext {
     pub db: sea_orm::DatabaseConnection,
     pub clock: clock::SharedClock,
     pub jwt: jwt::JwtKeys,
-    pub limiter: Arc<dyn rate_limit::RateLimitStore>,
+    pub limiter: Arc<dyn rate_store::RateLimitStore>,
     /// The durable job queue; services register their handlers when mounted.
     pub jobs: jobs::Jobs,
 }

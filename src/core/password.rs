@@ -13,6 +13,12 @@ pub enum PasswordError {
     Join,
 }
 
+impl From<PasswordError> for super::error::ApiError {
+    fn from(e: PasswordError) -> Self {
+        Self::internal(e)
+    }
+}
+
 /// OWASP's recommended argon2id parameters: 19 MiB memory, 2 iterations, 1 lane.
 fn hasher() -> Argon2<'static> {
     #[expect(

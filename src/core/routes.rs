@@ -5,11 +5,11 @@
 //! later templated route matches the same path — would reach that route's handler, which
 //! [`claim_declared_paths`] prevents.
 
-use super::error::{ApiError, Kind};
-use super::http::matched_route;
+use super::error::ApiError;
+use super::http::{matched_route, method_not_allowed};
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
-use actix_web::http::{header, Method};
+use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{web, HttpRequest, HttpResponse};
 use utoipa::openapi::{OpenApi, PathItem};
@@ -92,16 +92,6 @@ impl RouteMethods {
             .any(|d| d.def.is_match(path) && d.methods.contains(req.method()))
             .then_some(allow)
     }
-}
-
-/// A 405 as an [`ApiError`] (rendered in the service's envelope) with its `Allow`.
-pub fn method_not_allowed(req: &HttpRequest, allow: &str) -> HttpResponse {
-    let message = format!("method {} is not allowed here", req.method());
-    let mut res = HttpResponse::from_error(ApiError::new(Kind::MethodNotAllowed, message));
-    if let Ok(allow) = header::HeaderValue::from_str(allow) {
-        res.headers_mut().insert(header::ALLOW, allow);
-    }
-    res
 }
 
 fn declared(req: &HttpRequest) -> Option<web::Data<RouteMethods>> {

@@ -10,10 +10,10 @@
 //! it over the cluster bus to the other nodes' caches; until then the time to live bounds how
 //! long another node, or an operator's CLI, can be out of date.
 
-use super::auth::Role;
 use super::config::AuthSettings;
 use super::error::ApiError;
 use super::jwt::Claims;
+use super::role::Role;
 use async_trait::async_trait;
 use moka::sync::Cache;
 use serde::Serialize;

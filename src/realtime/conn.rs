@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::engineio::OutPacket;
 use super::hub;
-use super::server::{random_id, Permit, SocketIoServer};
+use super::shared::{random_id, Permit, Shared};
 use super::socket::{
     run_inline, send_command, AckSender, Command, ConnTarget, DisconnectReason, Event,
     NamespaceHandler, SocketHandle, TargetInner,
@@ -67,7 +67,7 @@ pub(crate) enum Flow {
 }
 
 pub(crate) struct Conn {
-    server: SocketIoServer,
+    shared: Arc<Shared>,
     target: ConnTarget,
     // Usually one or two entries, so a Vec beats a map in size and speed.
     sockets: Vec<NspSocket>,
@@ -109,14 +109,14 @@ const ATTACHMENT_BUDGET_FACTOR: usize = 10;
 
 impl Conn {
     pub(crate) fn new(
-        server: SocketIoServer,
+        shared: Arc<Shared>,
         recipient: Recipient<Command>,
         permit: Permit,
         opened: tokio::time::Instant,
     ) -> Self {
-        let max_queue = server.config().max_outbound_queue;
+        let max_queue = shared.config().max_outbound_queue;
         Self {
-            server,
+            shared,
             target: TargetInner::new(recipient, max_queue),
             sockets: Vec::new(),
             partial: None,
@@ -196,7 +196,7 @@ impl Conn {
         // Each attachment is within maxPayload, but a header may announce
         // many; bound what one packet may make the server hold.
         let limit = self
-            .server
+            .shared
             .config()
             .max_payload
             .saturating_mul(ATTACHMENT_BUDGET_FACTOR);
@@ -269,7 +269,7 @@ impl Conn {
     }
 
     fn connect(&mut self, packet: socketio::Packet, out: &mut impl Outbox) {
-        let Some(handler) = self.server.namespace(&packet.nsp).cloned() else {
+        let Some(handler) = self.shared.namespace(&packet.nsp).cloned() else {
             out.push_frame(socketio::connect_error_frame(
                 &packet.nsp,
                 "Invalid namespace",
@@ -282,10 +282,10 @@ impl Conn {
             return;
         }
         let nsp: Arc<str> = Arc::from(packet.nsp);
-        let hub = self.server.hub().clone();
-        let handle = SocketHandle::new(random_id(), nsp.clone(), self.target.clone(), hub);
+        let rooms = self.shared.rooms().clone();
+        let handle = SocketHandle::new(random_id(), nsp.clone(), self.target.clone(), rooms);
         // Registered before on_connect runs so rooms joined there stick.
-        handle.hub().do_send(hub::Register {
+        self.shared.hub().do_send(hub::Register {
             handle: handle.clone(),
         });
         self.sockets.push(NspSocket {
@@ -328,9 +328,7 @@ impl Conn {
             Err(message) => {
                 let s = self.sockets.swap_remove(pos);
                 out.push_frame(socketio::connect_error_frame(nsp, &message));
-                s.handle.hub().do_send(hub::Unregister {
-                    sid: s.handle.id_arc().clone(),
-                });
+                s.handle.rooms().unregister(s.handle.id_arc().clone());
             }
         }
     }
@@ -347,9 +345,7 @@ impl Conn {
     }
 
     fn forget(s: NspSocket, reason: DisconnectReason) {
-        s.handle.hub().do_send(hub::Unregister {
-            sid: s.handle.id_arc().clone(),
-        });
+        s.handle.rooms().unregister(s.handle.id_arc().clone());
         // A socket whose on_connect never succeeded was never connected.
         if s.pending.is_none() {
             let (handler, handle) = (s.handler, s.handle);
@@ -369,7 +365,7 @@ impl Conn {
         if !matches!(packet.kind, PacketKind::Event | PacketKind::BinaryEvent) {
             return Flow::Continue;
         }
-        let max_in_flight = self.server.config().max_handlers_in_flight;
+        let max_in_flight = self.shared.config().max_handlers_in_flight;
         let in_flight = self.in_flight.clone();
         let Some(s) = self.find_mut(&packet.nsp).filter(|s| s.pending.is_none()) else {
             return Flow::Continue;

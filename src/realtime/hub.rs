@@ -3,12 +3,14 @@
 //!
 //! One actor owns all of it so membership changes and broadcasts are
 //! ordered without locks. Rooms belong to a namespace, as in Socket.IO.
+//! Socket handles reach it through the `Rooms` port on its address.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use actix::{Actor, Context, Handler, Message, MessageResult};
+use actix::{Actor, Addr, Context, Handler, Message, MessageResult};
 
+use super::rooms::Rooms;
 use super::socket::SocketHandle;
 use super::socketio::Frame;
 
@@ -185,5 +187,28 @@ impl Hub {
                 self.rooms.remove(&key);
             }
         }
+    }
+}
+
+impl Rooms for Addr<Hub> {
+    fn join(&self, sid: Arc<str>, room: String) {
+        self.do_send(Join { sid, room });
+    }
+
+    fn leave(&self, sid: Arc<str>, room: String) {
+        self.do_send(Leave { sid, room });
+    }
+
+    fn emit(&self, nsp: Arc<str>, room: String, frame: Frame, except: Option<Arc<str>>) {
+        self.do_send(EmitToRoom {
+            nsp,
+            room,
+            frame,
+            except,
+        });
+    }
+
+    fn unregister(&self, sid: Arc<str>) {
+        self.do_send(Unregister { sid });
     }
 }

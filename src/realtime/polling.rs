@@ -1,5 +1,7 @@
 //! HTTP long-polling transport: one actor per session keeps the packets
-//! waiting for the client's next GET and the GET (if any) waiting for them.
+//! waiting for the client's next GET and the GET (if any) waiting for them;
+//! the table that finds a session by sid, and the claim a WebSocket holds
+//! while it upgrades one.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
@@ -8,13 +10,14 @@ use std::time::Duration;
 use actix::{
     Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message, MessageResult, Recipient,
 };
+use dashmap::DashMap;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::conn::{Conn, Flow, Outbox};
 use super::engineio::{self, OutPacket, Packet};
 use super::heartbeat::{self, EngineActor, Heartbeat};
-use super::server::SocketIoServer;
+use super::shared::Shared;
 use super::socket::{Command, DisconnectReason};
 
 /// After handing its connection to a WebSocket, the actor lingers this long
@@ -33,6 +36,9 @@ const UPGRADE_NOOP_DELAY: Duration = Duration::from_millis(100);
 /// this long so the GET the client sent alongside the close (still on its
 /// way, possibly on another worker) gets its noop rather than a 400.
 const CLOSE_LINGER: Duration = Duration::from_secs(1);
+
+/// The live polling sessions of one server, by sid (shared by every worker).
+pub(crate) type PollingSessions = Arc<DashMap<Arc<str>, PollingEntry>>;
 
 /// A live polling session as requests find it by sid. After an upgrade the
 /// entry stays, marked upgraded, for as long as the WebSocket lives: the sid
@@ -63,7 +69,7 @@ impl PollingEntry {
     /// or on when the polling actor hears of the probe.
     pub(crate) fn claim_upgrade(
         &self,
-        server: &SocketIoServer,
+        sessions: &PollingSessions,
         sid: Arc<str>,
     ) -> Option<UpgradeClaim> {
         self.upgrade
@@ -71,7 +77,7 @@ impl PollingEntry {
             .ok()
             .map(|_| UpgradeClaim {
                 state: self.upgrade.clone(),
-                server: server.clone(),
+                sessions: sessions.clone(),
                 sid,
             })
     }
@@ -87,7 +93,7 @@ impl PollingEntry {
 /// the end of the socket forgets the sid.
 pub(crate) struct UpgradeClaim {
     state: Arc<AtomicU8>,
-    server: SocketIoServer,
+    sessions: PollingSessions,
     sid: Arc<str>,
 }
 
@@ -101,8 +107,7 @@ impl UpgradeClaim {
 impl Drop for UpgradeClaim {
     fn drop(&mut self) {
         if self.state.load(Ordering::Acquire) == UPGRADED {
-            self.server
-                .polling_sessions()
+            self.sessions
                 .remove_if(&self.sid, |_, e| Arc::ptr_eq(&e.upgrade, &self.state));
         } else {
             self.state.store(FREE, Ordering::Release);
@@ -112,7 +117,8 @@ impl Drop for UpgradeClaim {
 
 pub(crate) struct PollingSession {
     sid: Arc<str>,
-    server: SocketIoServer,
+    shared: Arc<Shared>,
+    sessions: PollingSessions,
     conn: Option<Conn>,
     queue: Vec<OutPacket>,
     waiting: Option<oneshot::Sender<PollReply>>,
@@ -181,11 +187,17 @@ impl Outbox for Queue<'_> {
 
 impl PollingSession {
     /// `conn.opened()`: when the handshake answer was built, before it was sent.
-    pub(crate) fn new(sid: Arc<str>, server: SocketIoServer, conn: Conn) -> Self {
+    pub(crate) fn new(
+        sid: Arc<str>,
+        shared: Arc<Shared>,
+        sessions: PollingSessions,
+        conn: Conn,
+    ) -> Self {
         let opened = conn.opened();
         Self {
             sid,
-            server,
+            shared,
+            sessions,
             conn: Some(conn),
             queue: Vec::new(),
             waiting: None,
@@ -200,9 +212,7 @@ impl PollingSession {
     /// Takes the sid out of the polling map, unless a WebSocket upgraded the
     /// session: then the sid is the WebSocket's to forget when it ends.
     fn forget_sid(&self) {
-        self.server
-            .polling_sessions()
-            .remove_if(&self.sid, |_, e| !e.upgraded());
+        self.sessions.remove_if(&self.sid, |_, e| !e.upgraded());
     }
 
     /// Answers the waiting GET, if there is one and something to send.
@@ -225,7 +235,7 @@ impl PollingSession {
     /// whose mailbox overflowed) is disconnected rather than buffered for.
     /// True when it was.
     fn drop_if_slow(&mut self, ctx: &mut Context<Self>) -> bool {
-        let over_queue = self.queue.len() > self.server.config().max_outbound_queue;
+        let over_queue = self.queue.len() > self.shared.config().max_outbound_queue;
         if over_queue || self.conn.as_ref().is_some_and(Conn::overflowed) {
             tracing::debug!(sid = %self.sid, "slow polling client; closing");
             self.queue.clear();
@@ -332,7 +342,7 @@ impl Actor for PollingSession {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        let config = self.server.config().clone();
+        let config = self.shared.config().clone();
         heartbeat::start(self, ctx, &config, self.opened);
     }
 

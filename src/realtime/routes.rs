@@ -12,7 +12,8 @@ use futures_util::StreamExt;
 
 use super::conn::Conn;
 use super::polling::{BodyTooLarge, Poll, PollReply, PollingEntry, PollingSession, Push};
-use super::server::{random_id, Refusal, SocketIoServer};
+use super::server::SocketIoServer;
+use super::shared::{random_id, Refusal};
 use super::ws::{Superseded, WsSession};
 use crate::core::client;
 
@@ -150,7 +151,7 @@ fn refused(refusal: Refusal) -> HttpResponse {
 }
 
 fn handshake(req: &HttpRequest, server: &SocketIoServer) -> HttpResponse {
-    let permit = match server.admit_connection(client::ip(req)) {
+    let permit = match server.shared().admit_connection(client::ip(req)) {
         Ok(permit) => permit,
         Err(refusal) => return refused(refusal),
     };
@@ -158,10 +159,20 @@ fn handshake(req: &HttpRequest, server: &SocketIoServer) -> HttpResponse {
     // The heartbeat counts from before the client can see the handshake.
     let opened = tokio::time::Instant::now();
     // A payload of one packet is just that packet.
-    let body = format!("0{}", server.open_json(&sid, true));
+    let body = format!("0{}", server.shared().open_json(&sid, true));
     let session = PollingSession::create(|ctx| {
-        let conn = Conn::new(server.clone(), ctx.address().recipient(), permit, opened);
-        PollingSession::new(sid.clone(), server.clone(), conn)
+        let conn = Conn::new(
+            server.shared().clone(),
+            ctx.address().recipient(),
+            permit,
+            opened,
+        );
+        PollingSession::new(
+            sid.clone(),
+            server.shared().clone(),
+            server.polling_sessions().clone(),
+            conn,
+        )
     });
     server
         .polling_sessions()
@@ -224,14 +235,14 @@ fn websocket(
             };
             // Another WebSocket is upgrading this session, or has: this one
             // is accepted and closed at once.
-            let Some(claim) = session.claim_upgrade(server, sid) else {
+            let Some(claim) = session.claim_upgrade(server.polling_sessions(), sid) else {
                 return start_websocket(Superseded, &req, payload, server);
             };
             // The upgraded connection keeps the polling session's permit.
-            WsSession::upgrading(server.clone(), session.addr, claim)
+            WsSession::upgrading(server.shared().clone(), session.addr, claim)
         }
-        None => match server.admit_connection(client::ip(&req)) {
-            Ok(permit) => WsSession::new(server.clone(), permit),
+        None => match server.shared().admit_connection(client::ip(&req)) {
+            Ok(permit) => WsSession::new(server.shared().clone(), permit),
             Err(refusal) => return refused(refusal),
         },
     };

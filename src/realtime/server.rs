@@ -1,17 +1,17 @@
-//! The server object an application builds once: namespaces with their
-//! handlers, settings, the hub, and the live long-polling sessions.
+//! The server object an application builds once: its namespaces with their handlers and
+//! settings (held for every connection in `shared`), the hub, and the live long-polling
+//! sessions; and what the application asks of it (emit to a room, room members, counts).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use actix::{Actor, Addr};
-use dashmap::DashMap;
 use serde::Serialize;
 
 use super::config::SocketIoConfig;
 use super::hub::{self, Hub};
-use super::polling::PollingEntry;
+use super::polling::PollingSessions;
+use super::shared::Shared;
 use super::socket::{NamespaceHandler, SocketHandle};
 use super::socketio::{self, EncodeError};
 
@@ -20,45 +20,8 @@ use super::socketio::{self, EncodeError};
 pub struct SocketIoServer(Arc<Inner>);
 
 struct Inner {
-    config: SocketIoConfig,
-    namespaces: HashMap<String, Arc<dyn NamespaceHandler>>,
-    hub: Addr<Hub>,
-    polling: DashMap<Arc<str>, PollingEntry>,
-    connections: Arc<Connections>,
-}
-
-/// Live Engine.IO connections of this process, in total and per client
-/// address (per process: each node enforces its own share).
-#[derive(Default)]
-struct Connections {
-    total: AtomicUsize,
-    per_ip: DashMap<String, usize>,
-}
-
-/// Why a handshake was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Refusal {
-    ServerFull,
-    TooManyFromAddress,
-}
-
-/// One admitted connection: counted until dropped (it travels inside the
-/// connection's `Conn`, so an upgrade keeps it and a close releases it).
-pub(crate) struct Permit {
-    connections: Arc<Connections>,
-    ip: String,
-}
-
-impl Drop for Permit {
-    fn drop(&mut self) {
-        self.connections.total.fetch_sub(1, Ordering::AcqRel);
-        if let dashmap::Entry::Occupied(mut e) = self.connections.per_ip.entry(self.ip.clone()) {
-            *e.get_mut() -= 1;
-            if *e.get() == 0 {
-                e.remove();
-            }
-        }
-    }
+    shared: Arc<Shared>,
+    polling: PollingSessions,
 }
 
 /// Collects namespaces before the server starts.
@@ -78,11 +41,12 @@ impl SocketIoServerBuilder {
     /// (e.g. under `#[actix_web::main]`).
     pub fn build(self) -> SocketIoServer {
         SocketIoServer(Arc::new(Inner {
-            config: self.config,
-            namespaces: self.namespaces,
-            hub: Hub::default().start(),
-            polling: DashMap::new(),
-            connections: Arc::default(),
+            shared: Arc::new(Shared::new(
+                self.config,
+                self.namespaces,
+                Hub::default().start(),
+            )),
+            polling: PollingSessions::default(),
         }))
     }
 }
@@ -96,12 +60,12 @@ impl SocketIoServer {
     }
 
     pub fn config(&self) -> &SocketIoConfig {
-        &self.0.config
+        self.0.shared.config()
     }
 
     /// The hub, for presence queries ([`hub::RoomMembers`], [`hub::SocketCount`]).
     pub fn hub(&self) -> &Addr<Hub> {
-        &self.0.hub
+        self.0.shared.hub()
     }
 
     /// Emits `event` with one argument to every socket in `room` of `nsp`;
@@ -114,7 +78,7 @@ impl SocketIoServer {
         data: &T,
     ) -> Result<(), EncodeError> {
         let frame = socketio::event_frame_one(nsp, event, data)?;
-        self.0.hub.do_send(hub::EmitToRoom {
+        self.hub().do_send(hub::EmitToRoom {
             nsp: Arc::from(nsp),
             room: room.to_owned(),
             frame,
@@ -125,8 +89,7 @@ impl SocketIoServer {
 
     /// The sockets currently in `room` of `nsp`.
     pub async fn room_members(&self, nsp: &str, room: &str) -> Vec<SocketHandle> {
-        self.0
-            .hub
+        self.hub()
             .send(hub::RoomMembers {
                 nsp: Arc::from(nsp),
                 room: room.to_owned(),
@@ -137,67 +100,15 @@ impl SocketIoServer {
 
     /// How many sockets are connected, over all namespaces.
     pub async fn socket_count(&self) -> usize {
-        self.0.hub.send(hub::SocketCount).await.unwrap_or_default()
+        self.hub().send(hub::SocketCount).await.unwrap_or_default()
     }
 
-    pub(crate) fn namespace(&self, name: &str) -> Option<&Arc<dyn NamespaceHandler>> {
-        self.0.namespaces.get(name)
+    /// What every connection of this server reads.
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.0.shared
     }
 
-    /// Counts a new connection from `ip`, or says which cap it would pass.
-    pub(crate) fn admit_connection(&self, ip: String) -> Result<Permit, Refusal> {
-        let connections = &self.0.connections;
-        let max = self.0.config.max_connections;
-        if connections
-            .total
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < max).then_some(n + 1)
-            })
-            .is_err()
-        {
-            return Err(Refusal::ServerFull);
-        }
-        let mut count = connections.per_ip.entry(ip.clone()).or_insert(0);
-        if *count >= self.0.config.max_connections_per_ip {
-            drop(count);
-            connections.total.fetch_sub(1, Ordering::AcqRel);
-            return Err(Refusal::TooManyFromAddress);
-        }
-        *count += 1;
-        drop(count);
-        Ok(Permit {
-            connections: connections.clone(),
-            ip,
-        })
-    }
-
-    pub(crate) fn polling_sessions(&self) -> &DashMap<Arc<str>, PollingEntry> {
+    pub(crate) fn polling_sessions(&self) -> &PollingSessions {
         &self.0.polling
     }
-
-    /// The Engine.IO open packet's JSON.
-    pub(crate) fn open_json(&self, sid: &str, can_upgrade: bool) -> String {
-        let upgrades: &[&str] = if can_upgrade { &["websocket"] } else { &[] };
-        serde_json::json!({
-            "sid": sid,
-            "upgrades": upgrades,
-            "pingInterval": duration_ms(self.0.config.ping_interval),
-            "pingTimeout": duration_ms(self.0.config.ping_timeout),
-            "maxPayload": self.0.config.max_payload,
-        })
-        .to_string()
-    }
-}
-
-fn duration_ms(d: std::time::Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// A random id for Engine.IO sessions and Socket.IO sockets: 120 bits,
-/// URL-safe so it can travel in a query string unescaped.
-pub(crate) fn random_id() -> Arc<str> {
-    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-    use base64::Engine as _;
-    let bytes: [u8; 15] = rand::random();
-    Arc::from(URL_SAFE_NO_PAD.encode(bytes))
 }

@@ -1,5 +1,7 @@
 //! What application code sees of a connected socket: the handle it emits
-//! through, the events it receives and the trait it implements per namespace.
+//! through, the events it receives and the trait it implements per namespace;
+//! and the commands a handle sends its connection's actor (run inline when the
+//! handle is used on that actor's own turn).
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -8,13 +10,13 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use actix::{Addr, Message, Recipient};
+use actix::{Message, Recipient};
 use actix_web::web::Bytes;
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::hub::{self, Hub};
+use super::rooms::Rooms;
 use super::socketio::{self, EncodeError, Frame};
 
 /// Why a socket left its namespace.
@@ -245,7 +247,7 @@ struct Inner {
     sid: Arc<str>,
     nsp: Arc<str>,
     target: ConnTarget,
-    hub: Addr<Hub>,
+    rooms: Arc<dyn Rooms>,
     data: Mutex<Option<Arc<dyn Any + Send + Sync>>>,
 }
 
@@ -259,12 +261,17 @@ impl std::fmt::Debug for SocketHandle {
 }
 
 impl SocketHandle {
-    pub(crate) fn new(sid: Arc<str>, nsp: Arc<str>, target: ConnTarget, hub: Addr<Hub>) -> Self {
+    pub(crate) fn new(
+        sid: Arc<str>,
+        nsp: Arc<str>,
+        target: ConnTarget,
+        rooms: Arc<dyn Rooms>,
+    ) -> Self {
         Self(Arc::new(Inner {
             sid,
             nsp,
             target,
-            hub,
+            rooms,
             data: Mutex::new(None),
         }))
     }
@@ -319,12 +326,12 @@ impl SocketHandle {
         data: &T,
     ) -> Result<(), EncodeError> {
         let frame = socketio::event_frame_one(&self.0.nsp, event, data)?;
-        self.0.hub.do_send(hub::EmitToRoom {
-            nsp: self.0.nsp.clone(),
-            room: room.to_owned(),
+        self.0.rooms.emit(
+            self.0.nsp.clone(),
+            room.to_owned(),
             frame,
-            except: Some(self.0.sid.clone()),
-        });
+            Some(self.0.sid.clone()),
+        );
         Ok(())
     }
 
@@ -337,12 +344,9 @@ impl SocketHandle {
         data: &T,
     ) -> Result<(), EncodeError> {
         let frame = socketio::event_frame_one(&self.0.nsp, event, data)?;
-        self.0.hub.do_send(hub::EmitToRoom {
-            nsp: self.0.nsp.clone(),
-            room: room.to_owned(),
-            frame,
-            except: None,
-        });
+        self.0
+            .rooms
+            .emit(self.0.nsp.clone(), room.to_owned(), frame, None);
         Ok(())
     }
 
@@ -358,17 +362,11 @@ impl SocketHandle {
 
     /// Adds the socket to a room of its namespace.
     pub fn join(&self, room: impl Into<String>) {
-        self.0.hub.do_send(hub::Join {
-            sid: self.0.sid.clone(),
-            room: room.into(),
-        });
+        self.0.rooms.join(self.0.sid.clone(), room.into());
     }
 
     pub fn leave(&self, room: impl Into<String>) {
-        self.0.hub.do_send(hub::Leave {
-            sid: self.0.sid.clone(),
-            room: room.into(),
-        });
+        self.0.rooms.leave(self.0.sid.clone(), room.into());
     }
 
     /// Disconnects the socket from this namespace (sends DISCONNECT); the
@@ -410,7 +408,7 @@ impl SocketHandle {
         data.downcast::<T>().ok()
     }
 
-    pub(crate) fn hub(&self) -> &Addr<Hub> {
-        &self.0.hub
+    pub(crate) fn rooms(&self) -> &Arc<dyn Rooms> {
+        &self.0.rooms
     }
 }

@@ -7,6 +7,7 @@ use actix::{
 use actix_http::ws::Item;
 use actix_web::web::{Bytes, BytesMut};
 use actix_web_actors::ws::{self, CloseCode, CloseReason, WebsocketContext};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -16,11 +17,11 @@ use super::engineio::{self, OutPacket, Packet};
 use super::heartbeat::{self, EngineActor, Heartbeat};
 use super::pacing;
 use super::polling::{PollingSession, ProbeAborted, ProbeStarted, Upgrade, UpgradeClaim};
-use super::server::{random_id, Permit, SocketIoServer};
+use super::shared::{random_id, Permit, Shared};
 use super::socket::{Command, DisconnectReason};
 
 pub(crate) struct WsSession {
-    server: SocketIoServer,
+    shared: Arc<Shared>,
     /// `None` while probing an upgrade, until the polling session hands over.
     conn: Option<Conn>,
     /// The polling session being upgraded, if this socket came to upgrade one.
@@ -84,9 +85,9 @@ impl Outbox for Socket<'_> {
 
 impl WsSession {
     /// A socket opened directly on WebSocket.
-    pub(crate) fn new(server: SocketIoServer, permit: Permit) -> Self {
+    pub(crate) fn new(shared: Arc<Shared>, permit: Permit) -> Self {
         Self {
-            server,
+            shared,
             conn: None,
             upgrade_from: None,
             upgrade_claim: None,
@@ -99,12 +100,12 @@ impl WsSession {
 
     /// A socket that came to upgrade a polling session.
     pub(crate) fn upgrading(
-        server: SocketIoServer,
+        shared: Arc<Shared>,
         from: Addr<PollingSession>,
         claim: UpgradeClaim,
     ) -> Self {
         Self {
-            server,
+            shared,
             conn: None,
             upgrade_from: Some(from),
             upgrade_claim: Some(claim),
@@ -203,7 +204,7 @@ impl WsSession {
                             for packet in handover.queued {
                                 out.push(packet);
                             }
-                            let config = act.server.config().clone();
+                            let config = act.shared.config().clone();
                             heartbeat::start(act, ctx, &config, Instant::now());
                         }
                         _ => act.close(ctx, DisconnectReason::TransportClose),
@@ -217,7 +218,7 @@ impl WsSession {
 
     /// Collects continuation frames, bounded by maxPayload.
     fn on_fragment(&mut self, item: Item, ctx: &mut WebsocketContext<Self>) {
-        let max = self.server.config().max_payload;
+        let max = self.shared.config().max_payload;
         let (start, chunk, last) = match item {
             Item::FirstText(b) => (Some(true), b, false),
             Item::FirstBinary(b) => (Some(false), b, false),
@@ -259,7 +260,7 @@ impl Actor for WsSession {
         if self.upgrade_from.is_some() {
             // The connection comes from the polling session once the client
             // finishes the upgrade; a client that never does is dropped.
-            ctx.run_later(self.server.config().connect_timeout, |act, ctx| {
+            ctx.run_later(self.shared.config().connect_timeout, |act, ctx| {
                 if act.conn.is_none() {
                     act.close(ctx, DisconnectReason::TransportClose);
                 }
@@ -271,10 +272,10 @@ impl Actor for WsSession {
         };
         let sid = random_id();
         let opened = Instant::now();
-        write(ctx, OutPacket::open(&self.server.open_json(&sid, false)));
+        write(ctx, OutPacket::open(&self.shared.open_json(&sid, false)));
         let recipient = ctx.address().recipient();
-        self.conn = Some(Conn::new(self.server.clone(), recipient, permit, opened));
-        let config = self.server.config().clone();
+        self.conn = Some(Conn::new(self.shared.clone(), recipient, permit, opened));
+        let config = self.shared.config().clone();
         heartbeat::start(self, ctx, &config, opened);
     }
 
@@ -325,7 +326,7 @@ impl EngineActor for WsSession {
 
 impl StreamHandler<Result<ws::Message, ws::ProtocolError>> for WsSession {
     fn handle(&mut self, msg: Result<ws::Message, ws::ProtocolError>, ctx: &mut Self::Context) {
-        pacing::note_frame(self.server.config().coalesce_window);
+        pacing::note_frame(self.shared.config().coalesce_window);
         match msg {
             Ok(ws::Message::Text(text)) => self.on_text(&text, ctx),
             Ok(ws::Message::Binary(data)) => self.on_binary(data, ctx),

@@ -4,7 +4,7 @@
 //!
 //! [`Registry`]: super::Registry
 
-use super::registry::Deps;
+use super::ports::Deps;
 use super::session::{
     ActorError, AnswerOutcome, CompleteOutcome, Session, StartOutcome, REASON_TIME,
 };

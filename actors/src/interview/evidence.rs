@@ -1,8 +1,8 @@
 //! What an answer contains: the findings every score, piece of feedback and report line is
 //! derived from, so that none of them contradicts another (see docs/decisions.md, "Interview
-//! rubric (issue 20)").
+//! rubric (issue 20)"); the score of an answer built on them ([`AnswerScore`]), and the rule
+//! that holds a score to its own findings ([`contradiction`]).
 
-use super::model::AnswerScore;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -163,6 +163,33 @@ pub fn verdict(composite: f64) -> &'static str {
         c if c > WEAK => "Adequate answer",
         _ => "Weak answer",
     }
+}
+
+/// The rubric result for one answer (0–100 per category).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
+pub struct AnswerScore {
+    pub technical: f64,
+    pub communication: f64,
+    pub problem_solving: f64,
+    pub cultural_fit: f64,
+    /// Weighted mean of the four, the question's own category counting double.
+    pub composite_score: f64,
+    /// The findings the scores and feedback come from (absent for scores stored before
+    /// issue 20 and for model replies that gave none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
+    pub summary: String,
+    #[serde(default)]
+    pub skills: Vec<String>,
+    #[serde(default)]
+    pub strengths: Vec<String>,
+    #[serde(default)]
+    pub weaknesses: Vec<String>,
+    #[serde(default)]
+    pub red_flags: Vec<String>,
+    /// A short quote-worthy point of the answer, if any.
+    #[serde(default)]
+    pub highlight: Option<String>,
 }
 
 /// Why a score cannot stand as it is: its numbers contradict its own findings, or a finding

@@ -5,6 +5,11 @@
 //! completed), the question sequence and the time limit, which only runs while
 //! `in_progress`. It writes every message, score and report to the database before it
 //! emits the matching event, so a crash loses nothing that a client has seen.
+//!
+//! Files, each readable on its own: `model` (domain values and wire shapes), `evidence`
+//! (what an answer contains and its score), `report` (the final report), `ports` (what the
+//! actor needs from outside, bundled as [`Deps`]), `session` (the state and its commands),
+//! `actor` (the actix actor and its messages) and `registry` (finding or starting it).
 
 mod actor;
 pub mod evidence;
@@ -15,8 +20,8 @@ pub mod report;
 mod session;
 
 pub use model::*;
-pub use ports::{Broadcast, CompletionHook, Interviewer, TimeSource};
-pub use registry::{Deps, Registry, Timing};
+pub use ports::{Broadcast, CompletionHook, Deps, Interviewer, TimeSource, Timing};
+pub use registry::Registry;
 pub use session::{ActorError, AnswerOutcome, CompleteOutcome, StartOutcome};
 
 /// Session states as stored and sent on the wire.

@@ -1,6 +1,6 @@
 //! The interview's domain values and their wire shapes.
 
-use super::evidence::Evidence;
+pub use super::evidence::AnswerScore;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use switchboard_entities::interview::{message, session};
@@ -63,33 +63,6 @@ pub struct Turn {
     pub question: String,
     pub category: String,
     pub answer: String,
-}
-
-/// The rubric result for one answer (0–100 per category).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
-pub struct AnswerScore {
-    pub technical: f64,
-    pub communication: f64,
-    pub problem_solving: f64,
-    pub cultural_fit: f64,
-    /// Weighted mean of the four, the question's own category counting double.
-    pub composite_score: f64,
-    /// The findings the scores and feedback come from (absent for scores stored before
-    /// issue 20 and for model replies that gave none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub evidence: Option<Evidence>,
-    pub summary: String,
-    #[serde(default)]
-    pub skills: Vec<String>,
-    #[serde(default)]
-    pub strengths: Vec<String>,
-    #[serde(default)]
-    pub weaknesses: Vec<String>,
-    #[serde(default)]
-    pub red_flags: Vec<String>,
-    /// A short quote-worthy point of the answer, if any.
-    #[serde(default)]
-    pub highlight: Option<String>,
 }
 
 /// A message as clients see it (REST and the `message` event).

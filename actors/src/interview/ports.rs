@@ -1,10 +1,14 @@
-//! What the actor needs from outside, implemented by the application.
+//! What the actor needs from outside: the port traits the application implements, and
+//! [`Deps`], which bundles them with the database and the timer settings ([`Timing`]) for
+//! every session the registry starts.
 
 use super::model::{AnswerScore, JobProfile, Question, Report, Turn};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use sea_orm::{DatabaseTransaction, DbErr};
+use sea_orm::{DatabaseConnection, DatabaseTransaction, DbErr};
 use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
 use switchboard_entities::interview::session;
 use uuid::Uuid;
 
@@ -50,4 +54,32 @@ pub trait CompletionHook: Send + Sync + 'static {
         report: &Report,
     ) -> Result<Option<Uuid>, DbErr>;
     fn completed(&self, recorded: Option<Uuid>);
+}
+
+/// How the actor's timers behave. The time limit is measured on the injected clock; `tick`
+/// is how often a running session looks at that clock, so a test that moves the clock sees
+/// the session complete within one tick.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    pub tick: Duration,
+    /// An actor with no running timer stops after this long without a command.
+    pub idle: Duration,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Self {
+            tick: Duration::from_millis(500),
+            idle: Duration::from_secs(300),
+        }
+    }
+}
+
+pub struct Deps {
+    pub db: DatabaseConnection,
+    pub clock: Arc<dyn TimeSource>,
+    pub ai: Arc<dyn Interviewer>,
+    pub broadcast: Arc<dyn Broadcast>,
+    pub hook: Arc<dyn CompletionHook>,
+    pub timing: Timing,
 }

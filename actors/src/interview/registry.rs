@@ -1,44 +1,15 @@
 //! Finds the actor of a session or starts it; restores running sessions at start-up.
 
 use super::actor::{Answer, Complete, InterviewSession, Pause, Resume, Start, Stop};
-use super::ports::{Broadcast, CompletionHook, Interviewer, TimeSource};
+use super::ports::Deps;
 use super::session::{ActorError, AnswerOutcome, CompleteOutcome, StartOutcome};
 use super::status;
 use crate::registry::ActorRegistry;
 use actix::{Arbiter, Handler, Message};
-use sea_orm::{ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, QuerySelect};
 use std::sync::Arc;
-use std::time::Duration;
 use switchboard_entities::interview::session;
 use uuid::Uuid;
-
-/// How the actor's timers behave. The time limit is measured on the injected clock; `tick`
-/// is how often a running session looks at that clock, so a test that moves the clock sees
-/// the session complete within one tick.
-#[derive(Debug, Clone, Copy)]
-pub struct Timing {
-    pub tick: Duration,
-    /// An actor with no running timer stops after this long without a command.
-    pub idle: Duration,
-}
-
-impl Default for Timing {
-    fn default() -> Self {
-        Self {
-            tick: Duration::from_millis(500),
-            idle: Duration::from_secs(300),
-        }
-    }
-}
-
-pub struct Deps {
-    pub db: DatabaseConnection,
-    pub clock: Arc<dyn TimeSource>,
-    pub ai: Arc<dyn Interviewer>,
-    pub broadcast: Arc<dyn Broadcast>,
-    pub hook: Arc<dyn CompletionHook>,
-    pub timing: Timing,
-}
 
 /// Cheap to clone; every clone is the same registry.
 #[derive(Clone)]

@@ -2,7 +2,7 @@
 //! actor runs, one command at a time.
 
 use super::model::{JobProfile, MessageView, Question, Report, ReportSummary, ScoreView, Turn};
-use super::registry::Deps;
+use super::ports::Deps;
 use super::report::{self, Answered};
 use super::status;
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
