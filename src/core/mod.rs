@@ -1,6 +1,7 @@
 //! Shared by every service and knowing none of them: the modules below, and the
 //! [`CoreContext`] each service is mounted with.
 
+pub mod admin;
 pub mod auth;
 pub mod client;
 pub mod clock;
@@ -49,5 +50,11 @@ pub struct CoreContext {
 impl CoreContext {
     pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
         self.clock.now()
+    }
+
+    /// `service`'s rate limits, counted in this context's store on its clock (rules added
+    /// by the service).
+    pub fn limits(&self, service: &'static str) -> rate_limit::Limits {
+        rate_limit::Limits::new(service, self.limiter.clone(), self.clock.clone())
     }
 }

@@ -129,6 +129,11 @@ impl Limits {
         self
     }
 
+    /// Every rule of `rules`, in order.
+    pub fn rules(self, rules: impl IntoIterator<Item = Rule>) -> Self {
+        rules.into_iter().fold(self, Self::rule)
+    }
+
     /// Routes the default does not cover (Socket.IO transport, which has its own limits).
     pub fn exempt(mut self, pattern: &'static str) -> Self {
         self.exempt.push(pattern);

@@ -5,6 +5,7 @@ use super::settings::SmsProviderSettings;
 use super::twilio::TwilioApi;
 use super::{Accepted, Handover, ProviderError};
 use crate::core::clock::SharedClock;
+use crate::core::phone::PhoneNumber;
 use async_trait::async_trait;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -22,6 +23,38 @@ pub struct SmsMessage<'a> {
 #[derive(Debug, Clone)]
 pub struct SmsReceipt {
     pub provider_message_id: String,
+}
+
+/// A one-time code to text: "{intro} {code}. It expires in N minutes. Never share it."
+pub struct CodeText<'a> {
+    pub to: &'a PhoneNumber,
+    /// The sending service (recorded in the outbox).
+    pub service: &'a str,
+    /// The opening words, naming what the code is for ("Your sign-in code is").
+    pub intro: &'a str,
+    pub code: &'a str,
+    pub ttl_secs: i64,
+}
+
+/// Texts a one-time code in the wording every service uses.
+pub async fn send_code(
+    sender: &dyn SmsSender,
+    text: CodeText<'_>,
+) -> Result<SmsReceipt, ProviderError> {
+    let body = format!(
+        "{} {}. It expires in {} minutes. Never share it.",
+        text.intro,
+        text.code,
+        text.ttl_secs / 60
+    );
+    sender
+        .send(&SmsMessage {
+            to: text.to.as_str(),
+            body: &body,
+            service: text.service,
+            status_callback: None,
+        })
+        .await
 }
 
 #[async_trait]

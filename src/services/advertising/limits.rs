@@ -40,17 +40,10 @@ pub fn limits(st: &AdvertisingState) -> Limits {
     let admin_auth = ADMIN_AUTH_ROUTES
         .iter()
         .map(|path| Rule::new(Method::POST, path, "admin-auth", l.auth, Per::Ip));
-    auth.chain(advertiser_auth)
-        .chain(admin_auth)
-        .chain(uploads)
-        .fold(
-            Limits::new(
-                "advertising",
-                st.core.limiter.clone(),
-                st.core.clock.clone(),
-            ),
-            Limits::rule,
-        )
+    let rules = auth.chain(advertiser_auth).chain(admin_auth).chain(uploads);
+    st.core
+        .limits("advertising")
+        .rules(rules)
         // Video links carry their own signature and are fetched in many ranges.
         .exempt("/media/videos/{token}")
         // The payment provider's deliveries are signed and must not be turned away in a burst.

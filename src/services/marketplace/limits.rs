@@ -47,15 +47,9 @@ pub fn limits(st: &MarketplaceState) -> Limits {
     let auth = AUTH_ROUTES
         .iter()
         .map(|path| Rule::new(Method::POST, path, "auth", l.auth, Per::Ip));
-    auth.chain(per_caller)
-        .fold(
-            Limits::new(
-                "marketplace",
-                st.core.limiter.clone(),
-                st.core.clock.clone(),
-            ),
-            Limits::rule,
-        )
+    st.core
+        .limits("marketplace")
+        .rules(auth.chain(per_caller))
         // Engine.IO polls are many small requests per socket; sockets have their own limits.
         .exempt("/socket.io")
         .exempt("/socket.io/")

@@ -63,7 +63,7 @@ use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 pub use error::MarketplaceEnvelope;
-pub use service::accounts::{create_admin, AdminError};
+pub use service::accounts::create_admin;
 
 #[derive(Clone)]
 pub struct MarketplaceState {

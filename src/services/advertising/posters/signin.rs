@@ -10,7 +10,7 @@ use super::store;
 use crate::core::error::ApiError;
 use crate::core::otp::{Checked, Live, OtpCodes};
 use crate::core::phone::PhoneNumber;
-use crate::providers::sms::SmsMessage;
+use crate::providers::sms::{send_code, CodeText};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, Set};
@@ -90,18 +90,14 @@ pub async fn request(st: &AdvertisingState, phone: &PhoneNumber, country: &Count
         return Err(AdvertisingError::OtpCooldown { until, now }.into());
     }
     let code = codes(st).issue(phone, PURPOSE, now).await?;
-    let body = format!(
-        "Your sign-in code is {code}. It expires in {} minutes. Never share it.",
-        st.cfg.otp_ttl_secs / 60
-    );
-    st.providers
-        .sms
-        .send(&SmsMessage {
-            to: phone.as_str(),
-            body: &body,
-            service: "advertising",
-            status_callback: None,
-        })
+    let text = CodeText {
+        to: phone,
+        service: "advertising",
+        intro: "Your sign-in code is",
+        code: &code,
+        ttl_secs: st.cfg.otp_ttl_secs,
+    };
+    send_code(st.providers.sms.as_ref(), text)
         .await
         .map_err(ApiError::internal)?;
     Ok(())

@@ -7,8 +7,9 @@ use super::super::posters::domain;
 use super::super::sessions::{self, AccountKind};
 use super::super::settings::AdminSeed;
 use super::super::AdvertisingState;
+use crate::core::admin::AdminError;
 use crate::core::error::ApiError;
-use crate::core::password::{self, PasswordError};
+use crate::core::password;
 use chrono::{DateTime, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, Set, SqlErr,
@@ -19,18 +20,6 @@ use uuid::Uuid;
 /// Shortest administrator password the command accepts.
 pub const MIN_PASSWORD_CHARS: usize = 10;
 
-#[derive(Debug, thiserror::Error)]
-pub enum CreateAdminError {
-    #[error("{0}")]
-    Invalid(&'static str),
-    #[error("an administrator with this email already exists")]
-    Exists,
-    #[error(transparent)]
-    Db(#[from] DbErr),
-    #[error(transparent)]
-    Hash(#[from] PasswordError),
-}
-
 /// Makes an administrator (`switchboard admin create-ads-admin`).
 pub async fn create(
     db: &DatabaseConnection,
@@ -38,22 +27,22 @@ pub async fn create(
     email: &str,
     role: &str,
     password: &str,
-) -> Result<admin::Model, CreateAdminError> {
+) -> Result<admin::Model, AdminError> {
     let email = domain::email(email)
-        .map_err(|_| CreateAdminError::Invalid("--email must be a valid email address"))?;
+        .map_err(|_| AdminError::Invalid("--email must be a valid email address".into()))?;
     if sessions::admin_role(role).is_none() {
-        return Err(CreateAdminError::Invalid(
-            "--role must be admin, moderator or finance",
+        return Err(AdminError::Invalid(
+            "--role must be admin, moderator or finance".into(),
         ));
     }
     if password.chars().count() < MIN_PASSWORD_CHARS {
-        return Err(CreateAdminError::Invalid(
-            "--password must be at least 10 characters",
+        return Err(AdminError::Invalid(
+            "--password must be at least 10 characters".into(),
         ));
     }
     insert_absent(db, now, &email, role, password)
         .await?
-        .ok_or(CreateAdminError::Exists)
+        .ok_or(AdminError::Exists("an administrator with this email"))
 }
 
 /// Writes the administrator unless one with `email` exists (then None). Two nodes starting
@@ -64,7 +53,7 @@ async fn insert_absent(
     email: &str,
     role: &str,
     password: &str,
-) -> Result<Option<admin::Model>, CreateAdminError> {
+) -> Result<Option<admin::Model>, AdminError> {
     let by_email = || admin::Entity::find().filter(admin::Column::Email.eq(email));
     if by_email().one(db).await?.is_some() {
         return Ok(None);
@@ -100,7 +89,7 @@ pub async fn seed(
             Ok(())
         }
         Ok(None) => Ok(()),
-        Err(CreateAdminError::Db(e)) => Err(e),
+        Err(AdminError::Db(e)) => Err(e),
         Err(e) => Err(DbErr::Custom(e.to_string())),
     }
 }

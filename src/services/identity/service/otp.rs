@@ -11,7 +11,7 @@ use crate::core::error::ApiError;
 use crate::core::otp::{Checked, Live, OtpCodes};
 use crate::core::phone::PhoneNumber;
 use crate::core::secrets::{random_token, sha256_hex};
-use crate::providers::sms::SmsMessage;
+use crate::providers::sms::{send_code, CodeText};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -50,18 +50,14 @@ pub async fn send(st: &IdentityState, phone: &PhoneNumber, purpose: OtpPurpose) 
     let code = codes(st)
         .issue(phone, purpose.as_str(), st.core.now())
         .await?;
-    let body = format!(
-        "Your Switchboard code is {code}. It expires in {} minutes. Never share it.",
-        ttl / 60
-    );
-    st.providers
-        .sms
-        .send(&SmsMessage {
-            to: phone.as_str(),
-            body: &body,
-            service: "identity",
-            status_callback: None,
-        })
+    let text = CodeText {
+        to: phone,
+        service: "identity",
+        intro: "Your Switchboard code is",
+        code: &code,
+        ttl_secs: ttl,
+    };
+    send_code(st.providers.sms.as_ref(), text)
         .await
         .map_err(ApiError::internal)?;
     Ok(OtpSent {

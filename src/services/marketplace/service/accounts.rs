@@ -7,6 +7,7 @@ use super::super::dto::{AuthResult, ResetToken};
 use super::super::error::{MarketplaceError, Result};
 use super::super::MarketplaceState;
 use super::{otp, tokens, user_by_phone};
+use crate::core::admin::AdminError;
 use crate::core::db::is_unique_violation;
 use crate::core::error::ApiError;
 use crate::core::lockout;
@@ -247,16 +248,6 @@ async fn set_password(
         .exec(db)
         .await?;
     Ok(())
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum AdminError {
-    #[error("{0}")]
-    Invalid(String),
-    #[error("database: {0}")]
-    Db(#[from] sea_orm::DbErr),
-    #[error("password hashing: {0}")]
-    Password(#[from] password::PasswordError),
 }
 
 /// `switchboard admin create-marketplace-admin`: the account of `phone` becomes a verified

@@ -7,7 +7,7 @@ use super::super::MarketplaceState;
 use crate::core::error::ApiError;
 use crate::core::otp::{Checked, Live, OtpCodes};
 use crate::core::phone::PhoneNumber;
-use crate::providers::sms::SmsMessage;
+use crate::providers::sms::{send_code, CodeText};
 use chrono::{DateTime, Duration, Utc};
 
 /// The marketplace's codes.
@@ -23,22 +23,17 @@ pub fn codes(st: &MarketplaceState) -> OtpCodes<'_> {
 
 /// Stores a fresh code (retiring earlier ones) and sends it.
 pub async fn send(st: &MarketplaceState, phone: &PhoneNumber, purpose: OtpPurpose) -> Result<()> {
-    let ttl = st.cfg.otp_ttl_secs;
     let code = codes(st)
         .issue(phone, purpose.as_str(), st.core.now())
         .await?;
-    let body = format!(
-        "Your car marketplace code is {code}. It expires in {} minutes. Never share it.",
-        ttl / 60
-    );
-    st.providers
-        .sms
-        .send(&SmsMessage {
-            to: phone.as_str(),
-            body: &body,
-            service: "marketplace",
-            status_callback: None,
-        })
+    let text = CodeText {
+        to: phone,
+        service: "marketplace",
+        intro: "Your car marketplace code is",
+        code: &code,
+        ttl_secs: st.cfg.otp_ttl_secs,
+    };
+    send_code(st.providers.sms.as_ref(), text)
         .await
         .map_err(ApiError::internal)?;
     Ok(())
