@@ -1,8 +1,8 @@
 //! Parsed inputs of the marketplace: each type can only hold a value that obeys its rule.
 
-use super::error::MarketplaceError;
 use crate::core::auth::Role;
 use crate::core::phone::PhoneNumber;
+use crate::services::marketplace::error::MarketplaceError;
 
 /// Longest password accepted: argon2 time grows with input, and nobody types more.
 const MAX_PASSWORD_CHARS: usize = 128;

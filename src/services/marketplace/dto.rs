@@ -1,9 +1,9 @@
 //! Wire shapes of the marketplace, named as the spec names them (camelCase).
 
-use super::error::MarketplaceError;
-use super::listing::Scalar;
 use crate::core::error::ApiError;
 use crate::core::page::{Bounds, Page, PageNumbers, PageQuery, Window};
+use crate::services::marketplace::cars::domain::Scalar;
+use crate::services::marketplace::error::MarketplaceError;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use switchboard_entities::marketplace::{dealer_application, dealer_profile, dealer_review, user};
@@ -456,7 +456,7 @@ pub struct BusinessHoursView {
 pub struct ReviewRequest {
     /// A whole number from 1 to 5.
     #[schema(value_type = Option<i64>)]
-    pub rating: Option<super::listing::Scalar>,
+    pub rating: Option<crate::services::marketplace::cars::domain::Scalar>,
     /// 1 to 1000 characters.
     pub comment: Option<String>,
 }

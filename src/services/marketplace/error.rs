@@ -206,7 +206,7 @@ impl Envelope for MarketplaceEnvelope {
     }
 
     fn schema() -> RefOr<Schema> {
-        <super::dto::ErrorEnvelope as PartialSchema>::schema()
+        <crate::services::marketplace::dto::ErrorEnvelope as PartialSchema>::schema()
     }
 }
 

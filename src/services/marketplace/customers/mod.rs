@@ -1,0 +1,4 @@
+//! The customer's side: favorites, inquiries to dealers, the cars they liked and viewed.
+
+pub mod routes;
+pub mod store;
