@@ -1,13 +1,18 @@
-//! Writes need a verified phone: an account that never verified its number (anyone's number
-//! can be typed at sign-up) may sign in and read, nothing more.
+//! Who may call: the marketplace's bearer-token policy (its sessions must be live), and the
+//! [`Verified`] extractor: writes need a verified phone, so an account that never verified
+//! its number (anyone's number can be typed at sign-up) may sign in and read, nothing more.
 
-use crate::core::auth::{AnyRole, Bearer, Roles};
+use crate::core::auth::{AnyRole, Auth, AuthErrors, Bearer, Roles};
 use crate::core::error::ApiError;
+use crate::core::session::Sessions;
+use crate::core::CoreContext;
+use crate::services::marketplace::accounts::tokens::ACCESS_TOKEN_TYPE;
 use crate::services::marketplace::error::MarketplaceError;
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 use std::ops::Deref;
+use std::sync::Arc;
 use switchboard_entities::marketplace::user;
 
 /// A [`Bearer`] whose account has verified its phone, as the session check read it (so a
@@ -39,4 +44,25 @@ impl<R: Roles> FromRequest for Verified<R> {
             Ok(Self(bearer))
         })
     }
+}
+
+/// Bearer tokens of the marketplace, with the spec's `invalid_token`; their sessions must be
+/// live.
+pub fn policy(core: &CoreContext, sessions: Arc<Sessions>) -> Auth {
+    Auth::new(
+        core,
+        &[ACCESS_TOKEN_TYPE],
+        AuthErrors {
+            missing: |what| {
+                ApiError::unauthorized(format!("missing {what}: Bearer <access token>"))
+                    .code("invalid_token")
+            },
+            invalid_token: |_| {
+                ApiError::unauthorized("access token is invalid or expired").code("invalid_token")
+            },
+            forbidden: |_| ApiError::forbidden("your role does not allow this operation"),
+            invalid_key: |what| ApiError::unauthorized(format!("invalid {what}")),
+        },
+    )
+    .with_sessions(sessions)
 }

@@ -206,7 +206,7 @@ impl Envelope for MarketplaceEnvelope {
     }
 
     fn schema() -> RefOr<Schema> {
-        <crate::services::marketplace::dto::ErrorEnvelope as PartialSchema>::schema()
+        <crate::services::marketplace::wire::ErrorEnvelope as PartialSchema>::schema()
     }
 }
 

@@ -4,7 +4,7 @@
 use crate::core::config::LimitSettings;
 use crate::core::rate_limit::{Limits, Per, Rule};
 use crate::services::marketplace::settings::MarketplaceRateLimits;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use actix_web::http::Method;
 
 /// The endpoints that take a credential or a code, where guessing is the threat.

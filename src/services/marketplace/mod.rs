@@ -1,5 +1,10 @@
-//! Car marketplace: phone-verified accounts with roles (user, dealer, admin); listings,
-//! dealers and customers follow (`specs/car-marketplace.md`).
+//! Car marketplace (`specs/car-marketplace.md`): phone-verified accounts with roles (user,
+//! dealer, admin), car listings and their search, interactions, customers, dealers, the
+//! catalogue, VIN lookups, direct messages, AI helpers and a sandbox. One folder per feature
+//! (`routes.rs` handlers, `dto.rs` wire shapes, `domain.rs` parsing and rules, `store.rs`
+//! database work); the files here serve them all (state, auth, wire shapes, shared parsing,
+//! errors, settings, limits, the live socket, the document, health). This file only
+//! registers them: the listener, the routes in matching order, and the recurring jobs.
 
 mod accounts;
 mod ai;
@@ -10,7 +15,6 @@ mod clock_text;
 mod customers;
 mod dealers;
 mod domain;
-mod dto;
 mod error;
 mod health;
 mod interactions;
@@ -21,12 +25,11 @@ pub mod sandbox;
 pub mod settings;
 mod socket;
 mod state;
-mod vin;
+pub mod vin;
+mod wire;
 
-use crate::core::auth::{Auth, AuthErrors};
 use crate::core::clock::ActorClock;
 use crate::core::config::ConfigError;
-use crate::core::error::ApiError;
 use crate::core::http::api_docs;
 use crate::core::routes::fallback;
 use crate::core::server::{serve_marked, Listening, MountError};
@@ -40,6 +43,7 @@ use actix_web::middleware::from_fn;
 use actix_web::web;
 use futures_util::future::BoxFuture;
 use settings::MarketplaceSettings;
+use state::MarketplaceState;
 use std::sync::Arc;
 use std::time::Duration;
 use switchboard_actors::marketplace::{Conversations, Deps, UserFeed};
@@ -48,25 +52,6 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 pub use accounts::store::{create_admin, AdminError};
 pub use error::MarketplaceEnvelope;
-
-#[derive(Clone)]
-pub struct MarketplaceState {
-    pub core: CoreContext,
-    pub providers: Providers,
-    pub cfg: Arc<MarketplaceSettings>,
-    /// Set once the catalogue is filled ([`catalogue::store::ready`]).
-    pub catalogue: Arc<tokio::sync::OnceCell<()>>,
-    /// The catalogue's names the search corrects words to ([`catalogue::store::names`]).
-    pub catalogue_names: catalogue::store::NamesCache,
-    /// Where VIN lookups are answered from (`[services.marketplace.vin]`).
-    pub vin: Arc<dyn vin::provider::VinDecoder>,
-    /// The conversation actors, which write messages and receipts.
-    pub conversations: Conversations,
-    /// Live events to a user's sockets.
-    pub feed: Arc<dyn UserFeed>,
-    /// Which sessions are live (every bearer request and socket asks; every change announces).
-    pub sessions: Arc<Sessions>,
-}
 
 /// A conversation actor without a command for this long stops (the database keeps all).
 const CONVERSATION_IDLE: Duration = Duration::from_secs(300);
@@ -97,10 +82,19 @@ impl Service for Marketplace {
         cfg: &'a MarketplaceSettings,
     ) -> BoxFuture<'a, Result<Vec<Listening>, MountError>> {
         Box::pin(async move {
-            Ok(sandbox::start(core, providers, cfg)
-                .await?
-                .into_iter()
-                .collect())
+            let Some((ctx, providers)) = sandbox::context(core, providers, cfg).await? else {
+                return Ok(Vec::new());
+            };
+            let bind = &cfg.sandbox.bind;
+            let marks = &[sandbox::TEST_MODE_HEADER];
+            Ok(vec![listen(
+                sandbox::NAME,
+                bind,
+                &ctx,
+                &providers,
+                cfg,
+                marks,
+            )?])
         })
     }
 }
@@ -119,7 +113,7 @@ fn listen(
         &core.settings.auth,
     ));
     let live = socket::Live::new(
-        policy(core, sessions.clone()),
+        auth::policy(core, sessions.clone()),
         sessions.clone(),
         core.clock.clone(),
         core.settings.auth.session_cache_secs,
@@ -184,117 +178,99 @@ fn register_jobs(state: &MarketplaceState) {
     );
 }
 
-/// Bearer tokens of the marketplace, with the spec's `invalid_token`; their sessions must be
-/// live.
-fn policy(core: &CoreContext, sessions: Arc<Sessions>) -> Auth {
-    Auth::new(
-        core,
-        &[accounts::tokens::ACCESS_TOKEN_TYPE],
-        AuthErrors {
-            missing: |what| {
-                ApiError::unauthorized(format!("missing {what}: Bearer <access token>"))
-                    .code("invalid_token")
-            },
-            invalid_token: |_| {
-                ApiError::unauthorized("access token is invalid or expired").code("invalid_token")
-            },
-            forbidden: |_| ApiError::forbidden("your role does not allow this operation"),
-            invalid_key: |what| ApiError::unauthorized(format!("invalid {what}")),
-        },
-    )
-    .with_sessions(sessions)
-}
-
 fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>, sio: SocketIoServer) {
-    cfg.app_data(web::Data::new(policy(&data.core, data.sessions.clone())))
-        .app_data(web::Data::new(limits::limits(&data)))
-        .app_data(data)
-        // Socket.IO speaks its own protocol: outside the versioned API scope.
-        .map(|c| c.service(realtime::scope(sio)))
-        .service(
-            scope("")
-                .wrap(from_fn(require_version::<1>))
-                .service(health::health)
-                .map(|docs| docs.configure(api_docs))
-                .service(accounts::routes::signup)
-                .service(accounts::routes::verify_signup)
-                .service(accounts::routes::login)
-                .service(accounts::routes::refresh_token)
-                .service(accounts::routes::me)
-                .service(accounts::routes::logout)
-                .service(accounts::routes::forgot_password)
-                .service(accounts::routes::verify_forgot_password)
-                .service(accounts::routes::reset_password)
-                .service(accounts::routes::resend_otp)
-                .service(dealers::routes::apply)
-                .service(dealers::routes::status)
-                // Literal segments (admin, profile, stats, export) before `/dealers/{id}`.
-                .service(dealers::routes::pending)
-                .service(dealers::listings::routes::stats)
-                .service(dealers::listings::routes::export)
-                .service(dealers::profiles::routes::profile)
-                .service(dealers::profiles::routes::update_profile)
-                .service(dealers::profiles::routes::hours)
-                .service(dealers::profiles::routes::set_hours)
-                .service(dealers::profiles::routes::set_info)
-                .service(dealers::profiles::routes::all)
-                .service(dealers::profiles::routes::one)
-                .service(dealers::listings::routes::dealer_cars)
-                .service(dealers::routes::approve)
-                .service(dealers::reviews::routes::list_reviews)
-                .service(dealers::reviews::routes::review)
-                .service(vin::routes::lookup)
-                .service(ai::routes::generate_listing)
-                .service(ai::routes::enhance_description)
-                .service(ai::routes::search_natural_language)
-                .service(ai::routes::recommendations)
-                .service(ai::routes::pricing_insights)
-                .service(ai::routes::generate_car_description)
-                .service(ai::routes::lifestyle_recommendations)
-                .service(cars::routes::browse)
-                .service(cars::routes::facets)
-                .service(cars::routes::advanced_search)
-                .service(cars::routes::my_cars)
-                .service(cars::routes::create)
-                // Literal segments before `/cars/{id}`.
-                .service(catalogue::routes::makes)
-                .service(catalogue::routes::models)
-                .service(catalogue::routes::body_types)
-                .service(catalogue::routes::features)
-                .service(catalogue::routes::template)
-                .service(cars::stats::routes::trending)
-                .service(cars::stats::routes::stats_batch)
-                .service(customers::routes::user_liked)
-                .service(interactions::routes::like_comment)
-                .service(interactions::routes::reply)
-                .service(customers::routes::favorites)
-                .service(customers::routes::add_favorite)
-                .service(customers::routes::remove_favorite)
-                .service(customers::routes::inquire)
-                .service(customers::routes::inquiries)
-                .service(customers::routes::viewed_cars)
-                .service(customers::routes::liked_cars)
-                // `/cars/{id}` after every one-segment literal under /cars.
-                .service(cars::routes::get_one)
-                .service(cars::routes::update)
-                .service(cars::routes::remove)
-                .service(interactions::routes::like)
-                .service(interactions::routes::views)
-                .service(interactions::routes::record_view)
-                .service(interactions::routes::comments)
-                .service(interactions::routes::comment)
-                .service(interactions::routes::share)
-                .service(interactions::routes::test_drive)
-                .service(interactions::routes::test_drives)
-                .service(cars::stats::routes::analytics)
-                // Literal segments (send, conversations, unread-count) before ids.
-                .service(messages::routes::send)
-                .service(messages::routes::conversations)
-                .service(messages::routes::unread_total)
-                .service(messages::routes::unread_with)
-                .service(messages::routes::read_all)
-                .service(messages::routes::messages)
-                .service(messages::routes::read_one)
-                .default_service(web::to(fallback)),
-        );
+    cfg.app_data(web::Data::new(auth::policy(
+        &data.core,
+        data.sessions.clone(),
+    )))
+    .app_data(web::Data::new(limits::limits(&data)))
+    .app_data(data)
+    // Socket.IO speaks its own protocol: outside the versioned API scope.
+    .map(|c| c.service(realtime::scope(sio)))
+    .service(
+        scope("")
+            .wrap(from_fn(require_version::<1>))
+            .service(health::health)
+            .map(|docs| docs.configure(api_docs))
+            .service(accounts::routes::signup)
+            .service(accounts::routes::verify_signup)
+            .service(accounts::routes::login)
+            .service(accounts::routes::refresh_token)
+            .service(accounts::routes::me)
+            .service(accounts::routes::logout)
+            .service(accounts::routes::forgot_password)
+            .service(accounts::routes::verify_forgot_password)
+            .service(accounts::routes::reset_password)
+            .service(accounts::routes::resend_otp)
+            .service(dealers::routes::apply)
+            .service(dealers::routes::status)
+            // Literal segments (admin, profile, stats, export) before `/dealers/{id}`.
+            .service(dealers::routes::pending)
+            .service(dealers::listings::routes::stats)
+            .service(dealers::listings::routes::export)
+            .service(dealers::profiles::routes::profile)
+            .service(dealers::profiles::routes::update_profile)
+            .service(dealers::profiles::routes::hours)
+            .service(dealers::profiles::routes::set_hours)
+            .service(dealers::profiles::routes::set_info)
+            .service(dealers::profiles::routes::all)
+            .service(dealers::profiles::routes::one)
+            .service(dealers::listings::routes::dealer_cars)
+            .service(dealers::routes::approve)
+            .service(dealers::reviews::routes::list_reviews)
+            .service(dealers::reviews::routes::review)
+            .service(vin::routes::lookup)
+            .service(ai::routes::generate_listing)
+            .service(ai::routes::enhance_description)
+            .service(ai::routes::search_natural_language)
+            .service(ai::routes::recommendations)
+            .service(ai::routes::pricing_insights)
+            .service(ai::routes::generate_car_description)
+            .service(ai::routes::lifestyle_recommendations)
+            .service(cars::routes::browse)
+            .service(cars::routes::facets)
+            .service(cars::routes::advanced_search)
+            .service(cars::routes::my_cars)
+            .service(cars::routes::create)
+            // Literal segments before `/cars/{id}`.
+            .service(catalogue::routes::makes)
+            .service(catalogue::routes::models)
+            .service(catalogue::routes::body_types)
+            .service(catalogue::routes::features)
+            .service(catalogue::routes::template)
+            .service(cars::stats::routes::trending)
+            .service(cars::stats::routes::stats_batch)
+            .service(customers::routes::user_liked)
+            .service(interactions::routes::like_comment)
+            .service(interactions::routes::reply)
+            .service(customers::routes::favorites)
+            .service(customers::routes::add_favorite)
+            .service(customers::routes::remove_favorite)
+            .service(customers::routes::inquire)
+            .service(customers::routes::inquiries)
+            .service(customers::routes::viewed_cars)
+            .service(customers::routes::liked_cars)
+            // `/cars/{id}` after every one-segment literal under /cars.
+            .service(cars::routes::get_one)
+            .service(cars::routes::update)
+            .service(cars::routes::remove)
+            .service(interactions::routes::like)
+            .service(interactions::routes::views)
+            .service(interactions::routes::record_view)
+            .service(interactions::routes::comments)
+            .service(interactions::routes::comment)
+            .service(interactions::routes::share)
+            .service(interactions::routes::test_drive)
+            .service(interactions::routes::test_drives)
+            .service(cars::stats::routes::analytics)
+            // Literal segments (send, conversations, unread-count) before ids.
+            .service(messages::routes::send)
+            .service(messages::routes::conversations)
+            .service(messages::routes::unread_total)
+            .service(messages::routes::unread_with)
+            .service(messages::routes::read_all)
+            .service(messages::routes::messages)
+            .service(messages::routes::read_one)
+            .default_service(web::to(fallback)),
+    );
 }

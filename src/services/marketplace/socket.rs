@@ -11,7 +11,7 @@ use crate::core::clock::SharedClock;
 use crate::core::session::{Change, SessionKey, Sessions};
 use crate::realtime::{DisconnectReason, Event, NamespaceHandler, SocketHandle, SocketIoServer};
 use crate::services::marketplace::interactions::store::Notice;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::{json, Value};

@@ -5,9 +5,9 @@ use crate::core::error::ApiError;
 use crate::core::otp::{Checked, Live, OtpCodes};
 use crate::core::phone::PhoneNumber;
 use crate::providers::sms::SmsMessage;
-use crate::services::marketplace::domain::OtpPurpose;
+use crate::services::marketplace::accounts::domain::OtpPurpose;
 use crate::services::marketplace::error::{MarketplaceError, Result};
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use chrono::{DateTime, Duration, Utc};
 
 /// The marketplace's codes.

@@ -5,13 +5,15 @@ use crate::core::auth::Bearer;
 use crate::core::http::json;
 use crate::core::json_body::Json;
 use crate::core::session::SessionKey;
+use crate::services::marketplace::accounts::domain::{Email, OtpPurpose, Password};
+use crate::services::marketplace::accounts::dto::*;
 use crate::services::marketplace::accounts::store::{self as accounts, SignupInput};
 use crate::services::marketplace::accounts::tokens;
-use crate::services::marketplace::domain::{self, required, Email, OtpPurpose, Password};
-use crate::services::marketplace::dto::*;
+use crate::services::marketplace::domain::{self, required};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::openapi::Errors;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
+use crate::services::marketplace::wire::*;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use switchboard_entities::marketplace::user;
 

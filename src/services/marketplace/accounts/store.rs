@@ -9,14 +9,14 @@ use crate::core::password;
 use crate::core::phone::PhoneNumber;
 use crate::core::secrets::{random_token, sha256_hex};
 use crate::core::session::{Change, EndReason};
+use crate::services::marketplace::accounts::domain::{Email, OtpPurpose, Password};
+use crate::services::marketplace::accounts::dto::{AuthResult, ResetToken};
 use crate::services::marketplace::accounts::{otp, tokens};
-use crate::services::marketplace::domain::{Email, OtpPurpose, Password};
-use crate::services::marketplace::dto::{AuthResult, ResetToken};
 use crate::services::marketplace::error::{MarketplaceError, Result};
-use crate::services::marketplace::state::user_by_phone;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
+use sea_orm::DbErr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
     IntoActiveModel, QueryFilter, Set,
@@ -298,4 +298,15 @@ pub async fn create_admin(
             Ok(row.insert(db).await?.id)
         }
     }
+}
+
+/// The account of a phone number, if any.
+pub async fn user_by_phone(
+    db: &impl ConnectionTrait,
+    phone: &PhoneNumber,
+) -> Result<Option<user::Model>, DbErr> {
+    user::Entity::find()
+        .filter(user::Column::Phone.eq(phone.as_str()))
+        .one(db)
+        .await
 }

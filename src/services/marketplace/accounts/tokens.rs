@@ -10,9 +10,9 @@
 use crate::core::error::ApiError;
 use crate::core::secrets::{random_token, sha256_hex};
 use crate::core::session::{Change, EndReason, Live, SessionKey, SessionSource};
-use crate::services::marketplace::domain::role;
+use crate::services::marketplace::accounts::domain::role;
 use crate::services::marketplace::error::{MarketplaceError, Result};
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;

@@ -3,9 +3,10 @@
 
 use crate::providers::car_ai::{CarFacts, Interpretation};
 use crate::services::marketplace::ai::recommend::{Profile, Wishes, PRESETS};
-use crate::services::marketplace::cars::domain::{self as listing, CarFields, Patch, Scalar};
+use crate::services::marketplace::cars::domain::{self as listing, CarFields, Patch};
 use crate::services::marketplace::domain::{required, text};
 use crate::services::marketplace::error::MarketplaceError;
+use crate::services::marketplace::wire::Scalar;
 use serde::{Deserialize, Serialize};
 use switchboard_entities::marketplace::car;
 use utoipa::ToSchema;

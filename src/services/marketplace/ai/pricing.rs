@@ -7,7 +7,7 @@
 use crate::providers::car_ai::{PriceFacts, PriceWords};
 use crate::services::marketplace::cars::store::find;
 use crate::services::marketplace::error::Result;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use sea_orm::sea_query::{Expr, ExprTrait, Func, Order};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,

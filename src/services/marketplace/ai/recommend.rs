@@ -4,7 +4,7 @@
 //! reasons answered are exactly what earned them.
 
 use crate::services::marketplace::error::Result;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use sea_orm::sea_query::Order;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use switchboard_entities::marketplace::car;

@@ -9,10 +9,10 @@ use crate::services::marketplace::ai::recommend::{self, Wishes};
 use crate::services::marketplace::ai::store::this_year;
 use crate::services::marketplace::ai::{pricing, search};
 use crate::services::marketplace::cars::store::car_id;
-use crate::services::marketplace::dto::{ok, PageParams, Success};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::openapi::Errors;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
+use crate::services::marketplace::wire::{ok, PageParams, Success};
 use actix_web::{post, web, HttpResponse};
 
 #[utoipa::path(tag = "ai", security(("bearer" = [])), request_body = GenerateListingRequest,

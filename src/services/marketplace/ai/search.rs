@@ -4,10 +4,11 @@
 
 use crate::core::page::{self, Page, Window};
 use crate::providers::car_ai::Interpretation;
-use crate::services::marketplace::cars::domain::{Scalar, MAX_PRICE};
+use crate::services::marketplace::cars::domain::MAX_PRICE;
 use crate::services::marketplace::cars::filters::{CarFilters, RawFilters, Sort};
 use crate::services::marketplace::error::Result;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
+use crate::services::marketplace::wire::Scalar;
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{EntityTrait, QueryFilter};
 use switchboard_entities::marketplace::car;

@@ -3,7 +3,7 @@
 
 use crate::providers::car_ai::{CarFacts, Vocabulary};
 use crate::services::marketplace::error::Result;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use chrono::Datelike;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 use switchboard_entities::marketplace::car;

@@ -3,6 +3,7 @@
 
 use crate::services::marketplace::domain::{required, text};
 use crate::services::marketplace::error::MarketplaceError;
+use crate::services::marketplace::wire::Scalar;
 use serde::Deserialize;
 
 pub const MAX_IMAGES: usize = 20;
@@ -75,51 +76,6 @@ pub const SELLER_TYPE: Choice = Choice {
     field: "sellerType",
     values: &["dealer", "private"],
 };
-
-/// A JSON field sent as a number or as text (query strings carry only text).
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
-#[serde(untagged)]
-pub enum Scalar {
-    Number(f64),
-    Text(String),
-}
-
-impl From<u64> for Scalar {
-    fn from(n: u64) -> Self {
-        Self::Number(n as f64)
-    }
-}
-
-impl Scalar {
-    fn raw(&self) -> String {
-        match self {
-            Self::Number(n) => n.to_string(),
-            Self::Text(t) => t.clone(),
-        }
-    }
-
-    pub fn number(&self, field: &'static str) -> Result<f64, MarketplaceError> {
-        let n = match self {
-            Self::Number(n) => Some(*n),
-            Self::Text(t) => t.trim().parse::<f64>().ok(),
-        };
-        n.filter(|n| n.is_finite()).ok_or_else(|| {
-            MarketplaceError::invalid(field, &self.raw(), format!("{field} must be a number"))
-        })
-    }
-
-    pub fn integer(&self, field: &'static str) -> Result<i64, MarketplaceError> {
-        let n = self.number(field)?;
-        if n.fract() != 0.0 || n.abs() > 9.0e15 {
-            return Err(MarketplaceError::invalid(
-                field,
-                &self.raw(),
-                format!("{field} must be a whole number"),
-            ));
-        }
-        Ok(n as i64)
-    }
-}
 
 pub fn year(v: &Scalar) -> Result<i32, MarketplaceError> {
     let y = v.integer("year")?;

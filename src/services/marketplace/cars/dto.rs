@@ -2,7 +2,7 @@
 
 use crate::core::page::{Page, PageNumbers};
 use crate::services::marketplace::cars::search::Interpretation;
-use crate::services::marketplace::dto::PageParams;
+use crate::services::marketplace::wire::PageParams;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use switchboard_entities::marketplace::car;

@@ -4,9 +4,10 @@
 
 use crate::providers::car_ai::{query, Interpretation};
 use crate::services::marketplace::cars::domain::{
-    self as listing, Scalar, BODY_TYPE, CONDITION, FUEL_TYPE, SELLER_TYPE, STATUS, TRANSMISSION,
+    self as listing, BODY_TYPE, CONDITION, FUEL_TYPE, SELLER_TYPE, STATUS, TRANSMISSION,
 };
 use crate::services::marketplace::error::MarketplaceError;
+use crate::services::marketplace::wire::Scalar;
 use sea_orm::sea_query::{Condition, Expr, ExprTrait, Func, Order};
 use sea_orm::{ColumnTrait, DbBackend, IdenStatic, QueryFilter, QueryOrder, Select};
 use serde::Deserialize;

@@ -9,11 +9,11 @@ use crate::services::marketplace::cars::dto::*;
 use crate::services::marketplace::cars::filters::{CarFilters, RawFilters, Sort};
 use crate::services::marketplace::cars::search::{self, Facets};
 use crate::services::marketplace::cars::store::{self as cars, car_id, Caller};
-use crate::services::marketplace::dto::{list, ok, ok_with, Empty, List, PageParams, Success};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::interactions::store::Viewer;
 use crate::services::marketplace::openapi::Errors;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
+use crate::services::marketplace::wire::{list, ok, ok_with, Empty, List, PageParams, Success};
 use actix_web::{delete, get, post, put, web, HttpResponse};
 
 pub fn caller(auth: &Bearer) -> Result<Caller> {

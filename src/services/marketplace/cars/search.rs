@@ -15,7 +15,7 @@ use crate::services::marketplace::cars::search_terms::{
 };
 use crate::services::marketplace::catalogue::store as catalogue;
 use crate::services::marketplace::error::Result;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait, Order, Query, UnionType};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, IdenStatic, PaginatorTrait, QueryFilter,

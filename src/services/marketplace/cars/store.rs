@@ -9,7 +9,7 @@ use crate::services::marketplace::cars::domain::{
 };
 use crate::services::marketplace::cars::filters::{CarFilters, Sort};
 use crate::services::marketplace::error::{MarketplaceError, Result};
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 use serde_json::json;
 use switchboard_entities::marketplace::{car, user};

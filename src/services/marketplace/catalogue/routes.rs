@@ -3,10 +3,10 @@
 //! starts with plus every make and model listed since ([`crate::services::marketplace::catalogue::store`]).
 
 use crate::services::marketplace::catalogue::store::{self as catalogue, Template};
-use crate::services::marketplace::dto::{ok, Success};
 use crate::services::marketplace::error::Result;
 use crate::services::marketplace::openapi::Errors;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
+use crate::services::marketplace::wire::{ok, Success};
 use actix_web::{get, web, HttpResponse};
 
 #[utoipa::path(tag = "catalogue", responses((status = 200, body = Success<Vec<String>>), Errors))]

@@ -6,7 +6,7 @@
 use crate::services::marketplace::cars::search_terms::{words, Names};
 use crate::services::marketplace::catalogue::data;
 use crate::services::marketplace::error::{MarketplaceError, Result};
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use moka::sync::Cache;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbErr, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,

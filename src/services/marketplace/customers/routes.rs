@@ -7,16 +7,16 @@ use crate::services::marketplace::cars::dto::Car;
 use crate::services::marketplace::cars::routes::caller;
 use crate::services::marketplace::cars::store::car_id;
 use crate::services::marketplace::customers::store::{self as svc, NewInquiryInput};
+use crate::services::marketplace::domain::body_id;
 use crate::services::marketplace::domain::required;
-use crate::services::marketplace::dto::{list, ok_with, List, PageParams, Success};
-use crate::services::marketplace::error::{MarketplaceError, Result};
+use crate::services::marketplace::error::Result;
 use crate::services::marketplace::interactions::domain::{contact_method, inquiry_message};
 use crate::services::marketplace::interactions::dto::*;
 use crate::services::marketplace::openapi::Errors;
 use crate::services::marketplace::socket::NEW_INQUIRY;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
+use crate::services::marketplace::wire::{list, ok_with, List, PageParams, Success};
 use actix_web::{delete, get, post, web, HttpResponse};
-use uuid::Uuid;
 
 #[utoipa::path(tag = "customers", security(("bearer" = [])), params(PageParams),
     responses((status = 200, body = List<Car>), Errors))]
@@ -70,13 +70,6 @@ pub async fn remove_favorite(
             favorite_count,
         },
     )))
-}
-
-/// An id field of a body: required and well formed.
-pub fn body_id(field: &'static str, raw: &Option<String>) -> Result<Uuid, MarketplaceError> {
-    let v = required(field, raw)?;
-    Uuid::parse_str(v.trim())
-        .map_err(|_| MarketplaceError::invalid(field, v, format!("{field} is not a valid id")))
 }
 
 #[utoipa::path(tag = "customers", security(("bearer" = [])), request_body = InquiryRequest,

@@ -7,7 +7,7 @@ use crate::services::marketplace::cars::store::find;
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::interactions::counters::{bump, day_of, insert_once};
 use crate::services::marketplace::interactions::store::{may_ask, Notice};
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,

@@ -2,6 +2,7 @@
 //! own profile and hours (`profiles/`), reviews (`reviews/`), and a dealer's listings,
 //! statistics and CSV/JSON export (`listings/`).
 
+pub mod dto;
 pub mod listings;
 pub mod profiles;
 pub mod reviews;

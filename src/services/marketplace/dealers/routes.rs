@@ -5,12 +5,13 @@ use crate::core::auth::{AdminRole, Bearer, Roles};
 use crate::core::json_body::Json;
 use crate::core::jwt::Claims;
 use crate::services::marketplace::auth::Verified;
+use crate::services::marketplace::dealers::dto::*;
 use crate::services::marketplace::dealers::store::{self as dealers, NewApplication};
 use crate::services::marketplace::domain::{self, required};
-use crate::services::marketplace::dto::*;
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::openapi::Errors;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
+use crate::services::marketplace::wire::*;
 use actix_web::{get, post, put, web, HttpResponse};
 use uuid::Uuid;
 

@@ -3,9 +3,11 @@
 
 use crate::core::page::{self, Page, Window};
 use crate::core::session::Change;
-use crate::services::marketplace::dto::{ApplicationStatus, ApplicationSummary, Audience, Dealer};
+use crate::services::marketplace::dealers::dto::{
+    ApplicationStatus, ApplicationSummary, Audience, Dealer,
+};
 use crate::services::marketplace::error::{MarketplaceError, Result};
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,

@@ -1,9 +1,9 @@
 //! Parsed inputs of the interactions: ratings, test-drive slots, contact methods, share
 //! channels. Each can only hold a value that obeys its rule.
 
-use crate::services::marketplace::cars::domain::Scalar;
 use crate::services::marketplace::clock_text;
 use crate::services::marketplace::error::MarketplaceError;
+use crate::services::marketplace::wire::Scalar;
 use chrono::{Days, NaiveDate, NaiveTime};
 
 /// Comments and replies: 1 to 1000 characters.

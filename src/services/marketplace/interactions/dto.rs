@@ -1,9 +1,9 @@
 //! Wire shapes of the interactions, customers and car statistics (camelCase).
 
-use crate::services::marketplace::cars::domain::Scalar;
 use crate::services::marketplace::cars::dto::Car;
 use crate::services::marketplace::clock_text::{hhmm, read_clock};
 use crate::services::marketplace::interactions::store::Thread;
+use crate::services::marketplace::wire::Scalar;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use switchboard_entities::marketplace::{car, car_comment, inquiry, test_drive, user};

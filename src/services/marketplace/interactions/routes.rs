@@ -8,14 +8,14 @@ use crate::services::marketplace::cars::routes::caller;
 use crate::services::marketplace::cars::store::car_id;
 use crate::services::marketplace::dealers::routes::account;
 use crate::services::marketplace::domain::{required, text};
-use crate::services::marketplace::dto::{list, ok, ok_with, List, PageParams, Success};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::interactions::domain::{self as rules, TestDriveSlot};
 use crate::services::marketplace::interactions::dto::*;
 use crate::services::marketplace::interactions::store::{self as svc, Viewer};
 use crate::services::marketplace::openapi::Errors;
 use crate::services::marketplace::socket::CAR_VIEWED;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
+use crate::services::marketplace::wire::{list, ok, ok_with, List, PageParams, Success};
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use uuid::Uuid;
 

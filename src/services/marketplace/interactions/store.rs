@@ -8,7 +8,7 @@ use crate::services::marketplace::cars::store::{find, owned, Caller};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::interactions::counters::{bump, day_of, insert_once, toggle};
 use crate::services::marketplace::interactions::domain::TestDriveSlot;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,

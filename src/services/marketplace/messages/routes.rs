@@ -6,14 +6,14 @@ use crate::core::auth::Bearer;
 use crate::core::json_body::Json;
 use crate::services::marketplace::auth::Verified;
 use crate::services::marketplace::cars::routes::caller;
-use crate::services::marketplace::customers::routes::body_id;
+use crate::services::marketplace::domain::body_id;
 use crate::services::marketplace::domain::{required, text};
-use crate::services::marketplace::dto::{list, ok, ok_with, List, PageParams, Success};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::messages::dto::*;
 use crate::services::marketplace::messages::store as svc;
 use crate::services::marketplace::openapi::Errors;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
+use crate::services::marketplace::wire::{list, ok, ok_with, List, PageParams, Success};
 use actix_web::{get, post, put, web, HttpResponse};
 use uuid::Uuid;
 

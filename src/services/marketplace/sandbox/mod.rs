@@ -11,7 +11,7 @@ use crate::core::config::DatabaseSettings;
 use crate::core::jobs::Jobs;
 use crate::core::jwt::JwtKeys;
 use crate::core::rate_limit::MemoryStore;
-use crate::core::server::{Listening, MountError};
+use crate::core::server::MountError;
 use crate::core::{db, secrets, CoreContext};
 use crate::providers::car_ai;
 use crate::providers::sms::OutboxSms;
@@ -24,12 +24,13 @@ use switchboard_migration::{Migrator, MigratorTrait};
 pub const NAME: &str = "marketplace-sandbox";
 pub const TEST_MODE_HEADER: (&str, &str) = ("X-Test-Mode", "true");
 
-/// Starts the sandbox when `cfg` enables it (the marketplace runs, or this is not asked).
-pub async fn start(
+/// The sandbox's own core (its database, keys, jobs and limits) and providers (the outbox
+/// for SMS, its own AI writer), when `cfg` enables it; the service listens on them.
+pub async fn context(
     core: &CoreContext,
     providers: &Providers,
     cfg: &MarketplaceSettings,
-) -> Result<Option<Listening>, MountError> {
+) -> Result<Option<(CoreContext, Providers)>, MountError> {
     if !(cfg.enabled && cfg.sandbox.enabled) {
         return Ok(None);
     }
@@ -62,13 +63,5 @@ pub async fn start(
         car_writer: car_ai::from_settings(&sandbox.ai, providers.http.clone()),
         ..providers.clone()
     };
-    let listening = crate::services::marketplace::listen(
-        NAME,
-        &sandbox.bind,
-        &ctx,
-        &providers,
-        cfg,
-        &[TEST_MODE_HEADER],
-    )?;
-    Ok(Some(listening))
+    Ok(Some((ctx, providers)))
 }

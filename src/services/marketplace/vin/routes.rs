@@ -5,11 +5,11 @@
 //! knows it.
 
 use crate::core::auth::{Bearer, DealerOrAdminRole};
-use crate::services::marketplace::dto::{ok, Success};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::openapi::Errors;
+use crate::services::marketplace::state::MarketplaceState;
 use crate::services::marketplace::vin::domain::{Decoded, Vin};
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::wire::{ok, Success};
 use actix_web::{get, web, HttpResponse};
 use chrono::Datelike;
 use serde::Serialize;

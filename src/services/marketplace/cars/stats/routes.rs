@@ -8,11 +8,11 @@ use crate::services::marketplace::cars::dto::Car;
 use crate::services::marketplace::cars::routes::caller;
 use crate::services::marketplace::cars::stats::store as ranking;
 use crate::services::marketplace::cars::store::car_id;
-use crate::services::marketplace::dto::{count, ok, Success};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::interactions::dto::*;
 use crate::services::marketplace::openapi::Errors;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
+use crate::services::marketplace::wire::{count, ok, Success};
 use actix_web::{get, post, web, HttpResponse};
 use switchboard_entities::marketplace::car;
 

@@ -5,7 +5,7 @@ use crate::services::marketplace::cars::store::{owned, Caller};
 use crate::services::marketplace::customers::store::cars_in_order;
 use crate::services::marketplace::error::Result;
 use crate::services::marketplace::interactions::counters::date_text;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{

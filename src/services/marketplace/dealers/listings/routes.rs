@@ -6,16 +6,17 @@ use crate::core::auth::{Bearer, DealerRole};
 use crate::services::marketplace::cars::domain::STATUS;
 use crate::services::marketplace::cars::dto::Car;
 use crate::services::marketplace::cars::store as cars;
+use crate::services::marketplace::dealers::dto::Audience;
 use crate::services::marketplace::dealers::listings::csv::record;
 use crate::services::marketplace::dealers::listings::store::{
     self as dealer_listings, DealerStats, ExportFilter,
 };
 use crate::services::marketplace::dealers::profiles::store as profiles;
 use crate::services::marketplace::dealers::routes::{caller, dealer_id};
-use crate::services::marketplace::dto::{list, ok, Audience, List, PageParams, Success};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::openapi::Errors;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
+use crate::services::marketplace::wire::{list, ok, List, PageParams, Success};
 use actix_web::http::header::{ContentDisposition, DispositionParam, DispositionType};
 use actix_web::web::Bytes;
 use actix_web::{get, web, HttpResponse};

@@ -2,7 +2,7 @@
 //! page by page so an export of any size holds one page in memory.
 
 use crate::services::marketplace::error::Result;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 use futures_util::Stream;
 use sea_orm::sea_query::{Condition, Expr};

@@ -5,14 +5,15 @@ use crate::core::auth::{Bearer, DealerRole};
 use crate::core::json_body::Json;
 use crate::core::page::Page;
 use crate::services::marketplace::auth::Verified;
+use crate::services::marketplace::dealers::dto::*;
 use crate::services::marketplace::dealers::profiles::hours::BusinessHours;
 use crate::services::marketplace::dealers::profiles::store::{self as profiles, ProfileChanges};
 use crate::services::marketplace::dealers::routes::{caller, dealer_id};
 use crate::services::marketplace::domain;
-use crate::services::marketplace::dto::*;
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::openapi::Errors;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
+use crate::services::marketplace::wire::*;
 use actix_web::{get, put, web, HttpResponse};
 
 const MAX_DESCRIPTION: usize = 2000;

@@ -2,9 +2,9 @@
 //! by their dealer (name, location, description, business info and hours).
 
 use crate::core::page::{self, Page, Window};
-use crate::services::marketplace::dto::{Audience, Dealer};
+use crate::services::marketplace::dealers::dto::{Audience, Dealer};
 use crate::services::marketplace::error::{MarketplaceError, Result};
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{

@@ -3,13 +3,14 @@
 
 use crate::core::json_body::Json;
 use crate::services::marketplace::auth::Verified;
+use crate::services::marketplace::dealers::reviews::dto::*;
 use crate::services::marketplace::dealers::reviews::store::{self as reviews, NewReview};
 use crate::services::marketplace::dealers::routes::{caller, dealer_id};
 use crate::services::marketplace::domain::{self, required};
-use crate::services::marketplace::dto::*;
 use crate::services::marketplace::error::Result;
 use crate::services::marketplace::openapi::Errors;
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
+use crate::services::marketplace::wire::*;
 use actix_web::{get, post, web, HttpResponse};
 
 #[utoipa::path(tag = "dealers", params(("id" = String, Path, description = "The dealer's id"),

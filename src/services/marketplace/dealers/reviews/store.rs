@@ -3,9 +3,9 @@
 
 use crate::core::db::is_unique_violation;
 use crate::core::page::{self, Page, Window};
-use crate::services::marketplace::dto::Review;
+use crate::services::marketplace::dealers::reviews::dto::Review;
 use crate::services::marketplace::error::{MarketplaceError, Result};
-use crate::services::marketplace::MarketplaceState;
+use crate::services::marketplace::state::MarketplaceState;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
