@@ -12,6 +12,7 @@ use crate::core::session::{Change, EndReason};
 use crate::services::marketplace::accounts::domain::{Email, OtpPurpose, Password};
 use crate::services::marketplace::accounts::dto::{AuthResult, ResetToken};
 use crate::services::marketplace::accounts::{otp, tokens};
+use crate::services::marketplace::domain;
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::state::MarketplaceState;
 use chrono::{DateTime, Duration, Utc};
@@ -21,6 +22,7 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
     IntoActiveModel, QueryFilter, Set,
 };
+use std::collections::HashMap;
 use switchboard_entities::marketplace::{reset_token, user};
 use uuid::Uuid;
 
@@ -271,12 +273,9 @@ pub async fn create_admin(
     name: Option<&str>,
 ) -> Result<Uuid, AdminError> {
     let invalid = |e: MarketplaceError| AdminError::Invalid(e.to_string());
-    let phone = crate::services::marketplace::domain::phone(phone).map_err(invalid)?;
+    let phone = domain::phone(phone).map_err(invalid)?;
     let secret = Password::parse("password", secret).map_err(invalid)?;
-    let name = name
-        .map(crate::services::marketplace::domain::name)
-        .transpose()
-        .map_err(invalid)?;
+    let name = name.map(domain::name).transpose().map_err(invalid)?;
     let hash = password::hash(secret.expose()).await?;
     match user_by_phone(db, &phone).await? {
         Some(u) => {
@@ -309,4 +308,18 @@ pub async fn user_by_phone(
         .filter(user::Column::Phone.eq(phone.as_str()))
         .one(db)
         .await
+}
+
+/// The accounts of `ids` by id, for lists that show each row's user.
+pub async fn users_by_id(
+    db: &impl ConnectionTrait,
+    ids: Vec<Uuid>,
+) -> Result<HashMap<Uuid, user::Model>, DbErr> {
+    Ok(user::Entity::find()
+        .filter(user::Column::Id.is_in(ids))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u))
+        .collect())
 }

@@ -5,6 +5,7 @@
 //! writer only words the result.
 
 use crate::providers::car_ai::{PriceFacts, PriceWords};
+use crate::services::marketplace::ai::store;
 use crate::services::marketplace::cars::store::find;
 use crate::services::marketplace::error::Result;
 use crate::services::marketplace::state::MarketplaceState;
@@ -136,7 +137,7 @@ pub async fn insights(st: &MarketplaceState, id: Uuid) -> Result<Insights> {
         .all(db)
         .await?;
     let facts = PriceFacts {
-        car: crate::services::marketplace::ai::store::facts_of(st, &car),
+        car: store::facts_of(st, &car),
         current_price: car.price,
         market_average,
         comparables,

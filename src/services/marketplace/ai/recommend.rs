@@ -3,6 +3,7 @@
 //! favoured bodies, fuels and features; the score is the sum of documented points, so the
 //! reasons answered are exactly what earned them.
 
+use crate::services::marketplace::ai::store;
 use crate::services::marketplace::error::Result;
 use crate::services::marketplace::state::MarketplaceState;
 use sea_orm::sea_query::Order;
@@ -265,7 +266,7 @@ pub async fn recommend(st: &MarketplaceState, w: &Wishes) -> Result<(Vec<Scored>
         .all(&st.core.db)
         .await?;
     let considered = candidates.len() as u64;
-    let year = crate::services::marketplace::ai::store::this_year(st);
+    let year = store::this_year(st);
     let mut scored: Vec<Scored> = candidates.iter().map(|c| score(c, w, year)).collect();
     scored.sort_by(|a, b| {
         b.score

@@ -9,6 +9,7 @@ use crate::services::marketplace::ai::recommend::{self, Wishes};
 use crate::services::marketplace::ai::store::this_year;
 use crate::services::marketplace::ai::{pricing, search};
 use crate::services::marketplace::cars::store::car_id;
+use crate::services::marketplace::domain;
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::openapi::Errors;
 use crate::services::marketplace::state::MarketplaceState;
@@ -51,11 +52,7 @@ pub async fn search_natural_language(
     st: web::Data<MarketplaceState>,
     body: Json<NaturalSearchRequest>,
 ) -> Result<HttpResponse> {
-    let query = crate::services::marketplace::domain::text(
-        "query",
-        crate::services::marketplace::domain::required("query", &body.query)?,
-        500,
-    )?;
+    let query = domain::text("query", domain::required("query", &body.query)?, 500)?;
     let window = PageParams::of(None, body.limit).window()?;
     let found = search::natural_language(&st, &query, window).await?;
     Ok(HttpResponse::Ok().json(ok(NaturalSearchData {

@@ -4,6 +4,7 @@
 
 use crate::core::page::{self, Page, Window};
 use crate::providers::car_ai::Interpretation;
+use crate::services::marketplace::ai::store;
 use crate::services::marketplace::cars::domain::MAX_PRICE;
 use crate::services::marketplace::cars::filters::{CarFilters, RawFilters, Sort};
 use crate::services::marketplace::error::Result;
@@ -105,7 +106,7 @@ pub async fn natural_language(
     query: &str,
     window: Window,
 ) -> Result<NaturalSearch> {
-    let vocab = crate::services::marketplace::ai::store::vocabulary(&st.core.db).await?;
+    let vocab = store::vocabulary(&st.core.db).await?;
     let interpreted = st.providers.car_writer.interpret(query, &vocab).await;
     let mut applied = interpreted.clone();
     let mut relaxed = vec![];

@@ -2,6 +2,7 @@
 //! cars) is read from the listings here; the writer port only words text and reads queries.
 
 use crate::providers::car_ai::{CarFacts, Vocabulary};
+use crate::services::marketplace::cars::search;
 use crate::services::marketplace::error::Result;
 use crate::services::marketplace::state::MarketplaceState;
 use chrono::Datelike;
@@ -25,7 +26,7 @@ pub async fn vocabulary(db: &impl ConnectionTrait) -> Result<Vocabulary> {
         .await?;
     Ok(Vocabulary {
         listed,
-        ..crate::services::marketplace::cars::search::closed_sets()
+        ..search::closed_sets()
     })
 }
 

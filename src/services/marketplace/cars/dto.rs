@@ -1,6 +1,7 @@
 //! Wire shapes of the car listings (the spec's Car, camelCase).
 
 use crate::core::page::{Page, PageNumbers};
+use crate::services::marketplace::cars::filters::RawFilters;
 use crate::services::marketplace::cars::search::Interpretation;
 use crate::services::marketplace::wire::PageParams;
 use chrono::{DateTime, Utc};
@@ -100,7 +101,7 @@ pub struct AdvancedSearchRequest {
     /// Free text over make, model, description and features; misspellings are tolerated.
     pub query: Option<String>,
     /// The filters of `GET /cars`, numbers as JSON numbers or text.
-    pub filters: Option<crate::services::marketplace::cars::filters::RawFilters>,
+    pub filters: Option<RawFilters>,
     /// As `sort` of `GET /cars`; by relevance when absent and a query is given.
     pub sort_by: Option<String>,
     #[schema(minimum = 1, maximum = 1_000_000)]

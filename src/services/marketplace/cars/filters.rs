@@ -6,6 +6,7 @@ use crate::providers::car_ai::{query, Interpretation};
 use crate::services::marketplace::cars::domain::{
     self as listing, BODY_TYPE, CONDITION, FUEL_TYPE, SELLER_TYPE, STATUS, TRANSMISSION,
 };
+use crate::services::marketplace::domain;
 use crate::services::marketplace::error::MarketplaceError;
 use crate::services::marketplace::wire::Scalar;
 use sea_orm::sea_query::{Condition, Expr, ExprTrait, Func, Order};
@@ -85,7 +86,7 @@ pub struct CarFilters {
 
 fn key(field: &'static str, raw: &Option<String>) -> Result<Option<String>, MarketplaceError> {
     raw.as_deref()
-        .map(|v| crate::services::marketplace::domain::text(field, v, 80).map(|t| t.to_lowercase()))
+        .map(|v| domain::text(field, v, 80).map(|t| t.to_lowercase()))
         .transpose()
 }
 

@@ -9,7 +9,10 @@ use crate::services::marketplace::cars::dto::*;
 use crate::services::marketplace::cars::filters::{CarFilters, RawFilters, Sort};
 use crate::services::marketplace::cars::search::{self, Facets};
 use crate::services::marketplace::cars::store::{self as cars, car_id, Caller};
+use crate::services::marketplace::dealers::routes::account;
+use crate::services::marketplace::domain;
 use crate::services::marketplace::error::{MarketplaceError, Result};
+use crate::services::marketplace::interactions::routes as interactions;
 use crate::services::marketplace::interactions::store::Viewer;
 use crate::services::marketplace::openapi::Errors;
 use crate::services::marketplace::state::MarketplaceState;
@@ -18,7 +21,7 @@ use actix_web::{delete, get, post, put, web, HttpResponse};
 
 pub fn caller(auth: &Bearer) -> Result<Caller> {
     Ok(Caller {
-        id: crate::services::marketplace::dealers::routes::account(&auth.claims)?,
+        id: account(&auth.claims)?,
         admin: auth.claims.roles.contains(&Role::Admin),
     })
 }
@@ -61,7 +64,7 @@ pub async fn advanced_search(
     let query = body
         .query
         .as_deref()
-        .map(|q| crate::services::marketplace::domain::text("query", q, 500))
+        .map(|q| domain::text("query", q, 500))
         .transpose()?;
     let (page, read) = search::advanced(
         &st,
@@ -129,7 +132,7 @@ pub async fn get_one(
     let id = car_id(&id)?;
     if let Some(reader) = &auth.0 {
         let viewer = Viewer::User(caller(reader)?.id);
-        crate::services::marketplace::interactions::routes::view(&st, id, viewer).await?;
+        interactions::view(&st, id, viewer).await?;
     }
     let car = cars::find(&st.core.db, id).await?;
     Ok(HttpResponse::Ok().json(ok(Car::from(car))))

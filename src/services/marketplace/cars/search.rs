@@ -13,6 +13,7 @@ use crate::services::marketplace::cars::filters::{CarFilters, Sort};
 use crate::services::marketplace::cars::search_terms::{
     corrections, inner_trigrams, query_words, Names,
 };
+use crate::services::marketplace::cars::store as cars;
 use crate::services::marketplace::catalogue::store as catalogue;
 use crate::services::marketplace::error::Result;
 use crate::services::marketplace::state::MarketplaceState;
@@ -281,10 +282,7 @@ pub async fn advanced(
     let db = &st.core.db;
     // Without text the search is the car list itself (its counts and list indexes).
     let Some(query) = query else {
-        return Ok((
-            crate::services::marketplace::cars::store::list(st, filters, sort, window).await?,
-            None,
-        ));
+        return Ok((cars::list(st, filters, sort, window).await?, None));
     };
     let reading = read(query, &closed_sets());
     let read_filters = (reading.filters != InterpretedQuery::default())
@@ -304,8 +302,7 @@ pub async fn advanced(
         _ => sort.clone(),
     };
     if words.is_empty() {
-        let page =
-            crate::services::marketplace::cars::store::list(st, &filters, &sort, window).await?;
+        let page = cars::list(st, &filters, &sort, window).await?;
         let read = read_as.map(|f| Interpretation {
             filters: Some(f),
             terms: vec![],

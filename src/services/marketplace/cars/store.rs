@@ -8,6 +8,9 @@ use crate::services::marketplace::cars::domain::{
     Listing, Patch, BODY_TYPE, CONDITION, FUEL_TYPE, STATUS, TRANSMISSION,
 };
 use crate::services::marketplace::cars::filters::{CarFilters, Sort};
+use crate::services::marketplace::cars::search;
+use crate::services::marketplace::catalogue::store as catalogue;
+use crate::services::marketplace::dealers::profiles::store as profiles;
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::state::MarketplaceState;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
@@ -75,20 +78,13 @@ pub async fn create(st: &MarketplaceState, seller: Uuid, listing: Listing) -> Re
     } else {
         "private"
     };
-    let lister = crate::services::marketplace::catalogue::store::Lister {
+    let lister = catalogue::Lister {
         seller,
         admin: account.role == "admin",
     };
-    let grew = crate::services::marketplace::catalogue::store::note_listing(
-        &txn,
-        st,
-        lister,
-        &listing.make,
-        &listing.model,
-    )
-    .await?;
+    let grew = catalogue::note_listing(&txn, st, lister, &listing.make, &listing.model).await?;
     if listing.status == "sold" {
-        crate::services::marketplace::dealers::profiles::store::count_sale(&txn, seller, 1).await?;
+        profiles::count_sale(&txn, seller, 1).await?;
     }
     let created = car::ActiveModel {
         id: Set(Uuid::new_v4()),
@@ -126,7 +122,7 @@ pub async fn create(st: &MarketplaceState, seller: Uuid, listing: Listing) -> Re
     .await?;
     txn.commit().await?;
     if grew {
-        crate::services::marketplace::catalogue::store::names_changed(st);
+        catalogue::names_changed(st);
     }
     Ok(created)
 }
@@ -151,35 +147,14 @@ pub async fn update(
     let current = owned(&txn, caller, id).await?;
     let was_sold = current.status == "sold";
     let listing = listing_of(&current)?.apply(patch);
-    let lister = crate::services::marketplace::catalogue::store::Lister {
+    let lister = catalogue::Lister {
         seller: current.seller_id,
         admin: caller.admin,
     };
-    let grew = crate::services::marketplace::catalogue::store::note_listing(
-        &txn,
-        st,
-        lister,
-        &listing.make,
-        &listing.model,
-    )
-    .await?;
+    let grew = catalogue::note_listing(&txn, st, lister, &listing.make, &listing.model).await?;
     match (was_sold, listing.status == "sold") {
-        (false, true) => {
-            crate::services::marketplace::dealers::profiles::store::count_sale(
-                &txn,
-                current.seller_id,
-                1,
-            )
-            .await?
-        }
-        (true, false) => {
-            crate::services::marketplace::dealers::profiles::store::count_sale(
-                &txn,
-                current.seller_id,
-                -1,
-            )
-            .await?
-        }
+        (false, true) => profiles::count_sale(&txn, current.seller_id, 1).await?,
+        (true, false) => profiles::count_sale(&txn, current.seller_id, -1).await?,
         _ => {}
     }
     let sold_at = match (was_sold, listing.status == "sold") {
@@ -211,7 +186,7 @@ pub async fn update(
     let updated = row.update(&txn).await?;
     txn.commit().await?;
     if grew {
-        crate::services::marketplace::catalogue::store::names_changed(st);
+        catalogue::names_changed(st);
     }
     Ok(updated)
 }
@@ -220,8 +195,7 @@ pub async fn delete(st: &MarketplaceState, caller: Caller, id: Uuid) -> Result<(
     let txn = begin_write(&st.core.db).await?;
     let car = owned(&txn, caller, id).await?;
     if car.status == "sold" {
-        crate::services::marketplace::dealers::profiles::store::count_sale(&txn, car.seller_id, -1)
-            .await?;
+        profiles::count_sale(&txn, car.seller_id, -1).await?;
     }
     car::Entity::delete_by_id(id).exec(&txn).await?;
     txn.commit().await?;
@@ -250,7 +224,7 @@ pub async fn list(
     window: Window,
 ) -> Result<Page<car::Model>> {
     let db = &st.core.db;
-    let total = crate::services::marketplace::cars::search::count(db, filters).await?;
+    let total = search::count(db, filters).await?;
     let select = filters.apply_for_page(car::Entity::find(), db.get_database_backend(), sort);
     page::fetch_counted(sort.apply(select), db, window, total).await
 }

@@ -3,16 +3,17 @@
 
 use crate::core::page::{self, Page, Window};
 use crate::core::session::Change;
+use crate::services::marketplace::accounts::store::users_by_id;
 use crate::services::marketplace::dealers::dto::{
     ApplicationStatus, ApplicationSummary, Audience, Dealer,
 };
+use crate::services::marketplace::dealers::profiles::store as profiles;
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::state::MarketplaceState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
 };
-use std::collections::HashMap;
 use switchboard_entities::marketplace::{dealer_application, dealer_profile, user};
 use uuid::Uuid;
 
@@ -137,8 +138,7 @@ pub async fn approve(st: &MarketplaceState, dealer_id: Uuid) -> Result<Dealer> {
         .filter(user::Column::Role.eq("user"))
         .exec(&txn)
         .await?;
-    let profile =
-        crate::services::marketplace::dealers::profiles::store::create(&txn, &app, now).await?;
+    let profile = profiles::create(&txn, &app, now).await?;
     let u = account(&txn, dealer_id).await?;
     txn.commit().await?;
     // The dealer's current tokens act as a dealer from the next request.
@@ -156,13 +156,7 @@ pub async fn pending(st: &MarketplaceState, window: Window) -> Result<Page<Deale
         .order_by_asc(dealer_application::Column::Id);
     let page = page::fetch(select, db, window).await?;
     let ids: Vec<Uuid> = page.items.iter().map(|a| a.user_id).collect();
-    let mut users: HashMap<Uuid, user::Model> = user::Entity::find()
-        .filter(user::Column::Id.is_in(ids))
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|u| (u.id, u))
-        .collect();
+    let mut users = users_by_id(db, ids).await?;
     let Page {
         items,
         total,

@@ -2,6 +2,7 @@
 //! channels. Each can only hold a value that obeys its rule.
 
 use crate::services::marketplace::clock_text;
+use crate::services::marketplace::domain;
 use crate::services::marketplace::error::MarketplaceError;
 use crate::services::marketplace::wire::Scalar;
 use chrono::{Days, NaiveDate, NaiveTime};
@@ -111,7 +112,7 @@ pub fn contact_method(raw: &str) -> Result<&'static str, MarketplaceError> {
 
 /// An inquiry's message: 10 to 1000 characters after trimming.
 pub fn inquiry_message(raw: &str) -> Result<String, MarketplaceError> {
-    let v = crate::services::marketplace::domain::text("message", raw, 1000)?;
+    let v = domain::text("message", raw, 1000)?;
     if v.chars().count() < 10 {
         return Err(MarketplaceError::invalid(
             "message",

@@ -1,13 +1,12 @@
-//! Wire shapes of the interactions, customers and car statistics (camelCase).
+//! Wire shapes of the interactions: likes, views, comments, shares, test drives (camelCase).
 
-use crate::services::marketplace::cars::dto::Car;
 use crate::services::marketplace::clock_text::{hhmm, read_clock};
 use crate::services::marketplace::interactions::store::Thread;
 use crate::services::marketplace::wire::Scalar;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use switchboard_entities::marketplace::{car, car_comment, inquiry, test_drive, user};
-use utoipa::{IntoParams, ToSchema};
+use switchboard_entities::marketplace::{car_comment, test_drive, user};
+use utoipa::ToSchema;
 
 // ---- requests (required fields are options so that a missing one is named) ----
 
@@ -43,34 +42,6 @@ pub struct TestDriveRequest {
     pub preferred_time: Option<String>,
     /// At most 1000 characters.
     pub message: Option<String>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct InquiryRequest {
-    pub car_id: Option<String>,
-    /// The dealer who lists the car.
-    pub dealer_id: Option<String>,
-    /// 10 to 1000 characters.
-    pub message: Option<String>,
-    /// whatsapp, phone or email.
-    pub contact_method: Option<String>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct StatsBatchRequest {
-    /// 1 to 100 car ids.
-    pub car_ids: Option<Vec<String>>,
-}
-
-/// `limit` of `GET /cars/trending`.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct TrendingParams {
-    /// Default 10, at most 50.
-    #[param(value_type = Option<u64>, minimum = 1, maximum = 50)]
-    pub limit: Option<Scalar>,
 }
 
 // ---- responses ----
@@ -183,168 +154,6 @@ impl From<test_drive::Model> for TestDrive {
             message: t.message,
             status: t.status,
             created_at: t.created_at,
-        }
-    }
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct FavoriteState {
-    pub favorited: bool,
-    pub favorite_count: i64,
-}
-
-/// The car an inquiry is about, in brief.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CarSummary {
-    #[serde(rename = "_id")]
-    pub id: String,
-    pub make: String,
-    pub model: String,
-    pub year: i32,
-    pub price: f64,
-    pub status: String,
-    /// The first image, if any.
-    pub image: Option<String>,
-}
-
-impl From<car::Model> for CarSummary {
-    fn from(c: car::Model) -> Self {
-        let image = c
-            .images
-            .as_array()
-            .and_then(|a| a.first())
-            .and_then(|v| v.as_str())
-            .map(str::to_owned);
-        Self {
-            id: c.id.to_string(),
-            make: c.make,
-            model: c.model,
-            year: c.year,
-            price: c.price,
-            status: c.status,
-            image,
-        }
-    }
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Inquiry {
-    #[serde(rename = "_id")]
-    pub id: String,
-    pub car_id: String,
-    pub dealer_id: String,
-    pub customer_id: String,
-    pub message: String,
-    pub contact_method: String,
-    /// new.
-    pub status: String,
-    pub created_at: DateTime<Utc>,
-    /// Absent when the car is gone.
-    pub car: Option<CarSummary>,
-}
-
-impl Inquiry {
-    pub fn new(i: inquiry::Model, car: Option<car::Model>) -> Self {
-        Self {
-            id: i.id.to_string(),
-            car_id: i.car_id.to_string(),
-            dealer_id: i.dealer_id.to_string(),
-            customer_id: i.customer_id.to_string(),
-            message: i.message,
-            contact_method: i.contact_method,
-            status: i.status,
-            created_at: i.created_at,
-            car: car.map(CarSummary::from),
-        }
-    }
-}
-
-/// A trending car: the Car and its score.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TrendingCar {
-    #[serde(flatten)]
-    pub car: Car,
-    /// Σ points × exp(-age_hours / 48) over the last 7 UTC days.
-    pub score: f64,
-}
-
-/// One car's counters. Views, likes, comments, favorites and shares are public (every Car
-/// and the interaction answers show them); inquiries are the seller's business.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CarStats {
-    pub car_id: String,
-    pub views: i64,
-    pub likes: i64,
-    pub comments: i64,
-    pub favorites: i64,
-    /// Null unless the caller is the car's seller or an administrator.
-    pub inquiries: Option<i64>,
-    pub shares: i64,
-}
-
-impl CarStats {
-    /// `c`'s counters as `owner` (its seller or an administrator asking) or anyone else
-    /// may see them.
-    pub fn of(c: &car::Model, owner: bool) -> Self {
-        Self {
-            car_id: c.id.to_string(),
-            views: c.view_count,
-            likes: c.like_count,
-            comments: c.comment_count,
-            favorites: c.favorite_count,
-            inquiries: owner.then_some(c.inquiry_count),
-            shares: c.share_count,
-        }
-    }
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct StatsBatch {
-    /// In the order asked, each id once.
-    pub stats: Vec<CarStats>,
-    /// Ids asked for that name no car (malformed ones included), as sent.
-    pub not_found: Vec<String>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct DayCount {
-    /// YYYY-MM-DD (UTC).
-    pub date: String,
-    pub count: i64,
-}
-
-/// The spec's car analytics, with the car's other counters.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Analytics {
-    pub views: i64,
-    pub inquiries: i64,
-    pub favorites: i64,
-    pub likes: i64,
-    pub comments: i64,
-    pub shares: i64,
-    /// The last 30 UTC days, oldest first, days without views as 0.
-    pub view_history: Vec<DayCount>,
-}
-
-impl Analytics {
-    pub fn new(c: &car::Model, history: Vec<(String, i64)>) -> Self {
-        Self {
-            views: c.view_count,
-            inquiries: c.inquiry_count,
-            favorites: c.favorite_count,
-            likes: c.like_count,
-            comments: c.comment_count,
-            shares: c.share_count,
-            view_history: history
-                .into_iter()
-                .map(|(date, count)| DayCount { date, count })
-                .collect(),
         }
     }
 }

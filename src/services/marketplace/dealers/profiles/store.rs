@@ -2,6 +2,7 @@
 //! by their dealer (name, location, description, business info and hours).
 
 use crate::core::page::{self, Page, Window};
+use crate::services::marketplace::accounts::store::users_by_id;
 use crate::services::marketplace::dealers::dto::{Audience, Dealer};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::state::MarketplaceState;
@@ -11,7 +12,6 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, PaginatorTrait,
     QueryFilter, QueryOrder, Set,
 };
-use std::collections::HashMap;
 use switchboard_entities::marketplace::{car, dealer_application, dealer_profile, user};
 use uuid::Uuid;
 
@@ -117,13 +117,7 @@ pub async fn list(st: &MarketplaceState, window: Window) -> Result<Page<Dealer>>
         window,
     } = page::fetch(select, db, window).await?;
     let ids: Vec<Uuid> = items.iter().map(|p| p.user_id).collect();
-    let mut users: HashMap<Uuid, user::Model> = user::Entity::find()
-        .filter(user::Column::Id.is_in(ids))
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|u| (u.id, u))
-        .collect();
+    let mut users = users_by_id(db, ids).await?;
     // A profile's user is there (the foreign key cascades), so none is skipped.
     let dealers = items
         .into_iter()

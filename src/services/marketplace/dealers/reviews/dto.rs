@@ -1,5 +1,6 @@
 //! Wire shapes of a dealer's reviews (camelCase).
 
+use crate::services::marketplace::wire::Scalar;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use switchboard_entities::marketplace::{dealer_review, user};
@@ -10,7 +11,7 @@ use utoipa::ToSchema;
 pub struct ReviewRequest {
     /// A whole number from 1 to 5.
     #[schema(value_type = Option<i64>)]
-    pub rating: Option<crate::services::marketplace::wire::Scalar>,
+    pub rating: Option<Scalar>,
     /// 1 to 1000 characters.
     pub comment: Option<String>,
 }

@@ -8,6 +8,7 @@ use crate::services::marketplace::dealers::reviews::store::{self as reviews, New
 use crate::services::marketplace::dealers::routes::{caller, dealer_id};
 use crate::services::marketplace::domain::{self, required};
 use crate::services::marketplace::error::Result;
+use crate::services::marketplace::interactions::domain::rating;
 use crate::services::marketplace::openapi::Errors;
 use crate::services::marketplace::state::MarketplaceState;
 use crate::services::marketplace::wire::*;
@@ -35,7 +36,7 @@ pub async fn review(
     id: web::Path<String>,
     body: Json<ReviewRequest>,
 ) -> Result<HttpResponse> {
-    let rating = crate::services::marketplace::interactions::domain::rating(body.rating.as_ref())?;
+    let rating = rating(body.rating.as_ref())?;
     let comment = domain::text("comment", required("comment", &body.comment)?, 1000)?;
     let dealer = dealer_id(&id)?;
     let created =

@@ -3,6 +3,7 @@
 
 use crate::core::db::is_unique_violation;
 use crate::core::page::{self, Page, Window};
+use crate::services::marketplace::accounts::store::users_by_id;
 use crate::services::marketplace::dealers::reviews::dto::Review;
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::state::MarketplaceState;
@@ -11,7 +12,6 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
     QueryOrder, Set,
 };
-use std::collections::HashMap;
 use switchboard_entities::marketplace::{dealer_profile, dealer_review, user};
 use uuid::Uuid;
 
@@ -87,13 +87,7 @@ pub async fn list(st: &MarketplaceState, dealer_id: Uuid, window: Window) -> Res
         .order_by_desc(dealer_review::Column::Id);
     let page = page::fetch(select, db, window).await?;
     let ids: Vec<Uuid> = page.items.iter().map(|r| r.author_id).collect();
-    let authors: HashMap<Uuid, user::Model> = user::Entity::find()
-        .filter(user::Column::Id.is_in(ids))
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|u| (u.id, u))
-        .collect();
+    let authors = users_by_id(db, ids).await?;
     Ok(page.map(|r| {
         let author = authors.get(&r.author_id);
         Review::new(r, author)
