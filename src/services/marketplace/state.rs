@@ -16,9 +16,9 @@ pub struct MarketplaceState {
     pub core: CoreContext,
     pub providers: Providers,
     pub cfg: Arc<MarketplaceSettings>,
-    /// Set once the catalogue is filled ([`crate::services::marketplace::catalogue::store::ready`]).
+    /// Set once the catalogue is filled (`catalogue::store::ready`).
     pub catalogue: Arc<tokio::sync::OnceCell<()>>,
-    /// The catalogue's names the search corrects words to ([`crate::services::marketplace::catalogue::store::names`]).
+    /// The catalogue's names the search corrects words to (`catalogue::store::names`).
     pub catalogue_names: NamesCache,
     /// Where VIN lookups are answered from (`[services.marketplace.vin]`).
     pub vin: Arc<dyn VinDecoder>,

@@ -7,7 +7,7 @@ use crate::core::json_body::Json;
 use crate::core::session::SessionKey;
 use crate::services::marketplace::accounts::domain::{Email, OtpPurpose, Password};
 use crate::services::marketplace::accounts::dto::*;
-use crate::services::marketplace::accounts::store::{self as accounts, SignupInput};
+use crate::services::marketplace::accounts::store::{self, SignupInput};
 use crate::services::marketplace::accounts::tokens;
 use crate::services::marketplace::domain::{self, required};
 use crate::services::marketplace::error::{MarketplaceError, Result};
@@ -38,7 +38,7 @@ pub async fn signup(
         password,
         name,
     };
-    let created = accounts::signup(&st, input).await?;
+    let created = store::signup(&st, input).await?;
     Ok(HttpResponse::Created().json(ok_with(message, created)))
 }
 
@@ -51,7 +51,7 @@ pub async fn verify_signup(
 ) -> Result<HttpResponse> {
     let phone = domain::phone(required("phone", &body.phone)?)?;
     let otp = required("otp", &body.otp)?;
-    let verified = accounts::verify_signup(&st, &phone, otp).await?;
+    let verified = store::verify_signup(&st, &phone, otp).await?;
     Ok(HttpResponse::Ok().json(ok_with("Phone number verified", verified)))
 }
 
@@ -64,7 +64,7 @@ pub async fn login(
 ) -> Result<HttpResponse> {
     let phone = domain::phone(required("phone", &body.phone)?)?;
     let secret = required("password", &body.password)?;
-    let logged_in = accounts::login(&st, &phone, secret.to_owned()).await?;
+    let logged_in = store::login(&st, &phone, secret.to_owned()).await?;
     Ok(HttpResponse::Ok().json(ok_with("Logged in", logged_in)))
 }
 
@@ -118,7 +118,7 @@ pub async fn forgot_password(
 ) -> Result<HttpResponse> {
     let phone = domain::phone(required("phone", &body.phone)?)?;
     st.cfg.rate_limits.otp_phone().count(&req, &phone).await?;
-    accounts::send_code(&st, &phone, OtpPurpose::PasswordReset).await?;
+    store::send_code(&st, &phone, OtpPurpose::PasswordReset).await?;
     Ok(HttpResponse::Ok().json(ok_with(CODE_SENT_IF_ACCOUNT, Empty {})))
 }
 
@@ -131,7 +131,7 @@ pub async fn verify_forgot_password(
 ) -> Result<HttpResponse> {
     let phone = domain::phone(required("phone", &body.phone)?)?;
     let otp = required("otp", &body.otp)?;
-    let token = accounts::verify_forgot(&st, &phone, otp).await?;
+    let token = store::verify_forgot(&st, &phone, otp).await?;
     Ok(HttpResponse::Ok().json(ok_with("Code verified; set a new password", token)))
 }
 
@@ -144,7 +144,7 @@ pub async fn reset_password(
 ) -> Result<HttpResponse> {
     let token = required("token", &body.token)?;
     let new = Password::parse("newPassword", required("newPassword", &body.new_password)?)?;
-    accounts::reset_password(&st, token.trim(), new).await?;
+    store::reset_password(&st, token.trim(), new).await?;
     Ok(HttpResponse::Ok().json(ok_with(
         "Password reset; log in with the new password",
         Empty {},
@@ -162,6 +162,6 @@ pub async fn resend_otp(
     let phone = domain::phone(required("phone", &body.phone)?)?;
     let purpose = OtpPurpose::parse(required("type", &body.kind)?)?;
     st.cfg.rate_limits.otp_phone().count(&req, &phone).await?;
-    accounts::send_code(&st, &phone, purpose).await?;
+    store::send_code(&st, &phone, purpose).await?;
     Ok(HttpResponse::Ok().json(ok_with(CODE_SENT_IF_ACCOUNT, Empty {})))
 }

@@ -8,7 +8,7 @@ use crate::services::marketplace::cars::domain::{CarFields, Listing, Patch, STAT
 use crate::services::marketplace::cars::dto::*;
 use crate::services::marketplace::cars::filters::{CarFilters, RawFilters, Sort};
 use crate::services::marketplace::cars::search::{self, Facets};
-use crate::services::marketplace::cars::store::{self as cars, car_id, Caller};
+use crate::services::marketplace::cars::store::{self, car_id, Caller};
 use crate::services::marketplace::dealers::routes::account;
 use crate::services::marketplace::domain;
 use crate::services::marketplace::error::{MarketplaceError, Result};
@@ -37,7 +37,7 @@ pub async fn browse(
 ) -> Result<HttpResponse> {
     let filters = CarFilters::parse(&filters)?;
     let sort = Sort::parse("sort", sort.sort.as_deref())?;
-    let page = cars::list(&st, &filters, &sort, paging.window()?).await?;
+    let page = store::list(&st, &filters, &sort, paging.window()?).await?;
     Ok(HttpResponse::Ok().json(list(page.map(Car::from))))
 }
 
@@ -96,7 +96,7 @@ pub async fn create(
     body: Json<CarFields>,
 ) -> Result<HttpResponse> {
     let listing = Listing::parse(&body)?;
-    let created = cars::create(&st, caller(&auth)?.id, listing).await?;
+    let created = store::create(&st, caller(&auth)?.id, listing).await?;
     Ok(HttpResponse::Created().json(ok_with("Car listed", Car::from(created))))
 }
 
@@ -114,7 +114,7 @@ pub async fn my_cars(
         .as_deref()
         .map(|s| STATUS.parse(s))
         .transpose()?;
-    let page = cars::mine(&st, caller(&auth)?.id, status, paging.window()?).await?;
+    let page = store::mine(&st, caller(&auth)?.id, status, paging.window()?).await?;
     Ok(HttpResponse::Ok().json(list(page.map(Car::from))))
 }
 
@@ -134,7 +134,7 @@ pub async fn get_one(
         let viewer = Viewer::User(caller(reader)?.id);
         interactions::view(&st, id, viewer).await?;
     }
-    let car = cars::find(&st.core.db, id).await?;
+    let car = store::find(&st.core.db, id).await?;
     Ok(HttpResponse::Ok().json(ok(Car::from(car))))
 }
 
@@ -158,7 +158,7 @@ pub async fn update(
         }
         .into());
     }
-    let updated = cars::update(&st, caller(&auth)?, id, patch).await?;
+    let updated = store::update(&st, caller(&auth)?, id, patch).await?;
     Ok(HttpResponse::Ok().json(ok_with("Car updated", Car::from(updated))))
 }
 
@@ -171,6 +171,6 @@ pub async fn remove(
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
-    cars::delete(&st, caller(&auth)?, car_id(&id)?).await?;
+    store::delete(&st, caller(&auth)?, car_id(&id)?).await?;
     Ok(HttpResponse::Ok().json(ok_with("Car deleted", Empty {})))
 }

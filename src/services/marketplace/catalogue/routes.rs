@@ -1,8 +1,8 @@
-//! The car catalogue (`/cars/makes`, `/cars/models/{make}`, `/cars/body-types`,
-//! `/cars/features`, `/cars/templates/{make}/{model}`; no auth): what the catalogue module
-//! starts with plus every make and model listed since ([`crate::services::marketplace::catalogue::store`]).
+//! The catalogue's endpoints over HTTP (`/cars/makes`, `/cars/models/{make}`,
+//! `/cars/body-types`, `/cars/features`, `/cars/templates/{make}/{model}`; no auth): what
+//! `data.rs` starts with plus every make and model listed since (`store.rs`).
 
-use crate::services::marketplace::catalogue::store::{self as catalogue, Template};
+use crate::services::marketplace::catalogue::store::{self, Template};
 use crate::services::marketplace::error::Result;
 use crate::services::marketplace::openapi::Errors;
 use crate::services::marketplace::state::MarketplaceState;
@@ -12,7 +12,7 @@ use actix_web::{get, web, HttpResponse};
 #[utoipa::path(tag = "catalogue", responses((status = 200, body = Success<Vec<String>>), Errors))]
 #[get("/cars/makes")]
 pub async fn makes(st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
-    Ok(HttpResponse::Ok().json(ok(catalogue::makes(&st).await?)))
+    Ok(HttpResponse::Ok().json(ok(store::makes(&st).await?)))
 }
 
 #[utoipa::path(tag = "catalogue",
@@ -23,19 +23,19 @@ pub async fn models(
     st: web::Data<MarketplaceState>,
     make: web::Path<String>,
 ) -> Result<HttpResponse> {
-    Ok(HttpResponse::Ok().json(ok(catalogue::models(&st, &make).await?)))
+    Ok(HttpResponse::Ok().json(ok(store::models(&st, &make).await?)))
 }
 
 #[utoipa::path(tag = "catalogue", responses((status = 200, body = Success<Vec<String>>), Errors))]
 #[get("/cars/body-types")]
 pub async fn body_types(st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
-    Ok(HttpResponse::Ok().json(ok(catalogue::body_types(&st).await?)))
+    Ok(HttpResponse::Ok().json(ok(store::body_types(&st).await?)))
 }
 
 #[utoipa::path(tag = "catalogue", responses((status = 200, body = Success<Vec<String>>), Errors))]
 #[get("/cars/features")]
 pub async fn features(st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
-    Ok(HttpResponse::Ok().json(ok(catalogue::features(&st).await?)))
+    Ok(HttpResponse::Ok().json(ok(store::features(&st).await?)))
 }
 
 #[utoipa::path(tag = "catalogue",
@@ -48,5 +48,5 @@ pub async fn template(
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse> {
     let (make, model) = path.into_inner();
-    Ok(HttpResponse::Ok().json(ok(catalogue::template(&st, &make, &model).await?)))
+    Ok(HttpResponse::Ok().json(ok(store::template(&st, &make, &model).await?)))
 }

@@ -1,4 +1,4 @@
-//! The car catalogue in the database: filled from the catalogue module when the service
+//! The car catalogue in the database: filled from `data.rs` when the service
 //! starts (what is missing only, so a restart or a second node adds nothing twice), grown by
 //! an administrator's listing of an unknown make or model or by enough verified sellers'
 //! ([`note_listing`]), read by the catalogue endpoints and the search's vocabulary.

@@ -6,7 +6,7 @@ use crate::core::json_body::Json;
 use crate::core::jwt::Claims;
 use crate::services::marketplace::auth::Verified;
 use crate::services::marketplace::dealers::dto::*;
-use crate::services::marketplace::dealers::store::{self as dealers, NewApplication};
+use crate::services::marketplace::dealers::store::{self, NewApplication};
 use crate::services::marketplace::domain::{self, required};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::openapi::Errors;
@@ -61,7 +61,7 @@ pub async fn apply(
             .map(|d| domain::text("description", d, 2000))
             .transpose()?,
     };
-    let created = dealers::apply(&st, caller(&auth)?, new).await?;
+    let created = store::apply(&st, caller(&auth)?, new).await?;
     Ok(HttpResponse::Created().json(ok_with("Dealer application submitted", created)))
 }
 
@@ -69,7 +69,7 @@ pub async fn apply(
     responses((status = 200, body = Success<ApplicationStatus>), Errors))]
 #[get("/auth/dealer-application-status")]
 pub async fn status(auth: Bearer, st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
-    let status = dealers::status(&st, caller(&auth)?).await?;
+    let status = store::status(&st, caller(&auth)?).await?;
     Ok(HttpResponse::Ok().json(ok(status)))
 }
 
@@ -82,7 +82,7 @@ pub async fn approve(
     st: web::Data<MarketplaceState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
-    let dealer = dealers::approve(&st, dealer_id(&id)?).await?;
+    let dealer = store::approve(&st, dealer_id(&id)?).await?;
     Ok(HttpResponse::Ok().json(ok_with("Dealer approved", dealer)))
 }
 
@@ -94,6 +94,6 @@ pub async fn pending(
     st: web::Data<MarketplaceState>,
     paging: web::Query<PageParams>,
 ) -> Result<HttpResponse> {
-    let page = dealers::pending(&st, paging.window()?).await?;
+    let page = store::pending(&st, paging.window()?).await?;
     Ok(HttpResponse::Ok().json(list(page)))
 }

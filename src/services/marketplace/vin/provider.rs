@@ -30,7 +30,7 @@ pub fn from_settings(cfg: &VinSettings, http: reqwest::Client) -> Arc<dyn VinDec
     }
 }
 
-/// The built-in decoder ([`crate::services::marketplace::vin::domain`]).
+/// The built-in decoder ([`super::domain`]).
 pub struct Offline;
 
 #[async_trait]

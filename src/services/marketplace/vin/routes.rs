@@ -1,6 +1,6 @@
 //! `GET /vin/lookup/{vin}` (dealers and administrators): what the VIN itself says, from the
-//! offline decoder ([`crate::services::marketplace::vin::domain`]), with what the configured online provider knows over it
-//! ([`crate::services::marketplace::vin::provider`]). The model is not encoded in a VIN in any standard way: it is
+//! offline decoder ([`super::domain`]), with what the configured online provider knows over
+//! it ([`super::provider`]). The model is not encoded in a VIN in any standard way: it is
 //! read where a maker publishes its coding (Tesla's position 4), else null unless a provider
 //! knows it.
 

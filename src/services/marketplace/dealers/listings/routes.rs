@@ -8,9 +8,7 @@ use crate::services::marketplace::cars::dto::Car;
 use crate::services::marketplace::cars::store as cars;
 use crate::services::marketplace::dealers::dto::Audience;
 use crate::services::marketplace::dealers::listings::csv::record;
-use crate::services::marketplace::dealers::listings::store::{
-    self as dealer_listings, DealerStats, ExportFilter,
-};
+use crate::services::marketplace::dealers::listings::store::{self, DealerStats, ExportFilter};
 use crate::services::marketplace::dealers::profiles::store as profiles;
 use crate::services::marketplace::dealers::routes::{caller, dealer_id};
 use crate::services::marketplace::error::{MarketplaceError, Result};
@@ -50,7 +48,7 @@ pub async fn stats(
     auth: Bearer<DealerRole>,
     st: web::Data<MarketplaceState>,
 ) -> Result<HttpResponse> {
-    let stats = dealer_listings::stats(&st, caller(&auth)?).await?;
+    let stats = store::stats(&st, caller(&auth)?).await?;
     Ok(HttpResponse::Ok().json(ok(stats)))
 }
 
@@ -217,7 +215,7 @@ pub async fn export(
         ),
         Format::Json => ("[".to_owned(), "]".to_owned(), "application/json", "json"),
     };
-    let body = dealer_listings::export_pages(st.core.db.clone(), filter)
+    let body = store::export_pages(st.core.db.clone(), filter)
         .enumerate()
         .map(move |(i, page)| page.map(|p| render(format, i, p)))
         .inspect_err(|e| tracing::warn!(error = %e, "dealer export stopped by a database error"));

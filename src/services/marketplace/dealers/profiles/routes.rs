@@ -7,7 +7,7 @@ use crate::core::page::Page;
 use crate::services::marketplace::auth::Verified;
 use crate::services::marketplace::dealers::dto::*;
 use crate::services::marketplace::dealers::profiles::hours::BusinessHours;
-use crate::services::marketplace::dealers::profiles::store::{self as profiles, ProfileChanges};
+use crate::services::marketplace::dealers::profiles::store::{self, ProfileChanges};
 use crate::services::marketplace::dealers::routes::{caller, dealer_id};
 use crate::services::marketplace::domain;
 use crate::services::marketplace::error::{MarketplaceError, Result};
@@ -46,7 +46,7 @@ pub async fn all(
     }
     .window()?;
     let page = if approved {
-        profiles::list(&st, window).await?
+        store::list(&st, window).await?
     } else {
         // Every listed dealer is approved; applicants are not public.
         Page {
@@ -62,7 +62,7 @@ pub async fn all(
     responses((status = 200, body = Success<Dealer>), Errors))]
 #[get("/dealers/{id}")]
 pub async fn one(st: web::Data<MarketplaceState>, id: web::Path<String>) -> Result<HttpResponse> {
-    let dealer = profiles::dealer(&st.core.db, dealer_id(&id)?, Audience::Public).await?;
+    let dealer = store::dealer(&st.core.db, dealer_id(&id)?, Audience::Public).await?;
     Ok(HttpResponse::Ok().json(ok(dealer)))
 }
 
@@ -73,7 +73,7 @@ pub async fn profile(
     auth: Bearer<DealerRole>,
     st: web::Data<MarketplaceState>,
 ) -> Result<HttpResponse> {
-    let dealer = profiles::dealer(&st.core.db, caller(&auth)?, Audience::OwnerOrAdmin).await?;
+    let dealer = store::dealer(&st.core.db, caller(&auth)?, Audience::OwnerOrAdmin).await?;
     Ok(HttpResponse::Ok().json(ok(dealer)))
 }
 
@@ -112,7 +112,7 @@ pub async fn update_profile(
         ..ProfileChanges::default()
     };
     let changes = some_change(changes, "name")?;
-    let dealer = profiles::update(&st, caller(&auth)?, changes).await?;
+    let dealer = store::update(&st, caller(&auth)?, changes).await?;
     Ok(HttpResponse::Ok().json(ok_with("Profile updated", dealer)))
 }
 
@@ -123,7 +123,7 @@ pub async fn hours(
     auth: Bearer<DealerRole>,
     st: web::Data<MarketplaceState>,
 ) -> Result<HttpResponse> {
-    let dealer = profiles::dealer(&st.core.db, caller(&auth)?, Audience::OwnerOrAdmin).await?;
+    let dealer = store::dealer(&st.core.db, caller(&auth)?, Audience::OwnerOrAdmin).await?;
     let business_hours = dealer
         .business_hours
         .unwrap_or_else(|| serde_json::json!({}));
@@ -151,7 +151,7 @@ pub async fn set_hours(
         business_hours: Some(parsed.clone()),
         ..ProfileChanges::default()
     };
-    profiles::update(&st, caller(&auth)?, changes).await?;
+    store::update(&st, caller(&auth)?, changes).await?;
     let view = BusinessHoursView {
         business_hours: parsed,
     };
@@ -178,6 +178,6 @@ pub async fn set_info(
         ..ProfileChanges::default()
     };
     let changes = some_change(changes, "website")?;
-    let dealer = profiles::update(&st, caller(&auth)?, changes).await?;
+    let dealer = store::update(&st, caller(&auth)?, changes).await?;
     Ok(HttpResponse::Ok().json(ok_with("Business info updated", dealer)))
 }

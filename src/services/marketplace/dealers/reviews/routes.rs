@@ -4,7 +4,7 @@
 use crate::core::json_body::Json;
 use crate::services::marketplace::auth::Verified;
 use crate::services::marketplace::dealers::reviews::dto::*;
-use crate::services::marketplace::dealers::reviews::store::{self as reviews, NewReview};
+use crate::services::marketplace::dealers::reviews::store::{self, NewReview};
 use crate::services::marketplace::dealers::routes::{caller, dealer_id};
 use crate::services::marketplace::domain::{self, required};
 use crate::services::marketplace::error::Result;
@@ -22,7 +22,7 @@ pub async fn list_reviews(
     id: web::Path<String>,
     paging: web::Query<PageParams>,
 ) -> Result<HttpResponse> {
-    let page = reviews::list(&st, dealer_id(&id)?, paging.window()?).await?;
+    let page = store::list(&st, dealer_id(&id)?, paging.window()?).await?;
     Ok(HttpResponse::Ok().json(list(page)))
 }
 
@@ -39,7 +39,6 @@ pub async fn review(
     let rating = rating(body.rating.as_ref())?;
     let comment = domain::text("comment", required("comment", &body.comment)?, 1000)?;
     let dealer = dealer_id(&id)?;
-    let created =
-        reviews::create(&st, dealer, caller(&auth)?, NewReview { rating, comment }).await?;
+    let created = store::create(&st, dealer, caller(&auth)?, NewReview { rating, comment }).await?;
     Ok(HttpResponse::Created().json(ok_with("Review added", created)))
 }
