@@ -1,165 +1,68 @@
-//! /auth/*: sign-up, phone verification, login, token refresh, the current user, password
-//! reset and code resends.
+//! Who may call: the marketplace's bearer-token policy (its sessions must be live), and the
+//! [`Verified`] extractor: writes need a verified phone, so an account that never verified
+//! its number (anyone's number can be typed at sign-up) may sign in and read, nothing more.
 
-use super::domain::{self, required, Email, OtpPurpose, Password};
-use super::dto::*;
-use super::error::{MarketplaceError, Result};
-use super::openapi::Errors;
-use super::service::accounts::{self, SignupInput};
-use super::service::tokens;
-use super::MarketplaceState;
-use crate::core::auth::Bearer;
-use crate::core::http::json;
-use crate::core::json_body::Json;
-use crate::core::session::SessionKey;
-use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use crate::core::auth::{AnyRole, Auth, AuthErrors, Bearer, Roles};
+use crate::core::error::ApiError;
+use crate::core::session::Sessions;
+use crate::core::CoreContext;
+use crate::services::marketplace::accounts::tokens::ACCESS_TOKEN_TYPE;
+use crate::services::marketplace::error::MarketplaceError;
+use actix_web::dev::Payload;
+use actix_web::{FromRequest, HttpRequest};
+use futures_util::future::LocalBoxFuture;
+use std::ops::Deref;
+use std::sync::Arc;
 use switchboard_entities::marketplace::user;
 
-/// The same answer whether or not the phone has an account.
-const CODE_SENT_IF_ACCOUNT: &str = "If an account can use it, a verification code was sent";
+/// A [`Bearer`] whose account has verified its phone, as the session check read it (so a
+/// verification counts from the next request); otherwise 403 `phone_not_verified`.
+pub struct Verified<R: Roles = AnyRole>(Bearer<R>);
 
-#[utoipa::path(tag = "auth", request_body = SignupRequest,
-    responses((status = 201, body = Success<AuthResult>), Errors))]
-#[post("/auth/signup")]
-pub async fn signup(
-    st: web::Data<MarketplaceState>,
-    body: Json<SignupRequest>,
-) -> Result<HttpResponse> {
-    let phone = domain::phone(required("phone", &body.phone)?)?;
-    let password = Password::parse("password", required("password", &body.password)?)?;
-    let email = body.email.as_deref().map(Email::parse).transpose()?;
-    let name = body.name.as_deref().map(domain::name).transpose()?;
-    let message = format!("Verification code sent to {}", phone.masked());
-    let input = SignupInput {
-        phone,
-        email,
-        password,
-        name,
-    };
-    let created = accounts::signup(&st, input).await?;
-    Ok(HttpResponse::Created().json(ok_with(message, created)))
+impl<R: Roles> Deref for Verified<R> {
+    type Target = Bearer<R>;
+
+    fn deref(&self) -> &Bearer<R> {
+        &self.0
+    }
 }
 
-#[utoipa::path(tag = "auth", request_body = PhoneOtpRequest,
-    responses((status = 200, body = Success<AuthResult>), Errors))]
-#[post("/auth/verify-signup")]
-pub async fn verify_signup(
-    st: web::Data<MarketplaceState>,
-    body: Json<PhoneOtpRequest>,
-) -> Result<HttpResponse> {
-    let phone = domain::phone(required("phone", &body.phone)?)?;
-    let otp = required("otp", &body.otp)?;
-    let verified = accounts::verify_signup(&st, &phone, otp).await?;
-    Ok(HttpResponse::Ok().json(ok_with("Phone number verified", verified)))
+impl<R: Roles> FromRequest for Verified<R> {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let bearer = Bearer::<R>::from_request(req, payload);
+        Box::pin(async move {
+            let bearer = bearer.await?;
+            let verified = bearer
+                .account::<user::Model>()
+                .is_some_and(|u| u.is_phone_verified);
+            if !verified {
+                return Err(MarketplaceError::PhoneNotVerified.into());
+            }
+            Ok(Self(bearer))
+        })
+    }
 }
 
-#[utoipa::path(tag = "auth", request_body = LoginRequest,
-    responses((status = 200, body = Success<AuthResult>), Errors))]
-#[post("/auth/login")]
-pub async fn login(
-    st: web::Data<MarketplaceState>,
-    body: Json<LoginRequest>,
-) -> Result<HttpResponse> {
-    let phone = domain::phone(required("phone", &body.phone)?)?;
-    let secret = required("password", &body.password)?;
-    let logged_in = accounts::login(&st, &phone, secret.to_owned()).await?;
-    Ok(HttpResponse::Ok().json(ok_with("Logged in", logged_in)))
-}
-
-/// A new access token. `refreshToken` answers the token to use next: the same one (the
-/// spec), or with `rotate_refresh_tokens` a new one, and sending the old one again then
-/// revokes every token of its login.
-#[utoipa::path(tag = "auth", request_body = RefreshRequest,
-    responses((status = 200, body = Success<Refreshed>), Errors))]
-#[post("/auth/refresh-token")]
-pub async fn refresh_token(
-    st: web::Data<MarketplaceState>,
-    body: Json<RefreshRequest>,
-) -> Result<HttpResponse> {
-    let token = required("refreshToken", &body.refresh_token)?;
-    let issued = tokens::refresh(&st, token.trim()).await?;
-    Ok(HttpResponse::Ok().json(ok(Refreshed {
-        access_token: issued.access,
-        refresh_token: issued.refresh,
-    })))
-}
-
-/// Ends this login (not in the spec): its refresh token stops working, its access tokens
-/// and sockets at once.
-#[utoipa::path(tag = "auth", security(("bearer" = [])),
-    responses((status = 200, body = Success<Empty>), Errors))]
-#[post("/auth/logout")]
-pub async fn logout(auth: Bearer, st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
-    let key = SessionKey::of(&auth.claims).ok_or(MarketplaceError::AccountGone)?;
-    tokens::logout(&st, key).await?;
-    Ok(HttpResponse::Ok().json(ok_with("Logged out", Empty {})))
-}
-
-#[utoipa::path(tag = "auth", security(("bearer" = [])),
-    responses((status = 200, body = Success<User>), Errors))]
-#[get("/auth/me")]
-pub async fn me(auth: Bearer) -> Result<HttpResponse> {
-    // The account as the session check read it (kept current by every change).
-    let u = auth
-        .account::<user::Model>()
-        .ok_or(MarketplaceError::AccountGone)?;
-    Ok(json(HttpResponse::Ok(), &ok(User::from(&*u))))
-}
-
-#[utoipa::path(tag = "auth", request_body = PhoneRequest,
-    responses((status = 200, body = Success<Empty>), Errors))]
-#[post("/auth/forgot-password")]
-pub async fn forgot_password(
-    req: HttpRequest,
-    st: web::Data<MarketplaceState>,
-    body: Json<PhoneRequest>,
-) -> Result<HttpResponse> {
-    let phone = domain::phone(required("phone", &body.phone)?)?;
-    st.cfg.rate_limits.otp_phone().count(&req, &phone).await?;
-    accounts::send_code(&st, &phone, OtpPurpose::PasswordReset).await?;
-    Ok(HttpResponse::Ok().json(ok_with(CODE_SENT_IF_ACCOUNT, Empty {})))
-}
-
-#[utoipa::path(tag = "auth", request_body = PhoneOtpRequest,
-    responses((status = 200, body = Success<ResetToken>), Errors))]
-#[post("/auth/verify-forgot-password")]
-pub async fn verify_forgot_password(
-    st: web::Data<MarketplaceState>,
-    body: Json<PhoneOtpRequest>,
-) -> Result<HttpResponse> {
-    let phone = domain::phone(required("phone", &body.phone)?)?;
-    let otp = required("otp", &body.otp)?;
-    let token = accounts::verify_forgot(&st, &phone, otp).await?;
-    Ok(HttpResponse::Ok().json(ok_with("Code verified; set a new password", token)))
-}
-
-#[utoipa::path(tag = "auth", request_body = ResetPasswordRequest,
-    responses((status = 200, body = Success<Empty>), Errors))]
-#[post("/auth/reset-password")]
-pub async fn reset_password(
-    st: web::Data<MarketplaceState>,
-    body: Json<ResetPasswordRequest>,
-) -> Result<HttpResponse> {
-    let token = required("token", &body.token)?;
-    let new = Password::parse("newPassword", required("newPassword", &body.new_password)?)?;
-    accounts::reset_password(&st, token.trim(), new).await?;
-    Ok(HttpResponse::Ok().json(ok_with(
-        "Password reset; log in with the new password",
-        Empty {},
-    )))
-}
-
-#[utoipa::path(tag = "auth", request_body = ResendOtpRequest,
-    responses((status = 200, body = Success<Empty>), Errors))]
-#[post("/auth/resend-otp")]
-pub async fn resend_otp(
-    req: HttpRequest,
-    st: web::Data<MarketplaceState>,
-    body: Json<ResendOtpRequest>,
-) -> Result<HttpResponse> {
-    let phone = domain::phone(required("phone", &body.phone)?)?;
-    let purpose = OtpPurpose::parse(required("type", &body.kind)?)?;
-    st.cfg.rate_limits.otp_phone().count(&req, &phone).await?;
-    accounts::send_code(&st, &phone, purpose).await?;
-    Ok(HttpResponse::Ok().json(ok_with(CODE_SENT_IF_ACCOUNT, Empty {})))
+/// Bearer tokens of the marketplace, with the spec's `invalid_token`; their sessions must be
+/// live.
+pub fn policy(core: &CoreContext, sessions: Arc<Sessions>) -> Auth {
+    Auth::new(
+        core,
+        &[ACCESS_TOKEN_TYPE],
+        AuthErrors {
+            missing: |what| {
+                ApiError::unauthorized(format!("missing {what}: Bearer <access token>"))
+                    .code("invalid_token")
+            },
+            invalid_token: |_| {
+                ApiError::unauthorized("access token is invalid or expired").code("invalid_token")
+            },
+            forbidden: |_| ApiError::forbidden("your role does not allow this operation"),
+            invalid_key: |what| ApiError::unauthorized(format!("invalid {what}")),
+        },
+    )
+    .with_sessions(sessions)
 }

@@ -1,13 +1,12 @@
-//! Parsed inputs of the marketplace: each type can only hold a value that obeys its rule.
+//! Parsed inputs every feature of the marketplace shares (phones, required fields, names,
+//! free text, websites, ids in bodies): each answers a value that obeys its rule or a
+//! `validation_error` naming the field.
 
-use super::error::MarketplaceError;
-use crate::core::auth::Role;
 use crate::core::phone::PhoneNumber;
+use crate::services::marketplace::error::MarketplaceError;
+use uuid::Uuid;
 
-/// Longest password accepted: argon2 time grows with input, and nobody types more.
-const MAX_PASSWORD_CHARS: usize = 128;
 const MAX_NAME_CHARS: usize = 100;
-const MAX_EMAIL_CHARS: usize = 254;
 
 pub fn phone(raw: &str) -> Result<PhoneNumber, MarketplaceError> {
     PhoneNumber::parse(raw).map_err(|e| MarketplaceError::invalid("phone", raw, e.to_string()))
@@ -38,63 +37,6 @@ pub fn required<'a>(
             value: v.clone(),
             message: format!("{field} is required"),
         }),
-    }
-}
-
-/// A new password: at least 6 characters (the spec), at most 128.
-#[derive(Clone)]
-pub struct Password(String);
-
-impl Password {
-    pub fn parse(field: &'static str, raw: &str) -> Result<Self, MarketplaceError> {
-        let n = raw.chars().count();
-        if n < 6 {
-            return Err(MarketplaceError::invalid_secret(
-                field,
-                format!("{field} must be at least 6 characters"),
-            ));
-        }
-        if n > MAX_PASSWORD_CHARS {
-            return Err(MarketplaceError::invalid_secret(
-                field,
-                format!("{field} must be at most {MAX_PASSWORD_CHARS} characters"),
-            ));
-        }
-        Ok(Self(raw.to_owned()))
-    }
-
-    pub fn expose(&self) -> String {
-        self.0.clone()
-    }
-}
-
-/// An e-mail address of the usual form `local@domain.tld`, stored trimmed.
-pub struct Email(String);
-
-impl Email {
-    pub fn parse(raw: &str) -> Result<Self, MarketplaceError> {
-        let v = raw.trim();
-        let well_formed = v.len() <= MAX_EMAIL_CHARS
-            && !v.chars().any(|c| c.is_whitespace() || c.is_control())
-            && v.split_once('@').is_some_and(|(local, domain)| {
-                !local.is_empty()
-                    && !domain.contains('@')
-                    && domain.split('.').count() >= 2
-                    && domain.split('.').all(|label| !label.is_empty())
-            });
-        if well_formed {
-            Ok(Self(v.to_owned()))
-        } else {
-            Err(MarketplaceError::invalid(
-                "email",
-                raw,
-                "email must be a valid e-mail address",
-            ))
-        }
-    }
-
-    pub fn into_inner(self) -> String {
-        self.0
     }
 }
 
@@ -144,77 +86,16 @@ pub fn website(raw: &str) -> Result<String, MarketplaceError> {
     }
 }
 
-/// What a one-time code proves (the spec's resend-otp `type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OtpPurpose {
-    Signup,
-    PasswordReset,
-}
-
-impl OtpPurpose {
-    pub fn parse(raw: &str) -> Result<Self, MarketplaceError> {
-        match raw {
-            "signup" => Ok(Self::Signup),
-            "password_reset" => Ok(Self::PasswordReset),
-            _ => Err(MarketplaceError::invalid(
-                "type",
-                raw,
-                "type must be signup or password_reset",
-            )),
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Signup => "signup",
-            Self::PasswordReset => "password_reset",
-        }
-    }
-}
-
-/// A stored role name as the token role; an unknown name grants the least.
-pub fn role(stored: &str) -> Role {
-    match stored {
-        "admin" => Role::Admin,
-        "dealer" => Role::Dealer,
-        _ => Role::User,
-    }
+/// An id field of a body: required and well formed.
+pub fn body_id(field: &'static str, raw: &Option<String>) -> Result<Uuid, MarketplaceError> {
+    let v = required(field, raw)?;
+    Uuid::parse_str(v.trim())
+        .map_err(|_| MarketplaceError::invalid(field, v, format!("{field} is not a valid id")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn passwords_need_six_characters_and_are_never_echoed() {
-        assert!(Password::parse("password", "secret").is_ok());
-        let Err(MarketplaceError::Validation { field, value, .. }) =
-            Password::parse("password", "12345")
-        else {
-            panic!("refused")
-        };
-        assert_eq!((field, value), ("password", None));
-        assert!(Password::parse("password", &"x".repeat(129)).is_err());
-    }
-
-    #[test]
-    fn emails_and_names() {
-        assert_eq!(
-            Email::parse(" a.b@example.com ").unwrap().into_inner(),
-            "a.b@example.com"
-        );
-        for bad in [
-            "a@b",
-            "@example.com",
-            "a b@example.com",
-            "a@@example.com",
-            "a@example..com",
-        ] {
-            assert!(Email::parse(bad).is_err(), "{bad}");
-        }
-        assert_eq!(name("  Ada  ").unwrap(), "Ada");
-        assert!(name("   ").is_err());
-    }
 
     #[test]
     fn texts_and_websites() {
@@ -226,16 +107,5 @@ mod tests {
         for bad in ["ftp://x.example", "cars.example.com", "https://"] {
             assert!(website(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn purposes_and_roles() {
-        assert_eq!(
-            OtpPurpose::parse("password_reset").unwrap().as_str(),
-            "password_reset"
-        );
-        assert!(OtpPurpose::parse("login").is_err());
-        assert_eq!(role("dealer"), Role::Dealer);
-        assert_eq!(role("anything"), Role::User);
     }
 }

@@ -2,6 +2,7 @@
 //! the spec's body: `{success: false, error, message, details?, retryAfter?}`.
 
 use crate::core::error::{snake_code, with_details_and_retry, ApiError, Envelope, Kind};
+use crate::services::marketplace::wire::ErrorEnvelope;
 use serde_json::{json, Value};
 use switchboard_actors::marketplace::ConversationError;
 use utoipa::openapi::{RefOr, Schema};
@@ -206,7 +207,7 @@ impl Envelope for MarketplaceEnvelope {
     }
 
     fn schema() -> RefOr<Schema> {
-        <super::dto::ErrorEnvelope as PartialSchema>::schema()
+        <ErrorEnvelope as PartialSchema>::schema()
     }
 }
 

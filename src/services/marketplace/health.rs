@@ -1,7 +1,7 @@
 //! Liveness with a database check (the core body every service shares).
 
-use super::MarketplaceState;
 use crate::core::http::Health;
+use crate::services::marketplace::state::MarketplaceState;
 use actix_web::{get, web, HttpResponse};
 use sea_orm::ConnectionTrait;
 

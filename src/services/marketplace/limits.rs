@@ -1,10 +1,10 @@
 //! Rate limits of the spec's table: authentication requests per address, everything else
 //! per caller (per address when anonymous). Declared here, applied by the core middleware.
 
-use super::settings::MarketplaceRateLimits;
-use super::MarketplaceState;
 use crate::core::config::LimitSettings;
 use crate::core::rate_limit::{Limits, Per, Rule};
+use crate::services::marketplace::settings::MarketplaceRateLimits;
+use crate::services::marketplace::state::MarketplaceState;
 use actix_web::http::Method;
 
 /// The endpoints that take a credential or a code, where guessing is the threat.

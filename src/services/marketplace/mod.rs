@@ -1,48 +1,35 @@
-//! Car marketplace: phone-verified accounts with roles (user, dealer, admin); listings,
-//! dealers and customers follow (`specs/car-marketplace.md`).
+//! Car marketplace (`specs/car-marketplace.md`): phone-verified accounts with roles (user,
+//! dealer, admin), car listings and their search, interactions, customers, dealers, the
+//! catalogue, VIN lookups, direct messages, AI helpers and a sandbox. One folder per feature
+//! (`routes.rs` handlers, `dto.rs` wire shapes, `domain.rs` parsing and rules, `store.rs`
+//! database work); the files here serve them all (state, auth, wire shapes, shared parsing,
+//! errors, settings, limits, the live socket, the document, health). This file only
+//! registers them: the listener, the routes in matching order, and the recurring jobs.
 
+mod accounts;
 mod ai;
-mod ai_dto;
 mod auth;
-mod business_hours;
-mod car_dto;
-mod car_filters;
-mod car_stats;
 mod cars;
-pub mod catalogue;
+mod catalogue;
 mod clock_text;
-mod csv_cells;
 mod customers;
-mod dealer_listings;
-mod dealer_profiles;
 mod dealers;
-pub mod domain;
-mod dto;
+mod domain;
 mod error;
 mod health;
-mod interaction_domain;
-mod interaction_dto;
 mod interactions;
 mod limits;
-pub mod listing;
-mod message_dto;
 mod messages;
 mod openapi;
-mod reviews;
 pub mod sandbox;
-mod search_terms;
-pub mod service;
 pub mod settings;
 mod socket;
-mod verified;
+mod state;
 pub mod vin;
-mod vin_lookup;
-pub mod vin_provider;
+mod wire;
 
-use crate::core::auth::{Auth, AuthErrors};
 use crate::core::clock::ActorClock;
 use crate::core::config::ConfigError;
-use crate::core::error::ApiError;
 use crate::core::http::api_docs;
 use crate::core::routes::fallback;
 use crate::core::server::{serve_marked, Listening, MountError};
@@ -56,33 +43,15 @@ use actix_web::middleware::from_fn;
 use actix_web::web;
 use futures_util::future::BoxFuture;
 use settings::MarketplaceSettings;
+use state::MarketplaceState;
 use std::sync::Arc;
 use std::time::Duration;
 use switchboard_actors::marketplace::{Conversations, Deps, UserFeed};
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
+pub use accounts::store::create_admin;
 pub use error::MarketplaceEnvelope;
-pub use service::accounts::create_admin;
-
-#[derive(Clone)]
-pub struct MarketplaceState {
-    pub core: CoreContext,
-    pub providers: Providers,
-    pub cfg: Arc<MarketplaceSettings>,
-    /// Set once the catalogue is filled ([`service::catalogue::ready`]).
-    pub catalogue: Arc<tokio::sync::OnceCell<()>>,
-    /// The catalogue's names the search corrects words to ([`service::catalogue::names`]).
-    pub catalogue_names: service::catalogue::NamesCache,
-    /// Where VIN lookups are answered from (`[services.marketplace.vin]`).
-    pub vin: Arc<dyn vin_provider::VinDecoder>,
-    /// The conversation actors, which write messages and receipts.
-    pub conversations: Conversations,
-    /// Live events to a user's sockets.
-    pub feed: Arc<dyn UserFeed>,
-    /// Which sessions are live (every bearer request and socket asks; every change announces).
-    pub sessions: Arc<Sessions>,
-}
 
 /// A conversation actor without a command for this long stops (the database keeps all).
 const CONVERSATION_IDLE: Duration = Duration::from_secs(300);
@@ -113,10 +82,19 @@ impl Service for Marketplace {
         cfg: &'a MarketplaceSettings,
     ) -> BoxFuture<'a, Result<Vec<Listening>, MountError>> {
         Box::pin(async move {
-            Ok(sandbox::start(core, providers, cfg)
-                .await?
-                .into_iter()
-                .collect())
+            let Some((ctx, providers)) = sandbox::context(core, providers, cfg).await? else {
+                return Ok(Vec::new());
+            };
+            let bind = &cfg.sandbox.bind;
+            let marks = &[sandbox::TEST_MODE_HEADER];
+            Ok(vec![listen(
+                sandbox::NAME,
+                bind,
+                &ctx,
+                &providers,
+                cfg,
+                marks,
+            )?])
         })
     }
 }
@@ -131,11 +109,11 @@ fn listen(
     marks: &[(&'static str, &'static str)],
 ) -> Result<Listening, MountError> {
     let sessions = Arc::new(Sessions::new(
-        service::tokens::Source(core.db.clone()),
+        accounts::tokens::Source(core.db.clone()),
         &core.settings.auth,
     ));
     let live = socket::Live::new(
-        policy(core, sessions.clone()),
+        auth::policy(core, sessions.clone()),
         sessions.clone(),
         core.clock.clone(),
         core.settings.auth.session_cache_secs,
@@ -150,8 +128,8 @@ fn listen(
         providers: providers.clone(),
         cfg: Arc::new(cfg.clone()),
         catalogue: Arc::default(),
-        catalogue_names: service::catalogue::NamesCache::default(),
-        vin: vin_provider::from_settings(&cfg.vin, providers.http.clone()),
+        catalogue_names: catalogue::store::NamesCache::default(),
+        vin: vin::provider::from_settings(&cfg.vin, providers.http.clone()),
         conversations: Conversations::new(Deps {
             db: core.db.clone(),
             clock: Arc::new(ActorClock(core.clock.clone())),
@@ -164,7 +142,7 @@ fn listen(
     // The catalogue is filled at start; a reader that comes first waits for it.
     let filling = state.clone();
     tokio::spawn(async move {
-        if let Err(e) = service::catalogue::ready(&filling).await {
+        if let Err(e) = catalogue::store::ready(&filling).await {
             tracing::warn!(error = %e, "marketplace catalogue not filled yet; retried on use");
         }
     });
@@ -191,7 +169,7 @@ fn register_jobs(state: &MarketplaceState) {
             async move {
                 let stale = st.core.now() - chrono::Duration::days(1);
                 crate::core::jobs::counted(
-                    service::otp::codes(&st)
+                    accounts::otp::codes(&st)
                         .purge_expired(&st.core.db, stale)
                         .await,
                 )
@@ -200,117 +178,99 @@ fn register_jobs(state: &MarketplaceState) {
     );
 }
 
-/// Bearer tokens of the marketplace, with the spec's `invalid_token`; their sessions must be
-/// live.
-fn policy(core: &CoreContext, sessions: Arc<Sessions>) -> Auth {
-    Auth::new(
-        core,
-        &[service::tokens::ACCESS_TOKEN_TYPE],
-        AuthErrors {
-            missing: |what| {
-                ApiError::unauthorized(format!("missing {what}: Bearer <access token>"))
-                    .code("invalid_token")
-            },
-            invalid_token: |_| {
-                ApiError::unauthorized("access token is invalid or expired").code("invalid_token")
-            },
-            forbidden: |_| ApiError::forbidden("your role does not allow this operation"),
-            invalid_key: |what| ApiError::unauthorized(format!("invalid {what}")),
-        },
-    )
-    .with_sessions(sessions)
-}
-
 fn routes(cfg: &mut ServiceConfig, data: web::Data<MarketplaceState>, sio: SocketIoServer) {
-    cfg.app_data(web::Data::new(policy(&data.core, data.sessions.clone())))
-        .app_data(web::Data::new(limits::limits(&data)))
-        .app_data(data)
-        // Socket.IO speaks its own protocol: outside the versioned API scope.
-        .map(|c| c.service(realtime::scope(sio)))
-        .service(
-            scope("")
-                .wrap(from_fn(require_version::<1>))
-                .service(health::health)
-                .map(|docs| docs.configure(api_docs))
-                .service(auth::signup)
-                .service(auth::verify_signup)
-                .service(auth::login)
-                .service(auth::refresh_token)
-                .service(auth::me)
-                .service(auth::logout)
-                .service(auth::forgot_password)
-                .service(auth::verify_forgot_password)
-                .service(auth::reset_password)
-                .service(auth::resend_otp)
-                .service(dealers::apply)
-                .service(dealers::status)
-                // Literal segments (admin, profile, stats, export) before `/dealers/{id}`.
-                .service(dealers::pending)
-                .service(dealer_listings::stats)
-                .service(dealer_listings::export)
-                .service(dealer_profiles::profile)
-                .service(dealer_profiles::update_profile)
-                .service(dealer_profiles::hours)
-                .service(dealer_profiles::set_hours)
-                .service(dealer_profiles::set_info)
-                .service(dealer_profiles::all)
-                .service(dealer_profiles::one)
-                .service(dealer_listings::dealer_cars)
-                .service(dealers::approve)
-                .service(reviews::list_reviews)
-                .service(reviews::review)
-                .service(vin_lookup::lookup)
-                .service(ai::generate_listing)
-                .service(ai::enhance_description)
-                .service(ai::search_natural_language)
-                .service(ai::recommendations)
-                .service(ai::pricing_insights)
-                .service(ai::generate_car_description)
-                .service(ai::lifestyle_recommendations)
-                .service(cars::browse)
-                .service(cars::facets)
-                .service(cars::advanced_search)
-                .service(cars::my_cars)
-                .service(cars::create)
-                // Literal segments before `/cars/{id}`.
-                .service(catalogue::makes)
-                .service(catalogue::models)
-                .service(catalogue::body_types)
-                .service(catalogue::features)
-                .service(catalogue::template)
-                .service(car_stats::trending)
-                .service(car_stats::stats_batch)
-                .service(customers::user_liked)
-                .service(interactions::like_comment)
-                .service(interactions::reply)
-                .service(customers::favorites)
-                .service(customers::add_favorite)
-                .service(customers::remove_favorite)
-                .service(customers::inquire)
-                .service(customers::inquiries)
-                .service(customers::viewed_cars)
-                .service(customers::liked_cars)
-                // `/cars/{id}` after every one-segment literal under /cars.
-                .service(cars::get_one)
-                .service(cars::update)
-                .service(cars::remove)
-                .service(interactions::like)
-                .service(interactions::views)
-                .service(interactions::record_view)
-                .service(interactions::comments)
-                .service(interactions::comment)
-                .service(interactions::share)
-                .service(interactions::test_drive)
-                .service(interactions::test_drives)
-                .service(car_stats::analytics)
-                // Literal segments (send, conversations, unread-count) before ids.
-                .service(messages::send)
-                .service(messages::conversations)
-                .service(messages::unread_total)
-                .service(messages::unread_with)
-                .service(messages::read_all)
-                .service(messages::messages)
-                .service(messages::read_one)
-                .default_service(web::to(fallback)),
-        );
+    cfg.app_data(web::Data::new(auth::policy(
+        &data.core,
+        data.sessions.clone(),
+    )))
+    .app_data(web::Data::new(limits::limits(&data)))
+    .app_data(data)
+    // Socket.IO speaks its own protocol: outside the versioned API scope.
+    .map(|c| c.service(realtime::scope(sio)))
+    .service(
+        scope("")
+            .wrap(from_fn(require_version::<1>))
+            .service(health::health)
+            .map(|docs| docs.configure(api_docs))
+            .service(accounts::routes::signup)
+            .service(accounts::routes::verify_signup)
+            .service(accounts::routes::login)
+            .service(accounts::routes::refresh_token)
+            .service(accounts::routes::me)
+            .service(accounts::routes::logout)
+            .service(accounts::routes::forgot_password)
+            .service(accounts::routes::verify_forgot_password)
+            .service(accounts::routes::reset_password)
+            .service(accounts::routes::resend_otp)
+            .service(dealers::routes::apply)
+            .service(dealers::routes::status)
+            // Literal segments (admin, profile, stats, export) before `/dealers/{id}`.
+            .service(dealers::routes::pending)
+            .service(dealers::listings::routes::stats)
+            .service(dealers::listings::routes::export)
+            .service(dealers::profiles::routes::profile)
+            .service(dealers::profiles::routes::update_profile)
+            .service(dealers::profiles::routes::hours)
+            .service(dealers::profiles::routes::set_hours)
+            .service(dealers::profiles::routes::set_info)
+            .service(dealers::profiles::routes::all)
+            .service(dealers::profiles::routes::one)
+            .service(dealers::listings::routes::dealer_cars)
+            .service(dealers::routes::approve)
+            .service(dealers::reviews::routes::list_reviews)
+            .service(dealers::reviews::routes::review)
+            .service(vin::routes::lookup)
+            .service(ai::routes::generate_listing)
+            .service(ai::routes::enhance_description)
+            .service(ai::routes::search_natural_language)
+            .service(ai::routes::recommendations)
+            .service(ai::routes::pricing_insights)
+            .service(ai::routes::generate_car_description)
+            .service(ai::routes::lifestyle_recommendations)
+            .service(cars::routes::browse)
+            .service(cars::routes::facets)
+            .service(cars::routes::advanced_search)
+            .service(cars::routes::my_cars)
+            .service(cars::routes::create)
+            // Literal segments before `/cars/{id}`.
+            .service(catalogue::routes::makes)
+            .service(catalogue::routes::models)
+            .service(catalogue::routes::body_types)
+            .service(catalogue::routes::features)
+            .service(catalogue::routes::template)
+            .service(cars::stats::routes::trending)
+            .service(cars::stats::routes::stats_batch)
+            .service(customers::routes::user_liked)
+            .service(interactions::routes::like_comment)
+            .service(interactions::routes::reply)
+            .service(customers::routes::favorites)
+            .service(customers::routes::add_favorite)
+            .service(customers::routes::remove_favorite)
+            .service(customers::routes::inquire)
+            .service(customers::routes::inquiries)
+            .service(customers::routes::viewed_cars)
+            .service(customers::routes::liked_cars)
+            // `/cars/{id}` after every one-segment literal under /cars.
+            .service(cars::routes::get_one)
+            .service(cars::routes::update)
+            .service(cars::routes::remove)
+            .service(interactions::routes::like)
+            .service(interactions::routes::views)
+            .service(interactions::routes::record_view)
+            .service(interactions::routes::comments)
+            .service(interactions::routes::comment)
+            .service(interactions::routes::share)
+            .service(interactions::routes::test_drive)
+            .service(interactions::routes::test_drives)
+            .service(cars::stats::routes::analytics)
+            // Literal segments (send, conversations, unread-count) before ids.
+            .service(messages::routes::send)
+            .service(messages::routes::conversations)
+            .service(messages::routes::unread_total)
+            .service(messages::routes::unread_with)
+            .service(messages::routes::read_all)
+            .service(messages::routes::messages)
+            .service(messages::routes::read_one)
+            .default_service(web::to(fallback)),
+    );
 }

@@ -1,8 +1,8 @@
 //! The marketplace's OpenAPI document besides its paths (collected from the routes).
 
-use super::error::MarketplaceEnvelope;
 use crate::core::error::{ErrorDocs, ErrorResponses, Kind};
 use crate::core::http::BearerScheme;
+use crate::services::marketplace::error::MarketplaceEnvelope;
 use utoipa::OpenApi;
 
 /// Every error the service can answer, in its envelope.

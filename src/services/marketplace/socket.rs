@@ -6,12 +6,12 @@
 //! Clients only listen: the server sends `new_message`, `message_read`, `car_viewed`,
 //! `new_inquiry` and `session_ended`.
 
-use super::service::interactions::Notice;
-use super::MarketplaceState;
 use crate::core::auth::Auth;
 use crate::core::clock::SharedClock;
 use crate::core::session::{Change, SessionKey, Sessions};
 use crate::realtime::{DisconnectReason, Event, NamespaceHandler, SocketHandle, SocketIoServer};
+use crate::services::marketplace::interactions::store::Notice;
+use crate::services::marketplace::state::MarketplaceState;
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::{json, Value};

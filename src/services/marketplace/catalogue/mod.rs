@@ -1,54 +1,7 @@
 //! The car catalogue (`/cars/makes`, `/cars/models/{make}`, `/cars/body-types`,
-//! `/cars/features`, `/cars/templates/{make}/{model}`; no auth): what the catalogue module
-//! starts with plus every make and model listed since ([`super::service::catalogue`]).
+//! `/cars/features`, `/cars/templates/{make}/{model}`): what it starts with (`data.rs`) plus
+//! every make and model listed since (`store.rs`).
 
 pub mod data;
-
-use super::dto::{ok, Success};
-use super::error::Result;
-use super::openapi::Errors;
-use super::service::catalogue::{self, Template};
-use super::MarketplaceState;
-use actix_web::{get, web, HttpResponse};
-
-#[utoipa::path(tag = "catalogue", responses((status = 200, body = Success<Vec<String>>), Errors))]
-#[get("/cars/makes")]
-pub async fn makes(st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
-    Ok(HttpResponse::Ok().json(ok(catalogue::makes(&st).await?)))
-}
-
-#[utoipa::path(tag = "catalogue",
-    params(("make" = String, Path, description = "A make, in any case")),
-    responses((status = 200, body = Success<Vec<String>>), Errors))]
-#[get("/cars/models/{make}")]
-pub async fn models(
-    st: web::Data<MarketplaceState>,
-    make: web::Path<String>,
-) -> Result<HttpResponse> {
-    Ok(HttpResponse::Ok().json(ok(catalogue::models(&st, &make).await?)))
-}
-
-#[utoipa::path(tag = "catalogue", responses((status = 200, body = Success<Vec<String>>), Errors))]
-#[get("/cars/body-types")]
-pub async fn body_types(st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
-    Ok(HttpResponse::Ok().json(ok(catalogue::body_types(&st).await?)))
-}
-
-#[utoipa::path(tag = "catalogue", responses((status = 200, body = Success<Vec<String>>), Errors))]
-#[get("/cars/features")]
-pub async fn features(st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
-    Ok(HttpResponse::Ok().json(ok(catalogue::features(&st).await?)))
-}
-
-#[utoipa::path(tag = "catalogue",
-    params(("make" = String, Path, description = "A make, in any case"),
-           ("model" = String, Path, description = "One of its models, in any case")),
-    responses((status = 200, body = Success<Template>), Errors))]
-#[get("/cars/templates/{make}/{model}")]
-pub async fn template(
-    st: web::Data<MarketplaceState>,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse> {
-    let (make, model) = path.into_inner();
-    Ok(HttpResponse::Ok().json(ok(catalogue::template(&st, &make, &model).await?)))
-}
+pub mod routes;
+pub mod store;

@@ -3,7 +3,7 @@
 //! for positions 4, 5 and 8, and the fuel of makers that build nothing but electric vehicles.
 //! Everything else stays `None` rather than a guess.
 
-use super::Vin;
+use crate::services::marketplace::vin::domain::Vin;
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Description {
@@ -61,10 +61,10 @@ fn tesla(vin: &Vin) -> Description {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::with_check_digit;
-    use super::super::Vin;
+    use crate::services::marketplace::vin::domain::tests::with_check_digit;
+    use crate::services::marketplace::vin::domain::{Decoded, Vin};
 
-    fn decode(raw: &str) -> super::super::Decoded {
+    fn decode(raw: &str) -> Decoded {
         Vin::parse(&with_check_digit(raw)).unwrap().decode(2026)
     }
 
