@@ -1336,3 +1336,33 @@ async fn the_sandbox_never_sends_the_production_ai_key() {
     assert_eq!(v["description"], "MODEL: the Toyota Corolla described.");
     assert_eq!(keys().await, ["Bearer sk-production", "Bearer sk-sandbox"]);
 }
+
+#[actix_web::test]
+async fn matched_cars_and_inquiry_cars_are_documented_apart() {
+    // Two wire types of one name were one schema: the AI answers were documented with the
+    // inquiry car's fields (status, image) instead of their own.
+    let app = app().await;
+    let doc = json_body(get(&app, "/api-docs/openapi.json", None).await).await;
+    let schemas = &doc["components"]["schemas"];
+    let fields = |name: &str| -> Vec<String> {
+        let props = schemas[name]["properties"].as_object();
+        props.map_or(vec![], |p| p.keys().cloned().collect())
+    };
+    let matched = fields("MatchedCar");
+    for field in ["fuelType", "transmission", "bodyType", "mileage"] {
+        assert!(
+            matched.iter().any(|f| f == field),
+            "MatchedCar: {matched:?}"
+        );
+    }
+    let inquiry = fields("CarSummary");
+    assert!(
+        inquiry.iter().any(|f| f == "status"),
+        "CarSummary: {inquiry:?}"
+    );
+    let results = schemas.to_string();
+    assert!(
+        results.contains("#/components/schemas/MatchedCar"),
+        "no answer refers to MatchedCar"
+    );
+}

@@ -270,10 +270,10 @@ pub struct DescriptionData {
     pub description: String,
 }
 
-/// A car in the AI helpers' answers.
+/// A car the AI helpers matched (natural-language search, recommendations).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct CarSummary {
+pub struct MatchedCar {
     #[serde(rename = "_id")]
     pub id: String,
     pub make: String,
@@ -287,7 +287,7 @@ pub struct CarSummary {
     pub mileage: i64,
 }
 
-impl From<&car::Model> for CarSummary {
+impl From<&car::Model> for MatchedCar {
     fn from(c: &car::Model) -> Self {
         Self {
             id: c.id.to_string(),
@@ -316,13 +316,13 @@ pub struct NaturalSearchData {
     pub relaxed: Vec<&'static str>,
     /// Listings matching the applied query.
     pub total_results: u64,
-    pub results: Vec<CarSummary>,
+    pub results: Vec<MatchedCar>,
 }
 
 /// One recommended listing, its score and the reasons that earned it.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Recommendation {
-    pub car: CarSummary,
+    pub car: MatchedCar,
     pub score: f64,
     pub reasons: Vec<String>,
 }

@@ -60,7 +60,7 @@ pub async fn search_natural_language(
         applied_query: found.applied,
         relaxed: found.relaxed,
         total_results: found.page.total,
-        results: found.page.items.iter().map(CarSummary::from).collect(),
+        results: found.page.items.iter().map(MatchedCar::from).collect(),
     })))
 }
 
@@ -78,7 +78,7 @@ async fn recommendations_for(st: &MarketplaceState, wishes: Wishes) -> Result<Ht
         recommendations: scored
             .into_iter()
             .map(|s| Recommendation {
-                car: CarSummary::from(&s.car),
+                car: MatchedCar::from(&s.car),
                 score: s.score,
                 reasons: s.reasons,
             })
