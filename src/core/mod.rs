@@ -7,6 +7,7 @@ pub mod config;
 pub mod cors;
 pub mod db;
 pub mod download;
+pub mod dto;
 pub mod error;
 pub mod http;
 pub mod jobs;

@@ -1,4 +1,4 @@
-use super::IdentityState;
+use super::state::IdentityState;
 use crate::core::http::Health;
 use actix_web::{get, web, HttpResponse};
 

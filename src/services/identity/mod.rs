@@ -1,18 +1,17 @@
 //! Identity service: phone + PIN accounts, handles, sessions and KYC
-//! (`specs/identity-and-interview.md`).
+//! (`specs/identity-and-interview.md`). Laid out by feature (`auth`, `sessions`, `users`,
+//! `kyc`), each folder holding its routes, wire shapes, rules and database work; this module
+//! only builds the state and registers them.
 
 mod auth;
-mod domain;
-mod dto;
 mod error;
-mod extract;
 mod health;
 mod kyc;
 mod limits;
 mod openapi;
-mod service;
 mod sessions;
 pub mod settings;
+mod state;
 mod users;
 
 use crate::core::config::ConfigError;
@@ -32,15 +31,7 @@ use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 pub use error::IdentityEnvelope;
-
-#[derive(Clone)]
-pub struct IdentityState {
-    pub core: CoreContext,
-    pub providers: Providers,
-    pub cfg: Arc<IdentitySettings>,
-    /// Which sessions are live (every bearer request asks; every change announces).
-    pub sessions: Arc<Sessions>,
-}
+use state::IdentityState;
 
 pub struct Identity;
 
@@ -79,7 +70,7 @@ impl Service for Identity {
             providers: providers.clone(),
             cfg: Arc::new(cfg.clone()),
             sessions: Arc::new(Sessions::new(
-                extract::Source(core.db.clone()),
+                sessions::bearer::Source(core.db.clone()),
                 &core.settings.auth,
             )),
         };
@@ -96,7 +87,7 @@ impl Service for Identity {
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<IdentityState>) {
-    cfg.app_data(web::Data::new(extract::policy(
+    cfg.app_data(web::Data::new(sessions::bearer::policy(
         &data.core,
         data.sessions.clone(),
     )))
@@ -106,26 +97,26 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<IdentityState>) {
         scope("")
             .service(health::health)
             .map(|docs| docs.configure(api_docs))
-            .service(auth::otp_send)
-            .service(auth::otp_verify)
-            .service(auth::signup)
-            .service(auth::signin)
-            .service(auth::pin_reset)
-            .service(auth::refresh)
-            .service(auth::logout)
-            .service(auth::logout_all)
-            .service(users::me)
-            .service(users::update_me)
-            .service(users::delete_me)
-            .service(users::check_handle)
-            .service(users::change_handle)
-            .service(users::public_profile)
-            .service(sessions::list)
-            .service(sessions::revoke)
-            .service(kyc::status)
-            .service(kyc::initiate)
-            .service(kyc::page_handler)
-            .service(kyc::submit)
+            .service(auth::routes::otp_send)
+            .service(auth::routes::otp_verify)
+            .service(auth::routes::signup)
+            .service(auth::routes::signin)
+            .service(auth::routes::pin_reset)
+            .service(sessions::routes::refresh)
+            .service(sessions::routes::logout)
+            .service(sessions::routes::logout_all)
+            .service(users::routes::me)
+            .service(users::routes::update_me)
+            .service(users::routes::delete_me)
+            .service(users::routes::check_handle)
+            .service(users::routes::change_handle)
+            .service(users::routes::public_profile)
+            .service(sessions::routes::list)
+            .service(sessions::routes::revoke)
+            .service(kyc::routes::status)
+            .service(kyc::routes::initiate)
+            .service(kyc::routes::page_handler)
+            .service(kyc::routes::submit)
             .default_service(web::to(fallback)),
     );
 }
@@ -139,7 +130,7 @@ fn register_jobs(state: &IdentityState) {
         Duration::from_secs(state.cfg.purge_interval_secs),
         move |_| {
             let st = st.clone();
-            async move { counted(service::accounts::purge(&st).await) }
+            async move { counted(users::store::purge(&st).await) }
         },
     );
     let st = state.clone();
@@ -149,8 +140,8 @@ fn register_jobs(state: &IdentityState) {
         move |_| {
             let st = st.clone();
             async move {
-                let tokens = service::tokens::purge_spent(&st).await;
-                let codes = service::otp::purge_failures(&st).await;
+                let tokens = sessions::store::purge_spent(&st).await;
+                let codes = auth::otp::purge_failures(&st).await;
                 counted(tokens.and_then(|t| codes.map(|c| t + c)))
             }
         },

@@ -2,8 +2,8 @@
 //! and verified by `core::auth`; whether its session still holds is asked of
 //! `core::session`, whose cache this module fills from the identity tables.
 
-use super::error::IdentityError;
-use super::service::tokens::ACCESS;
+use super::super::error::IdentityError;
+use super::store::ACCESS;
 use crate::core::auth::{Auth, AuthErrors, Bearer};
 use crate::core::error::ApiError;
 use crate::core::jwt::JwtError;

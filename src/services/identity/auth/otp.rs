@@ -2,11 +2,11 @@
 //! ask for one, a per-phone daily cap on wrong codes, and the single-use temp token a verified
 //! code yields.
 
-use super::super::domain::OtpPurpose;
-use super::super::dto::{OtpSent, OtpVerified};
 use super::super::error::{IdentityError, Result};
-use super::super::IdentityState;
-use super::{any_user_by_phone, live_user_by_phone};
+use super::super::state::IdentityState;
+use super::super::users::store::{any_user_by_phone, live_user_by_phone};
+use super::domain::OtpPurpose;
+use super::dto::{OtpSent, OtpVerified};
 use crate::core::error::ApiError;
 use crate::core::otp::{Checked, Live, OtpCodes};
 use crate::core::phone::PhoneNumber;

@@ -2,9 +2,9 @@
 //! JWTs naming their session; refresh tokens are opaque, stored hashed, rotated on every use,
 //! and reuse of a rotated one revokes the whole family.
 
-use super::super::dto::TokenPair;
 use super::super::error::{IdentityError, Result};
-use super::super::IdentityState;
+use super::super::state::IdentityState;
+use super::dto::TokenPair;
 use crate::core::secrets::{random_token, sha256_hex};
 use crate::core::session::{Change, EndReason, SessionKey};
 use chrono::{DateTime, Duration, Utc};

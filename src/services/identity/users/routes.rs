@@ -1,14 +1,16 @@
 //! /users/*: own profile, public profiles, handles, deletion.
 
+use super::super::auth::domain::Pin;
+use super::super::error::{IdentityError, Result};
+use super::super::openapi::Errors;
+use super::super::sessions::bearer::Authenticated;
+use super::super::state::IdentityState;
 use super::domain::{
-    parse_avatar_url, parse_bio, parse_name, Handle, Language, Pin, DELETE_CONFIRMATION,
+    parse_avatar_url, parse_bio, parse_name, Handle, Language, DELETE_CONFIRMATION,
 };
 use super::dto::*;
-use super::error::{IdentityError, Result};
-use super::extract::Authenticated;
-use super::openapi::Errors;
-use super::service::accounts;
-use super::IdentityState;
+use super::store;
+use crate::core::dto::{ok, Success};
 use crate::core::http::json;
 use crate::core::json_body::Json;
 use crate::core::session::Change;
@@ -88,7 +90,7 @@ pub async fn delete_me(
         ))
         .into());
     }
-    let deleted_at = accounts::delete(&st, &auth.user, &pin).await?;
+    let deleted_at = store::delete(&st, &auth.user, &pin).await?;
     Ok(HttpResponse::Ok().json(ok(DeletedResponse {
         message: format!(
             "Account deleted; its data will be erased after {} days",
@@ -127,7 +129,7 @@ pub async fn check_handle(
     let handle = Handle::parse(&q.handle)?;
     let reason = if handle.is_reserved() {
         Some("reserved")
-    } else if accounts::handle_taken(&st.core.db, &handle, None).await? {
+    } else if store::handle_taken(&st.core.db, &handle, None).await? {
         Some("taken")
     } else {
         None
@@ -149,6 +151,6 @@ pub async fn change_handle(
 ) -> Result<HttpResponse> {
     let new = Handle::parse(&body.new_handle)?;
     let pin = Pin::parse(&body.pin)?;
-    let changed = accounts::change_handle(&st, &auth.user, new, &pin).await?;
+    let changed = store::change_handle(&st, &auth.user, new, &pin).await?;
     Ok(HttpResponse::Ok().json(ok(changed)))
 }

@@ -1,11 +1,12 @@
 //! /kyc: status, initiation, and the built-in provider's verification page.
 
+use super::super::error::{IdentityError, Result};
+use super::super::openapi::{Errors, PageErrors};
+use super::super::sessions::bearer::Authenticated;
+use super::super::state::IdentityState;
 use super::dto::*;
-use super::error::{IdentityError, Result};
-use super::extract::Authenticated;
-use super::openapi::{Errors, PageErrors};
-use super::service::kyc::{self, BuiltinKyc};
-use super::IdentityState;
+use super::service::{self as kyc, BuiltinKyc};
+use crate::core::dto::{ok, Success};
 use crate::providers::kyc::KycProvider;
 use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpResponse};

@@ -1,19 +1,20 @@
-//! /auth/*: OTP, sign-up, sign-in, PIN reset, refresh, logout.
+//! /auth/*: OTP, sign-up, sign-in and PIN reset (refresh and logout are in `sessions`).
 
-use super::domain::{Handle, OtpPurpose, Pin};
+use super::super::error::{IdentityError, Result};
+use super::super::limits::per_phone;
+use super::super::openapi::Errors;
+use super::super::sessions::store::ClientInfo;
+use super::super::state::IdentityState;
+use super::super::users::domain::{parse_name, Handle};
+use super::super::users::store::live_user_by_phone;
+use super::domain::{OtpPurpose, Pin};
 use super::dto::*;
-use super::error::{IdentityError, Result};
-use super::extract::Authenticated;
-use super::limits::per_phone;
-use super::openapi::Errors;
-use super::service::tokens::ClientInfo;
-use super::service::{accounts, live_user_by_phone, otp, tokens};
-use super::IdentityState;
+use super::{otp, service};
 use crate::core::client;
+use crate::core::dto::{ok, Success};
 use crate::core::json_body::Json;
 use crate::core::password;
 use crate::core::phone::PhoneNumber;
-use crate::core::session::{Change, EndReason};
 use actix_web::{post, web, HttpRequest, HttpResponse};
 
 fn phone(raw: &str) -> Result<PhoneNumber> {
@@ -116,19 +117,15 @@ pub async fn signup(
     let body = body.into_inner();
     let pin = Pin::parse(&body.pin)?;
     let handle = Handle::parse(&body.handle)?;
-    let name = body
-        .name
-        .as_deref()
-        .map(super::domain::parse_name)
-        .transpose()?;
+    let name = body.name.as_deref().map(parse_name).transpose()?;
     let client = client_info(&req, body.device_name.as_deref(), body.platform.as_deref())?;
-    let input = accounts::SignupInput {
+    let input = service::SignupInput {
         temp_token: body.temp_token,
         pin,
         handle,
         name,
     };
-    let created = accounts::signup(&st, input, &client).await?;
+    let created = service::signup(&st, input, &client).await?;
     Ok(HttpResponse::Created().json(ok(created)))
 }
 
@@ -151,9 +148,9 @@ pub async fn signin(
         return Err(IdentityError::AccountNotFound.into());
     };
     // The lock is reported before the rate limit so a locked account is observable as such.
-    accounts::ensure_unlocked(&user, st.core.now())?;
+    service::ensure_unlocked(&user, st.core.now())?;
     per_phone(&req, "signin", limit, phone.as_str()).await?;
-    let signed_in = accounts::signin(&st, user, &pin, &client).await?;
+    let signed_in = service::signin(&st, user, &pin, &client).await?;
     Ok(HttpResponse::Ok().json(ok(signed_in)))
 }
 
@@ -167,49 +164,6 @@ pub async fn pin_reset(
 ) -> Result<HttpResponse> {
     let pin = Pin::parse(&body.new_pin)?;
     let client = client_info(&req, None, None)?;
-    let reset = accounts::reset_pin(&st, &body.temp_token, pin, &client).await?;
+    let reset = service::reset_pin(&st, &body.temp_token, pin, &client).await?;
     Ok(HttpResponse::Ok().json(ok(reset)))
-}
-
-/// Rotates the refresh token: the one sent stops working (using it again revokes the
-/// session), the new one is valid 30 days from now, cut short only by a configured absolute
-/// session lifetime.
-#[utoipa::path(tag = "auth", request_body = RefreshRequest,
-    responses((status = 200, body = Success<TokenPair>), Errors))]
-#[post("/auth/refresh")]
-pub async fn refresh(
-    st: web::Data<IdentityState>,
-    body: Json<RefreshRequest>,
-) -> Result<HttpResponse> {
-    let pair = tokens::refresh(&st, body.refresh_token.trim()).await?;
-    Ok(HttpResponse::Ok().json(ok(pair)))
-}
-
-#[utoipa::path(tag = "auth", request_body = LogoutRequest,
-    security(("bearer" = [])), responses((status = 200, body = Success<MessageResponse>), Errors))]
-#[post("/auth/logout")]
-pub async fn logout(
-    auth: Authenticated,
-    st: web::Data<IdentityState>,
-    body: Json<LogoutRequest>,
-) -> Result<HttpResponse> {
-    tokens::logout(&st, auth.user.id, body.refresh_token.trim()).await?;
-    Ok(HttpResponse::Ok().json(ok(MessageResponse {
-        message: "Logged out".into(),
-    })))
-}
-
-#[utoipa::path(tag = "auth",
-    security(("bearer" = [])), responses((status = 200, body = Success<LogoutAllResponse>), Errors))]
-#[post("/auth/logout/all")]
-pub async fn logout_all(auth: Authenticated, st: web::Data<IdentityState>) -> Result<HttpResponse> {
-    let n = tokens::revoke_all(&st.core.db, auth.user.id, st.core.now()).await?;
-    st.sessions.changed(Change::AccountEnded {
-        account: auth.user.id,
-        reason: EndReason::LoggedOut,
-    });
-    Ok(HttpResponse::Ok().json(ok(LogoutAllResponse {
-        message: "Logged out of all sessions".into(),
-        sessions_revoked: n,
-    })))
 }

@@ -1,9 +1,9 @@
 //! The built-in KYC provider: a single-use verification page on this service. Opening it
 //! shows the form; submitting it marks the account verified (level `standard`, `id_card`).
 
-use super::super::dto::KycStatus;
 use super::super::error::Result;
-use super::super::IdentityState;
+use super::super::state::IdentityState;
+use super::dto::KycStatus;
 use crate::core::error::ApiError;
 use crate::core::secrets::{random_token, sha256_hex};
 use crate::core::session::Change;
