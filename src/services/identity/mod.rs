@@ -70,7 +70,7 @@ impl Service for Identity {
             providers: providers.clone(),
             cfg: Arc::new(cfg.clone()),
             sessions: Arc::new(Sessions::new(
-                sessions::bearer::Source(core.db.clone()),
+                sessions::caller::Source(core.db.clone()),
                 &core.settings.auth,
             )),
         };
@@ -87,7 +87,7 @@ impl Service for Identity {
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<IdentityState>) {
-    cfg.app_data(web::Data::new(sessions::bearer::policy(
+    cfg.app_data(web::Data::new(sessions::caller::policy(
         &data.core,
         data.sessions.clone(),
     )))

@@ -2,7 +2,7 @@
 
 use super::super::error::{IdentityError, Result};
 use super::super::openapi::{Errors, PageErrors};
-use super::super::sessions::bearer::Authenticated;
+use super::super::sessions::caller::Authenticated;
 use super::super::state::IdentityState;
 use super::dto::*;
 use super::service::{self as kyc, BuiltinKyc};

@@ -3,7 +3,7 @@
 
 use super::super::error::{IdentityError, Result};
 use super::super::openapi::Errors;
-use super::super::sessions::bearer::Authenticated;
+use super::super::sessions::caller::Authenticated;
 use super::super::state::IdentityState;
 use super::dto::*;
 use super::store;
