@@ -1,8 +1,8 @@
 //! The messaging retention job: idempotency keys past their time to live and old webhook
 //! delivery attempts. Plain conditional DELETEs, so several nodes may run it at once.
 
-use super::super::error::Result;
-use super::super::MessagingState;
+use super::error::Result;
+use super::state::MessagingState;
 use chrono::Duration;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use switchboard_entities::messaging::{delivery_attempt, idempotency_key};

@@ -1,7 +1,9 @@
 //! Operator actions behind `switchboard admin …`: create a workspace (its API key is
 //! returned once and stored as SHA-256), grant credits.
 
-use super::super::domain::{parse_credits, E164};
+use super::super::billing::domain::parse_credits;
+
+use super::super::messages::domain::E164;
 use crate::core::secrets::{random_token, sha256_hex};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};

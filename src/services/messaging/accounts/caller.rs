@@ -2,8 +2,8 @@
 //! time), or by the bearer JWT from POST /api/v1/auth/token. The headers are parsed by
 //! `core::auth`; this module resolves them to the workspace.
 
-use super::error::MessagingError;
-use super::MessagingState;
+use super::super::error::MessagingError;
+use super::super::state::MessagingState;
 use crate::core::auth::{Auth, AuthErrors, Credential, PresentedKey};
 use crate::core::error::ApiError;
 use crate::core::secrets::{constant_time_eq, sha256_hex};

@@ -1,12 +1,13 @@
 //! POST /api/v1/auth/token (API key → bearer JWT), GET /api/v1/account and its ledger.
 
-use super::auth::{AnyAuth, ApiKey, TOKEN_TYPE};
-use super::domain::credits_value;
+use super::super::billing::domain::credits_value;
+use super::super::error::{MessagingError, Result};
+use super::super::limits;
+use super::super::openapi::Errors;
+use super::super::state::MessagingState;
+use super::caller::{AnyAuth, ApiKey, TOKEN_TYPE};
 use super::dto::*;
-use super::error::{MessagingError, Result};
-use super::limits;
-use super::openapi::Errors;
-use super::MessagingState;
+use crate::core::dto::{ok, Success};
 use crate::core::error::ApiError;
 use crate::core::page::{self, Bounds, PageQuery};
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
@@ -84,7 +85,7 @@ pub async fn ledger(
         find = find.filter(ledger_entry::Column::MessageId.eq(id));
     }
     if let Some(r) = &q.reason {
-        let r = super::domain::one_of("reason", r, &LEDGER_REASONS)?;
+        let r = super::super::messages::domain::one_of("reason", r, &LEDGER_REASONS)?;
         find = find.filter(ledger_entry::Column::Reason.eq(r));
     }
     let find = find

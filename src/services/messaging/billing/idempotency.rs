@@ -2,7 +2,7 @@
 //! same transaction as the messages; a repeat replays it, a different body is refused.
 
 use super::super::error::{MessagingError, Result};
-use super::super::MessagingState;
+use super::super::state::MessagingState;
 use crate::core::secrets::sha256_hex;
 use actix_web::{HttpRequest, HttpResponse};
 use chrono::Duration;

@@ -2,10 +2,12 @@
 //! balance can never go below zero, however many sends race), writes the messages, one
 //! ledger row each, the credit events and the idempotency record.
 
-use super::super::domain::{credits_text, credits_value, Channel};
+use super::domain::{credits_text, credits_value};
+
 use super::super::error::{MessagingError, Result};
-use super::super::MessagingState;
-use super::events::{self, Emitted};
+use super::super::messages::domain::Channel;
+use super::super::state::MessagingState;
+use super::super::webhooks::events::{self, Emitted};
 use super::idempotency::{self, IdempotencyKey};
 use crate::core::db::is_unique_violation;
 use actix_web::HttpResponse;
@@ -137,7 +139,7 @@ pub async fn commit(
             .await?;
     }
     // The dispatch jobs commit with the messages: a commit means they will be sent.
-    super::dispatch::enqueue(&st.core.jobs, &txn, ids).await?;
+    super::super::messages::dispatch::enqueue(&st.core.jobs, &txn, ids).await?;
     emitted
         .extend(credit_events(&txn, now, workspace_id, balance + total, balance, threshold).await?);
 

@@ -2,9 +2,9 @@
 //! `X-Carrier-Signature` over `[services.messaging] public_url` + path + query and the
 //! sorted form fields. Invalid signatures get 403 in plain text; valid ones `OK`.
 
-use super::error::Result;
-use super::service::carrier::{self, Form};
-use super::MessagingState;
+use super::super::error::Result;
+use super::super::state::MessagingState;
+use super::service::{self as carrier, Form};
 use crate::core::error::ApiError;
 use actix_web::{post, web, HttpRequest, HttpResponse};
 
@@ -51,7 +51,7 @@ pub struct StatusQuery {
     responses(
         (status = 200, description = "Acknowledged", body = String, content_type = "text/plain"),
         (status = 403, description = "Invalid signature", body = String, content_type = "text/plain"),
-        super::openapi::CarrierErrors))]
+        super::super::openapi::CarrierErrors))]
 #[post("/carrier/status")]
 pub async fn status(
     req: HttpRequest,
@@ -79,7 +79,7 @@ pub async fn status(
     responses(
         (status = 200, description = "Acknowledged", body = String, content_type = "text/plain"),
         (status = 403, description = "Invalid signature", body = String, content_type = "text/plain"),
-        super::openapi::CarrierErrors))]
+        super::super::openapi::CarrierErrors))]
 #[post("/carrier/inbound")]
 pub async fn inbound(
     req: HttpRequest,

@@ -1,9 +1,9 @@
 //! Carrier callbacks (Twilio's form fields and signature algorithm).
 
-use super::super::domain::Status;
-use super::super::MessagingState;
-use super::events::{self, Emitted};
-use super::status::{adopt_provider_id, apply_status};
+use super::super::messages::domain::Status;
+use super::super::messages::status::{adopt_provider_id, apply_status};
+use super::super::state::MessagingState;
+use super::super::webhooks::events::{self, Emitted};
 use crate::core::db::is_unique_violation;
 use base64::Engine;
 use hmac::{Hmac, KeyInit, Mac};

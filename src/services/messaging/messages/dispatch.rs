@@ -17,10 +17,10 @@
 //! that is not plainly queued (retaken, claimed elsewhere, already moved on) takes the one-by-one
 //! path.
 
-use super::super::domain::{Status, SENDING};
-use super::super::MessagingState;
-use super::billing::refund;
-use super::events::Emitted;
+use super::super::billing::service::refund;
+use super::super::state::MessagingState;
+use super::super::webhooks::events::Emitted;
+use super::domain::{Status, SENDING};
 use super::handover;
 use super::reports;
 use super::status::{apply_status, failed_event, moved_to, sent_event, to_failed};

@@ -1,6 +1,7 @@
-//! Parsed values of the messaging service: once constructed they are valid.
+//! Parsed values of messages: channels, recipients, senders, SMS segments, templates and
+//! statuses. Once constructed they are valid.
 
-use super::error::MessagingError;
+use super::super::error::MessagingError;
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -201,6 +202,7 @@ pub enum Encoding {
 
 /// The GSM 03.38 default alphabet (one septet each).
 const GSM7_BASIC: &str = "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";
+
 /// The extension table: escape plus the character, two septets each.
 const GSM7_EXTENSION: &str = "\u{000C}^{}\\[~]|€";
 
@@ -390,17 +392,6 @@ impl RenderError {
     }
 }
 
-// ---- events ----
-
-pub const EVENTS: [&str; 6] = [
-    "message.sent",
-    "message.delivered",
-    "message.failed",
-    "message.received",
-    "credit.low",
-    "credit.depleted",
-];
-
 /// The internal status of a message claimed by a node for its provider call. The API never
 /// shows it: it reads as `queued` in responses, list filters and webhooks.
 pub const SENDING: &str = "sending";
@@ -458,42 +449,6 @@ impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
-}
-
-/// Credits as the API shows them: a JSON number, whole when it is whole (3, 0.1, 12.34).
-pub fn credits_value(hundredths: i64) -> Value {
-    if hundredths % 100 == 0 {
-        Value::from(hundredths / 100)
-    } else {
-        serde_json::Number::from_f64(hundredths as f64 / 100.0)
-            .map(Value::Number)
-            .unwrap_or(Value::Null)
-    }
-}
-
-/// "3", "0.1", "12.34" for messages.
-pub fn credits_text(hundredths: i64) -> String {
-    credits_value(hundredths).to_string()
-}
-
-/// Parses a credit amount with at most two decimals into hundredths.
-pub fn parse_credits(s: &str) -> Option<i64> {
-    let s = s.trim();
-    let (whole, frac) = s.split_once('.').unwrap_or((s, ""));
-    if whole.is_empty() && frac.is_empty()
-        || frac.len() > 2
-        || !whole.bytes().all(|b| b.is_ascii_digit())
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let whole: i64 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse().ok()?
-    };
-    let frac: i64 = format!("{frac:0<2}").parse().ok()?;
-    whole.checked_mul(100)?.checked_add(frac)
 }
 
 /// `value` of the query parameter `field` when it is one of `allowed`; a validation error
@@ -682,19 +637,6 @@ mod tests {
             "noreply@m.io"
         );
         assert!(Sender::parse(" ", "m.io").is_err());
-    }
-
-    #[test]
-    fn credits() {
-        assert_eq!(credits_value(300), json!(3));
-        assert_eq!(credits_value(10), json!(0.1));
-        assert_eq!(credits_value(1234), json!(12.34));
-        assert_eq!(parse_credits("12.5"), Some(1250));
-        assert_eq!(parse_credits("0.01"), Some(1));
-        assert_eq!(parse_credits("7"), Some(700));
-        assert_eq!(parse_credits("1.234"), None);
-        assert_eq!(parse_credits("-1"), None);
-        assert_eq!(parse_credits("."), None);
     }
 
     #[test]

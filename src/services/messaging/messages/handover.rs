@@ -1,7 +1,7 @@
 //! The provider of each channel, as the dispatcher and reconciliation use it: hand a message
 //! over (once: a retaken hand-over first looks for the earlier one) and ask for its status.
 
-use super::super::MessagingState;
+use super::super::state::MessagingState;
 use crate::providers::email::EmailMessage;
 use crate::providers::sms::SmsMessage;
 use crate::providers::voice::VoiceCall;

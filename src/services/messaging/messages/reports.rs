@@ -3,8 +3,8 @@
 //! as a callback) and reconciliation, a recurring job that asks the provider about messages
 //! `sent` for longer than `stale_sent_after_secs`.
 
-use super::super::domain::Status;
-use super::super::MessagingState;
+use super::super::state::MessagingState;
+use super::domain::Status;
 use super::handover;
 use super::status::{apply_reports, apply_status, Report as StatusReport};
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};

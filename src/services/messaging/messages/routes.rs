@@ -1,15 +1,17 @@
 //! /api/v1/messages: send, bulk, list, read.
 
-use super::auth::ApiKey;
-use super::domain::{credits_value, sms_segments, Channel, Recipient, Sender, Template};
+use super::super::accounts::caller::ApiKey;
+use super::super::billing::domain::credits_value;
+use super::super::billing::idempotency;
+use super::super::billing::service::{self as billing, Answer, Committed, Draft};
+use super::super::error::{MessagingError, Result};
+use super::super::limits;
+use super::super::openapi::Errors;
+use super::super::settings::MessagingSettings;
+use super::super::state::MessagingState;
+use super::domain::{sms_segments, Channel, Recipient, Sender, Template};
 use super::dto::*;
-use super::error::{MessagingError, Result};
-use super::limits;
-use super::openapi::Errors;
-use super::service::billing::{self, Answer, Committed, Draft};
-use super::service::idempotency;
-use super::settings::MessagingSettings;
-use super::MessagingState;
+use crate::core::dto::{ok, Success};
 use crate::core::error::ApiError;
 use crate::core::json_body::Json;
 use crate::core::page::{self, Bounds, PageQuery};

@@ -2,9 +2,9 @@
 //! emits, whoever reports it (the dispatcher, a carrier callback, a delivery report job,
 //! reconciliation). Every move is a conditional UPDATE that only goes forward.
 
-use super::super::domain::Status;
-use super::super::MessagingState;
-use super::events::{self, Emitted};
+use super::super::state::MessagingState;
+use super::super::webhooks::events::{self, Emitted};
+use super::domain::Status;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter, UpdateMany};

@@ -4,7 +4,7 @@
 //! happened; events without a message (`event:<type>`, credit.low, credit.depleted) are ordered
 //! among those of their type; different keys never wait for each other.
 
-use super::super::MessagingState;
+use super::super::state::MessagingState;
 use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect, Set};
 use serde_json::{json, Value};

@@ -1,12 +1,13 @@
 //! /api/v1/webhooks: create, list, read, update, delete, delivery history.
 
-use super::auth::ApiKey;
+use super::super::accounts::caller::ApiKey;
+use super::super::error::Result;
+use super::super::limits;
+use super::super::openapi::Errors;
+use super::super::state::MessagingState;
 use super::dto::*;
-use super::error::Result;
-use super::limits;
-use super::openapi::Errors;
-use super::service::webhooks as svc;
-use super::MessagingState;
+use super::store as svc;
+use crate::core::dto::{ok, Success};
 use crate::core::json_body::Json;
 use crate::core::page::Bounds;
 use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};

@@ -1,10 +1,10 @@
 //! Webhook management: create (secret shown once, stored as its SHA-256), list, read,
 //! update, delete, and the delivery history. Every query is scoped to the workspace.
 
-use super::super::domain::EVENTS;
-use super::super::dto::{WebhookCreate, WebhookUpdate};
 use super::super::error::{MessagingError, Result};
-use super::super::MessagingState;
+use super::super::state::MessagingState;
+use super::domain::EVENTS;
+use super::dto::{WebhookCreate, WebhookUpdate};
 use crate::core::outbound_url::{check_public, parse_http_url, UrlRefused};
 use crate::core::secrets::{random_hex, sha256_hex};
 use sea_orm::sea_query::Expr;
@@ -36,7 +36,7 @@ fn valid_events(events: &[String]) -> Result<serde_json::Value> {
         let Some(known) = EVENTS.iter().find(|k| **k == e.as_str()) else {
             return Err(MessagingError::validation(format!(
                 "unknown event '{}'; supported: {}",
-                super::super::domain::clip(e, 40),
+                super::super::messages::domain::clip(e, 40),
                 EVENTS.join(", ")
             ))
             .into());

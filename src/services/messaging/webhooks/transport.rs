@@ -1,12 +1,17 @@
 //! The webhook actors' side effects: messaging's signature headers over the shared
-//! public-only, no-redirect transport (`core::webhook_transport`), and the server's clock.
+//! public-only, no-redirect transport (`core::webhook_transport`), the server's clock, and
+//! the retry schedule from the settings.
 
+use super::super::settings::MessagingSettings;
 use crate::core::clock::SharedClock;
 use crate::core::secrets::hmac_sha256_hex;
 use crate::core::webhook_transport::HttpTransport;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
-use switchboard_actors::{OutgoingDelivery, TransportResponse, WebhookClock, WebhookTransport};
+use std::time::Duration;
+use switchboard_actors::{
+    OutgoingDelivery, RetryPolicy, TransportResponse, WebhookClock, WebhookTransport,
+};
 
 pub struct Clock(pub SharedClock);
 
@@ -64,6 +69,22 @@ impl WebhookTransport for Transport {
                 retry_after: res.retry_after,
             })
         })
+    }
+}
+
+/// The webhook actors' schedule, from `[services.messaging.webhooks]`.
+pub fn retry_policy(s: &MessagingSettings) -> RetryPolicy {
+    let w = &s.webhooks;
+    RetryPolicy {
+        timeout: Duration::from_secs(w.timeout_secs.max(1)),
+        deactivate_after: w.deactivate_after.max(1),
+        max_attempts: w.max_attempts.max(1),
+        base_delay_secs: w.base_delay_secs.max(1),
+        factor: w.factor.max(1),
+        max_delay_secs: w.max_delay_secs.max(1),
+        jitter: w.jitter.clamp(0.0, 0.9),
+        max_retry_after_secs: w.max_retry_after_secs.max(0),
+        idle_stop: Duration::from_secs(w.idle_stop_secs.max(1)),
     }
 }
 
