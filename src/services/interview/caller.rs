@@ -4,7 +4,7 @@
 
 use super::error::{InterviewError, Result};
 use super::settings::InterviewSettings;
-use super::InterviewState;
+use super::state::InterviewState;
 use crate::core::auth::{header, Auth, AuthErrors, ServiceKey, ADMIN_KEY_HEADER};
 use crate::core::error::ApiError;
 use crate::core::secrets::constant_time_eq;

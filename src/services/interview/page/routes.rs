@@ -1,7 +1,9 @@
 //! The candidate's page at interview_url: plain HTML and a small Socket.IO client of our
 //! own, compiled into the binary (no build step, no third-party files).
 
-use super::{access, InterviewState};
+use super::super::caller;
+
+use super::super::state::InterviewState;
 use actix_web::http::header;
 use actix_web::{web, HttpResponse};
 
@@ -13,7 +15,7 @@ const PAGE_CSP: &str = "default-src 'self'; style-src 'self' 'unsafe-inline'; co
      base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 pub async fn page(st: web::Data<InterviewState>, token: web::Path<String>) -> HttpResponse {
-    let known = matches!(access::by_token(&st, &token).await, Ok(Some(_)));
+    let known = matches!(caller::by_token(&st, &token).await, Ok(Some(_)));
     let base = HttpResponse::build(if known {
         actix_web::http::StatusCode::OK
     } else {

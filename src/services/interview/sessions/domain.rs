@@ -1,8 +1,8 @@
 //! Parsing session-creation input into values the service can trust.
 
+use super::super::error::InterviewError;
+use super::super::settings::InterviewSettings;
 use super::dto::CreateSession;
-use super::error::InterviewError;
-use super::settings::InterviewSettings;
 
 type Result<T, E = InterviewError> = std::result::Result<T, E>;
 use crate::core::outbound_url::is_public_ip;

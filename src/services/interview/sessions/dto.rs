@@ -1,12 +1,10 @@
-//! Wire shapes of the interview service. Successful answers are the spec's objects as they
-//! are (no envelope); errors use the envelope of `error.rs`.
+//! Wire shapes of `/api/v1/sessions…`. Successful answers are the spec's objects as they are
+//! (no envelope); errors use the envelope of `error.rs`.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use switchboard_actors::interview::{
-    Categories, Highlight, MessageView, Report, ReportSummary, ScoreView,
-};
+use switchboard_actors::interview::{MessageView, ReportSummary, ScoreView};
 use switchboard_entities::interview::session;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
@@ -210,131 +208,4 @@ pub struct MessageList {
     pub messages: Vec<MessageView>,
     /// All messages of the session.
     pub total: u64,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct DatabaseCheck {
-    /// up or down
-    pub status: String,
-    pub latency_ms: u64,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct HealthChecks {
-    pub database: DatabaseCheck,
-}
-
-/// 200 when healthy, 503 (same shape, status unhealthy) when the database is unreachable.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ApiHealth {
-    /// The core health body (status healthy or unhealthy, service, version, build, timestamp).
-    #[serde(flatten)]
-    pub health: crate::core::http::Health,
-    pub checks: HealthChecks,
-    /// Interview session actors alive in this process.
-    pub active_sessions: usize,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct OnboardingStart {
-    /// 1–128 characters.
-    #[schema(min_length = 1, max_length = 128)]
-    pub user_id: String,
-    /// Default worker_onboarding, the only kind so far.
-    #[schema(value_type = Option<OnboardingType>)]
-    pub session_type: Option<String>,
-}
-
-/// Kinds of onboarding chat.
-#[derive(ToSchema)]
-#[allow(dead_code)]
-#[schema(rename_all = "snake_case")]
-pub enum OnboardingType {
-    WorkerOnboarding,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct OnboardingSession {
-    pub session_id: Uuid,
-    pub session_token: String,
-    pub greeting: String,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct OnboardingMessage {
-    /// 1–5,000 characters.
-    pub content: String,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct OnboardingReply {
-    pub response: String,
-    /// skills, years_experience, service_area, availability, hourly_rate, languages
-    #[schema(value_type = Object)]
-    pub extracted_data: Value,
-    pub profile_complete: bool,
-}
-
-/// What the candidate's session token reads of the report: their scores and feedback, without
-/// the hiring side (recommendation, red flags, follow-up questions, the executive summary that
-/// names the recommendation, completion bookkeeping). The API key reads the full [`Report`].
-#[derive(Debug, Serialize, ToSchema)]
-pub struct CandidateReport {
-    pub session_id: Uuid,
-    pub candidate_name: String,
-    pub job_title: String,
-    pub overall_score: f64,
-    /// A, B, C, D or F.
-    pub grade: String,
-    pub scores: Categories,
-    pub strengths: Vec<String>,
-    pub improvements: Vec<String>,
-    pub strengths_analysis: Vec<String>,
-    pub weaknesses_analysis: Vec<String>,
-    pub technical_assessment: String,
-    pub behavioral_assessment: String,
-    pub demonstrated_skills: Vec<String>,
-    pub skill_gaps: Vec<String>,
-    pub interview_highlights: Vec<Highlight>,
-    pub duration_minutes: i64,
-    pub questions_answered: i64,
-    pub created_at: DateTime<Utc>,
-}
-
-impl From<Report> for CandidateReport {
-    fn from(r: Report) -> Self {
-        Self {
-            session_id: r.session_id,
-            candidate_name: r.candidate_name,
-            job_title: r.job_title,
-            overall_score: r.overall_score,
-            grade: r.grade,
-            scores: r.scores,
-            strengths: r.strengths,
-            improvements: r.improvements,
-            strengths_analysis: r.strengths_analysis,
-            weaknesses_analysis: r.weaknesses_analysis,
-            technical_assessment: r.technical_assessment,
-            behavioral_assessment: r.behavioral_assessment,
-            demonstrated_skills: r.demonstrated_skills,
-            skill_gaps: r.skill_gaps,
-            interview_highlights: r.interview_highlights,
-            duration_minutes: r.duration_minutes,
-            questions_answered: r.questions_answered,
-            created_at: r.created_at,
-        }
-    }
-}
-
-/// GET …/report answers one of these, by who calls (documentation only).
-#[derive(Serialize, ToSchema)]
-#[serde(untagged)]
-#[allow(dead_code)]
-pub enum ReportView {
-    /// X-API-Key.
-    Full(Report),
-    /// X-Session-Token.
-    Candidate(CandidateReport),
 }

@@ -2,9 +2,11 @@
 //! the socket to its session's room. Commands go to the session's actor, whose events
 //! reach every socket of the session (and the REST caller's view stays the same).
 
-use super::error::{InterviewEnvelope, InterviewError};
-use super::sessions::joined_payload;
-use super::{access, domain, room, InterviewState};
+use super::super::caller;
+use super::super::error::{InterviewEnvelope, InterviewError};
+use super::super::state::{room, InterviewState};
+use super::domain;
+use super::routes::joined_payload;
 use crate::core::error::ApiError;
 use crate::realtime::{Event, NamespaceHandler, SocketHandle};
 use async_trait::async_trait;
@@ -59,7 +61,7 @@ impl Sessions {
             .ok_or_else(|| {
                 InterviewError::InvalidRequest("join_session needs session_token".into())
             })?;
-        let s = access::by_token(&self.st, token)
+        let s = caller::by_token(&self.st, token)
             .await?
             .ok_or_else(|| InterviewError::NotFound("unknown session token".into()))?;
         if let Some(prev) = socket.data::<Joined>() {
