@@ -27,6 +27,7 @@ pub mod service;
 pub mod session;
 pub mod telemetry;
 pub mod versioning;
+pub mod webhook_settings;
 pub mod webhook_transport;
 
 use std::sync::Arc;

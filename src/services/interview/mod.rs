@@ -19,7 +19,7 @@ mod state;
 mod webhooks;
 
 use crate::core::clock::ActorClock;
-use crate::core::config::{unsafe_switch, weak_secret};
+use crate::core::config::weak_secret;
 use crate::core::http::{api_docs, resource};
 use crate::core::server::{serve, Listening, MountError};
 use crate::core::service::Service;
@@ -44,17 +44,12 @@ impl Service for Interview {
     type Providers = Providers;
 
     fn unsafe_keys(cfg: &InterviewSettings, _: &Providers) -> Vec<String> {
-        [
+        let keys = [
             weak_secret("services.interview.api_key", &cfg.api_key),
             weak_secret("services.interview.admin_key", &cfg.admin_key),
-            unsafe_switch(
-                "services.interview.webhook.allow_private_urls",
-                cfg.webhook.allow_private_urls,
-            ),
-        ]
-        .into_iter()
-        .flatten()
-        .collect()
+        ];
+        cfg.webhook
+            .with_unsafe_keys("services.interview.webhook", keys)
     }
 
     /// Starts the interview listener, restores running sessions and registers the webhook jobs.

@@ -16,7 +16,7 @@
 //!   receivers should prefer it and refuse timestamps more than five minutes old, so a
 //!   captured delivery cannot be replayed later.
 
-use super::settings::{InterviewSettings, InterviewWebhookSettings};
+use super::settings::InterviewSettings;
 use crate::core::clock::SharedClock;
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, Jobs, NewJob};
 use crate::core::secrets::hmac_sha256_hex;
@@ -32,7 +32,6 @@ use sea_orm::{
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::sync::Arc;
-use std::time::Duration;
 use switchboard_actors::interview::{CompletionHook, Report, ReportSummary};
 use switchboard_actors::{backoff, RetryPolicy};
 use switchboard_entities::interview::{session, webhook_delivery as delivery};
@@ -76,21 +75,6 @@ pub fn signature_v2(secret: &str, timestamp: i64, body: &str) -> String {
     hmac_sha256_hex(secret.as_bytes(), format!("{timestamp}.{body}").as_bytes())
 }
 
-/// Messaging's policy type filled from the interview settings (only the fields the schedule
-/// reads; endpoint deactivation and actor timings are messaging's own).
-fn retry_policy(w: &InterviewWebhookSettings) -> RetryPolicy {
-    RetryPolicy {
-        timeout: Duration::from_secs(w.timeout_secs.max(1)),
-        max_attempts: w.max_attempts.max(1),
-        base_delay_secs: w.base_delay_secs.max(1),
-        factor: w.factor.max(1),
-        max_delay_secs: w.max_delay_secs.max(1),
-        jitter: w.jitter.clamp(0.0, 0.9),
-        max_retry_after_secs: w.max_retry_after_secs.max(0),
-        ..RetryPolicy::default()
-    }
-}
-
 /// Stored times are whole milliseconds, so a value read back compares equal when a claim
 /// matches on it (whatever sub-millisecond precision the database keeps).
 fn millis(t: DateTime<Utc>) -> DateTime<Utc> {
@@ -108,7 +92,7 @@ impl Webhooks {
             jobs: core.jobs.clone(),
             transport: HttpTransport::new(w.allow_private_urls)?,
             clock: core.clock.clone(),
-            policy: retry_policy(w),
+            policy: w.policy(),
         })))
     }
 

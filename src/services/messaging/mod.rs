@@ -17,7 +17,7 @@ pub mod settings;
 mod state;
 mod webhooks;
 
-use crate::core::config::{unsafe_switch, weak_secret};
+use crate::core::config::weak_secret;
 use crate::core::http::api_docs;
 use crate::core::jobs::{counted, Done, JobResult};
 use crate::core::server::{serve, Listening, MountError};
@@ -46,17 +46,12 @@ impl Service for Messaging {
 
     fn unsafe_keys(cfg: &MessagingSettings, providers: &Providers) -> Vec<String> {
         // The SMS provider's token also verifies the carrier's callbacks to this service.
-        let token = &providers.settings.sms.auth_token;
-        [
-            weak_secret("providers.sms.auth_token", token),
-            unsafe_switch(
-                "services.messaging.webhooks.allow_private_urls",
-                cfg.webhooks.allow_private_urls,
-            ),
-        ]
-        .into_iter()
-        .flatten()
-        .collect()
+        let token = weak_secret(
+            "providers.sms.auth_token",
+            &providers.settings.sms.auth_token,
+        );
+        cfg.webhooks
+            .with_unsafe_keys("services.messaging.webhooks", [token])
     }
 
     /// Builds the service's state and the webhook actors (which resume work left by an

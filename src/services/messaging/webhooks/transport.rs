@@ -76,15 +76,9 @@ impl WebhookTransport for Transport {
 pub fn retry_policy(s: &MessagingSettings) -> RetryPolicy {
     let w = &s.webhooks;
     RetryPolicy {
-        timeout: Duration::from_secs(w.timeout_secs.max(1)),
         deactivate_after: w.deactivate_after.max(1),
-        max_attempts: w.max_attempts.max(1),
-        base_delay_secs: w.base_delay_secs.max(1),
-        factor: w.factor.max(1),
-        max_delay_secs: w.max_delay_secs.max(1),
-        jitter: w.jitter.clamp(0.0, 0.9),
-        max_retry_after_secs: w.max_retry_after_secs.max(0),
         idle_stop: Duration::from_secs(w.idle_stop_secs.max(1)),
+        ..w.webhook.policy()
     }
 }
 
