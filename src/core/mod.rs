@@ -9,6 +9,7 @@ pub mod db;
 pub mod download;
 pub mod dto;
 pub mod error;
+pub mod handlers;
 pub mod http;
 pub mod jobs;
 pub mod json_body;

@@ -87,38 +87,22 @@ impl Service for Identity {
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<IdentityState>) {
-    cfg.app_data(web::Data::new(sessions::caller::policy(
-        &data.core,
-        data.sessions.clone(),
-    )))
-    .app_data(web::Data::new(limits::limits(&data)))
-    .app_data(data)
-    .service(
-        scope("")
-            .service(health::health)
-            .map(|docs| docs.configure(api_docs))
-            .service(auth::routes::otp_send)
-            .service(auth::routes::otp_verify)
-            .service(auth::routes::signup)
-            .service(auth::routes::signin)
-            .service(auth::routes::pin_reset)
-            .service(sessions::routes::refresh)
-            .service(sessions::routes::logout)
-            .service(sessions::routes::logout_all)
-            .service(users::routes::me)
-            .service(users::routes::update_me)
-            .service(users::routes::delete_me)
-            .service(users::routes::check_handle)
-            .service(users::routes::change_handle)
-            .service(users::routes::public_profile)
-            .service(sessions::routes::list)
-            .service(sessions::routes::revoke)
-            .service(kyc::routes::status)
-            .service(kyc::routes::initiate)
-            .service(kyc::routes::page_handler)
-            .service(kyc::routes::submit)
-            .default_service(web::to(fallback)),
+    let policy = sessions::caller::policy(&data.core, data.sessions.clone());
+    let limits = limits::limits(&data);
+    let api = scope("")
+        .service(health::health)
+        .map(|docs| docs.configure(api_docs));
+    let api = crate::handlers!(api,
+        auth::routes => [otp_send, otp_verify, signup, signin, pin_reset],
+        sessions::routes => [refresh, logout, logout_all],
+        users::routes => [me, update_me, delete_me, check_handle, change_handle, public_profile],
+        sessions::routes => [list, revoke],
+        kyc::routes => [status, initiate, page_handler, submit],
     );
+    cfg.app_data(web::Data::new(policy))
+        .app_data(web::Data::new(limits))
+        .app_data(data)
+        .service(api.default_service(web::to(fallback)));
 }
 
 /// Recurring jobs (once per interval across all nodes).

@@ -101,7 +101,8 @@ impl Service for Interview {
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<InterviewState>, sio: SocketIoServer) {
-    cfg.app_data(web::Data::new(caller::policy(&data.core, &data.cfg)))
+    let cfg = cfg
+        .app_data(web::Data::new(caller::policy(&data.core, &data.cfg)))
         .app_data(web::Data::new(limits::limits(&data)))
         .app_data(data)
         .map(|c| c.service(realtime::scope(sio)))
@@ -112,20 +113,11 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<InterviewState>, sio: SocketI
             // The candidate's page: HTML outside the API document.
             c.service(resource("/interview/{token}").get(page::routes::page))
                 .service(resource("/interview-assets/client.js").get(page::routes::client_js))
-        })
-        .service(sessions::routes::create)
-        .service(sessions::routes::by_token)
-        .service(sessions::routes::by_user)
-        .service(sessions::routes::by_id)
-        .service(sessions::routes::delete)
-        .service(sessions::routes::start)
-        .service(sessions::routes::pause)
-        .service(sessions::routes::resume)
-        .service(sessions::routes::complete)
-        .service(sessions::routes::messages)
-        .service(sessions::routes::answer)
-        .service(reports::routes::report)
-        .service(reports::routes::report_pdf)
-        .service(onboarding::routes::start)
-        .service(onboarding::routes::message);
+        });
+    crate::handlers!(cfg,
+        sessions::routes => [create, by_token, by_user, by_id, delete, start, pause, resume,
+            complete, messages, answer],
+        reports::routes => [report, report_pdf],
+        onboarding::routes => [start, message],
+    );
 }

@@ -167,27 +167,19 @@ async fn resume_webhooks(registry: &WebhookRegistry) -> JobResult {
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<MessagingState>) {
-    cfg.app_data(web::Data::new(accounts::caller::policy(&data.core)))
+    let cfg = cfg
+        .app_data(web::Data::new(accounts::caller::policy(&data.core)))
         .app_data(web::Data::new(limits::limits(&data)))
         .app_data(data)
         .map(|c| {
             api_docs(c);
             c
         })
-        .service(health::health)
-        .service(messages::routes::send)
-        .service(messages::routes::bulk)
-        .service(messages::routes::list)
-        .service(messages::routes::get)
-        .service(accounts::routes::token)
-        .service(accounts::routes::account)
-        .service(accounts::routes::ledger)
-        .service(webhooks::routes::create)
-        .service(webhooks::routes::list)
-        .service(webhooks::routes::get)
-        .service(webhooks::routes::update)
-        .service(webhooks::routes::delete)
-        .service(webhooks::routes::deliveries)
-        .service(carrier::routes::status)
-        .service(carrier::routes::inbound);
+        .service(health::health);
+    crate::handlers!(cfg,
+        messages::routes => [send, bulk, list, get],
+        accounts::routes => [token, account, ledger],
+        webhooks::routes => [create, list, get, update, delete, deliveries],
+        carrier::routes => [status, inbound],
+    );
 }
