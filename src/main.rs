@@ -221,7 +221,7 @@ async fn admin(settings: &Settings, command: AdminCommand) -> anyhow_free::Resul
             let balance = add_credits(&db, now, workspace, &credits).await?;
             println!(
                 "credits_balance: {}",
-                switchboard::services::messaging::domain::credits_text(balance)
+                switchboard::services::messaging::credits_text(balance)
             );
         }
         AdminCommand::CreateMarketplaceAdmin {

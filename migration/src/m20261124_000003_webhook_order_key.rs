@@ -10,7 +10,7 @@ pub struct Migration;
 const DELIVERIES: &str = "messaging_webhook_deliveries";
 const INDEX: &str = "idx_messaging_deliveries_webhook_key";
 
-/// The key the service writes (src/services/messaging/service/events.rs), repeated here so
+/// The key the service writes (src/services/messaging/webhooks/events.rs), repeated here so
 /// this migration keeps meaning what it meant when it ran.
 fn order_key(event_type: &str, payload: &str) -> String {
     let message_id = serde_json::from_str::<serde_json::Value>(payload)

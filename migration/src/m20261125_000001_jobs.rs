@@ -15,7 +15,7 @@ const DUE_INDEX: &str = "idx_core_jobs_due";
 const TOPIC_INDEX: &str = "idx_core_jobs_topic";
 const DELIVERIES: &str = "interview_webhook_deliveries";
 
-/// The interview webhook job as the service writes it (src/services/interview/webhook.rs),
+/// The interview webhook job as the service writes it (src/services/interview/webhooks.rs),
 /// repeated here so this migration keeps meaning what it meant when it ran; the attempts are
 /// the default schedule's 10 and the service's margin of 3 for claims that never reached the
 /// receiver.

@@ -9,7 +9,9 @@ pub mod config;
 pub mod cors;
 pub mod db;
 pub mod download;
+pub mod dto;
 pub mod error;
+pub mod handlers;
 pub mod http;
 pub mod jobs;
 pub mod json_body;
@@ -30,6 +32,7 @@ pub mod service;
 pub mod session;
 pub mod telemetry;
 pub mod versioning;
+pub mod webhook_settings;
 pub mod webhook_transport;
 
 use std::sync::Arc;

@@ -1,8 +1,8 @@
 //! The services. Each has the same shape: `mod.rs` implements `core::service::Service` (its
-//! guard and its mount) and declares its routes, `settings.rs` holds its `[services.<name>]`
-//! section, one file per resource its handlers, `domain.rs` parsed types, `service/`
-//! workflows, `dto.rs` wire shapes, `error.rs` its error envelope and `openapi.rs` what its
-//! document says besides the routes.
+//! guard and its mount) and registers its features' routes, `settings.rs` holds its
+//! `[services.<name>]` section, `error.rs` its error envelope and `openapi.rs` what its
+//! document says besides the routes; each feature is a folder with its `routes.rs`, `dto.rs`
+//! (wire shapes), `domain.rs` (parsed types) and `store.rs` or `service.rs` as it needs them.
 
 pub mod advertising;
 pub mod identity;

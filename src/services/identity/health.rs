@@ -1,4 +1,6 @@
-use super::IdentityState;
+//! Liveness in the core shape every service shares, with the identity interface version.
+
+use super::state::IdentityState;
 use crate::core::http::Health;
 use actix_web::{get, web, HttpResponse};
 

@@ -2,7 +2,7 @@
 //! core middleware before the handler; the per-phone limits of OTP sends and sign-ins are
 //! counted by the handlers once the phone is parsed ([`per_phone`]).
 
-use super::IdentityState;
+use super::state::IdentityState;
 use crate::core::error::ApiError;
 use crate::core::rate_limit::{Limits, Per, PhoneLimit, Rule};
 use actix_web::http::Method;

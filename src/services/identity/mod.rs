@@ -1,18 +1,17 @@
 //! Identity service: phone + PIN accounts, handles, sessions and KYC
-//! (`specs/identity-and-interview.md`).
+//! (`specs/identity-and-interview.md`). Laid out by feature (`auth`, `sessions`, `users`,
+//! `kyc`), each folder holding its routes, wire shapes, rules and database work; this module
+//! only builds the state and registers them.
 
 mod auth;
-mod domain;
-mod dto;
 mod error;
-mod extract;
 mod health;
 mod kyc;
 mod limits;
 mod openapi;
-mod service;
 mod sessions;
 pub mod settings;
+mod state;
 mod users;
 
 use crate::core::config::ConfigError;
@@ -32,15 +31,7 @@ use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 pub use error::IdentityEnvelope;
-
-#[derive(Clone)]
-pub struct IdentityState {
-    pub core: CoreContext,
-    pub providers: Providers,
-    pub cfg: Arc<IdentitySettings>,
-    /// Which sessions are live (every bearer request asks; every change announces).
-    pub sessions: Arc<Sessions>,
-}
+use state::IdentityState;
 
 pub struct Identity;
 
@@ -79,7 +70,7 @@ impl Service for Identity {
             providers: providers.clone(),
             cfg: Arc::new(cfg.clone()),
             sessions: Arc::new(Sessions::new(
-                extract::Source(core.db.clone()),
+                sessions::caller::Source(core.db.clone()),
                 &core.settings.auth,
             )),
         };
@@ -96,38 +87,22 @@ impl Service for Identity {
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<IdentityState>) {
-    cfg.app_data(web::Data::new(extract::policy(
-        &data.core,
-        data.sessions.clone(),
-    )))
-    .app_data(web::Data::new(limits::limits(&data)))
-    .app_data(data)
-    .service(
-        scope("")
-            .service(health::health)
-            .map(|docs| docs.configure(api_docs))
-            .service(auth::otp_send)
-            .service(auth::otp_verify)
-            .service(auth::signup)
-            .service(auth::signin)
-            .service(auth::pin_reset)
-            .service(auth::refresh)
-            .service(auth::logout)
-            .service(auth::logout_all)
-            .service(users::me)
-            .service(users::update_me)
-            .service(users::delete_me)
-            .service(users::check_handle)
-            .service(users::change_handle)
-            .service(users::public_profile)
-            .service(sessions::list)
-            .service(sessions::revoke)
-            .service(kyc::status)
-            .service(kyc::initiate)
-            .service(kyc::page_handler)
-            .service(kyc::submit)
-            .default_service(web::to(fallback)),
+    let policy = sessions::caller::policy(&data.core, data.sessions.clone());
+    let limits = limits::limits(&data);
+    let api = scope("")
+        .service(health::health)
+        .map(|docs| docs.configure(api_docs));
+    let api = crate::handlers!(api,
+        auth::routes => [otp_send, otp_verify, signup, signin, pin_reset],
+        sessions::routes => [refresh, logout, logout_all],
+        users::routes => [me, update_me, delete_me, check_handle, change_handle, public_profile],
+        sessions::routes => [list, revoke],
+        kyc::routes => [status, initiate, page_handler, submit],
     );
+    cfg.app_data(web::Data::new(policy))
+        .app_data(web::Data::new(limits))
+        .app_data(data)
+        .service(api.default_service(web::to(fallback)));
 }
 
 /// Recurring jobs (once per interval across all nodes).
@@ -139,7 +114,7 @@ fn register_jobs(state: &IdentityState) {
         Duration::from_secs(state.cfg.purge_interval_secs),
         move |_| {
             let st = st.clone();
-            async move { counted(service::accounts::purge(&st).await) }
+            async move { counted(users::store::purge(&st).await) }
         },
     );
     let st = state.clone();
@@ -149,8 +124,8 @@ fn register_jobs(state: &IdentityState) {
         move |_| {
             let st = st.clone();
             async move {
-                let tokens = service::tokens::purge_spent(&st).await;
-                let codes = service::otp::purge_failures(&st).await;
+                let tokens = sessions::store::purge_spent(&st).await;
+                let codes = auth::otp::purge_failures(&st).await;
                 counted(tokens.and_then(|t| codes.map(|c| t + c)))
             }
         },

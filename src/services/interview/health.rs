@@ -1,9 +1,13 @@
-use super::dto::{ApiHealth, DatabaseCheck, HealthChecks};
-use super::InterviewState;
+//! Liveness: `/health` in the core shape every service shares, and `/api/v1/health` with the
+//! database check the spec shows.
+
+use super::state::InterviewState;
 use crate::core::http::Health;
 use actix_web::{get, web, HttpResponse};
 use sea_orm::ConnectionTrait;
+use serde::Serialize;
 use std::time::Instant;
+use utoipa::ToSchema;
 
 /// The `/api/v1` interface.
 const INTERFACE_VERSION: &str = "1.0";
@@ -37,4 +41,27 @@ pub async fn api_health(st: web::Data<InterviewState>) -> HttpResponse {
     } else {
         HttpResponse::ServiceUnavailable().json(body)
     }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DatabaseCheck {
+    /// up or down
+    pub status: String,
+    pub latency_ms: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HealthChecks {
+    pub database: DatabaseCheck,
+}
+
+/// 200 when healthy, 503 (same shape, status unhealthy) when the database is unreachable.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ApiHealth {
+    /// The core health body (status healthy or unhealthy, service, version, build, timestamp).
+    #[serde(flatten)]
+    pub health: crate::core::http::Health,
+    pub checks: HealthChecks,
+    /// Interview session actors alive in this process.
+    pub active_sessions: usize,
 }

@@ -1,7 +1,7 @@
 //! Rate limits per client address, applied by the core middleware: the operations that cost
 //! an AI call or a PDF render have their own, everything else shares the default.
 
-use super::InterviewState;
+use super::state::InterviewState;
 use crate::core::rate_limit::{Limits, Per, Rule};
 use actix_web::http::Method;
 

@@ -1,25 +1,25 @@
 //! Interview service: AI-led candidate interviews with scoring and reports, plus the
 //! onboarding chat (`specs/identity-and-interview.md`). Each session is an
 //! `InterviewSession` actor (crate `switchboard-actors`); REST handlers and Socket.IO
-//! events send it commands, and it announces its events to the session's room.
+//! events send it commands, and it announces its events to the session's room. Laid out by
+//! feature (`sessions`, `reports`, `onboarding`, the candidate's `page`), each folder holding
+//! its routes, wire shapes and rules; this module only builds the state and registers them.
 
-mod access;
-mod domain;
-mod dto;
+mod caller;
 mod error;
 mod health;
 mod limits;
 mod onboarding;
 mod openapi;
 mod page;
-pub(crate) mod pdf;
+pub(crate) mod reports;
 mod sessions;
 pub mod settings;
-mod socket;
-mod webhook;
+mod state;
+mod webhooks;
 
 use crate::core::clock::ActorClock;
-use crate::core::config::{unsafe_switch, weak_secret};
+use crate::core::config::weak_secret;
 use crate::core::http::{api_docs, resource};
 use crate::core::server::{serve, Listening, MountError};
 use crate::core::service::Service;
@@ -27,43 +27,14 @@ use crate::core::CoreContext;
 use crate::providers::Providers;
 use crate::realtime::{self, SocketIoConfig, SocketIoServer};
 use actix_web::web;
-use serde_json::Value;
 use settings::InterviewSettings;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
-use switchboard_actors::interview::{Broadcast, Deps, Registry, Timing};
+use switchboard_actors::interview::{Deps, Registry, Timing};
 use utoipa_actix_web::service_config::ServiceConfig;
-use uuid::Uuid;
 
 pub use error::InterviewEnvelope;
-
-#[derive(Clone)]
-pub struct InterviewState {
-    pub core: CoreContext,
-    pub providers: Providers,
-    pub cfg: Arc<InterviewSettings>,
-    pub registry: Registry,
-}
-
-/// The room a session's sockets join.
-pub fn room(session_id: Uuid) -> String {
-    format!("session:{session_id}")
-}
-
-/// Session events to the sockets in the session's room. The Socket.IO server is built
-/// after the registry (its handler needs the registry), hence the late binding.
-#[derive(Default, Clone)]
-struct RoomBroadcast(Arc<OnceLock<SocketIoServer>>);
-
-impl Broadcast for RoomBroadcast {
-    fn emit(&self, session_id: Uuid, event: &str, data: &Value) {
-        if let Some(server) = self.0.get() {
-            if let Err(e) = server.emit_to_room("/", &room(session_id), event, data) {
-                tracing::error!(error = %e, event, "socket emit failed");
-            }
-        }
-    }
-}
+use state::{InterviewState, RoomBroadcast};
 
 pub struct Interview;
 
@@ -73,17 +44,12 @@ impl Service for Interview {
     type Providers = Providers;
 
     fn unsafe_keys(cfg: &InterviewSettings, _: &Providers) -> Vec<String> {
-        [
+        let keys = [
             weak_secret("services.interview.api_key", &cfg.api_key),
             weak_secret("services.interview.admin_key", &cfg.admin_key),
-            unsafe_switch(
-                "services.interview.webhook.allow_private_urls",
-                cfg.webhook.allow_private_urls,
-            ),
-        ]
-        .into_iter()
-        .flatten()
-        .collect()
+        ];
+        cfg.webhook
+            .with_unsafe_keys("services.interview.webhook", keys)
     }
 
     /// Starts the interview listener, restores running sessions and registers the webhook jobs.
@@ -95,7 +61,7 @@ impl Service for Interview {
         let bind = cfg.bind.clone();
         let cfg = Arc::new(cfg.clone());
         let broadcast = RoomBroadcast::default();
-        let hook = webhook::Webhooks::new(core, &cfg).map_err(MountError::client)?;
+        let hook = webhooks::Webhooks::new(core, &cfg).map_err(MountError::client)?;
         let registry = Registry::new(Deps {
             db: core.db.clone(),
             clock: Arc::new(ActorClock(core.clock.clone())),
@@ -114,7 +80,7 @@ impl Service for Interview {
             registry: registry.clone(),
         };
         let sio = SocketIoServer::builder(SocketIoConfig::from_settings(&core.settings.realtime))
-            .namespace("/", socket::Sessions::new(state.clone()))
+            .namespace("/", sessions::socket::Sessions::new(state.clone()))
             .build();
         let _ = broadcast.0.set(sio.clone());
 
@@ -135,7 +101,8 @@ impl Service for Interview {
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<InterviewState>, sio: SocketIoServer) {
-    cfg.app_data(web::Data::new(access::policy(&data.core, &data.cfg)))
+    let cfg = cfg
+        .app_data(web::Data::new(caller::policy(&data.core, &data.cfg)))
         .app_data(web::Data::new(limits::limits(&data)))
         .app_data(data)
         .map(|c| c.service(realtime::scope(sio)))
@@ -144,22 +111,13 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<InterviewState>, sio: SocketI
         .map(|c| {
             api_docs(c);
             // The candidate's page: HTML outside the API document.
-            c.service(resource("/interview/{token}").get(page::page))
-                .service(resource("/interview-assets/client.js").get(page::client_js))
-        })
-        .service(sessions::create)
-        .service(sessions::by_token)
-        .service(sessions::by_user)
-        .service(sessions::by_id)
-        .service(sessions::delete)
-        .service(sessions::start)
-        .service(sessions::pause)
-        .service(sessions::resume)
-        .service(sessions::complete)
-        .service(sessions::messages)
-        .service(sessions::answer)
-        .service(sessions::report)
-        .service(sessions::report_pdf)
-        .service(onboarding::start)
-        .service(onboarding::message);
+            c.service(resource("/interview/{token}").get(page::routes::page))
+                .service(resource("/interview-assets/client.js").get(page::routes::client_js))
+        });
+    crate::handlers!(cfg,
+        sessions::routes => [create, by_token, by_user, by_id, delete, start, pause, resume,
+            complete, messages, answer],
+        reports::routes => [report, report_pdf],
+        onboarding::routes => [start, message],
+    );
 }

@@ -3,8 +3,8 @@
 //! `core::http::api_docs` serves the whole at /api-docs/openapi.json, with Swagger UI at
 //! /api-docs/.
 
-use super::dto::*;
 use super::error::InterviewEnvelope;
+use super::reports::dto::*;
 use crate::core::error::{ErrorDocs, ErrorResponses, Kind};
 use switchboard_actors::interview::{
     Categories, Highlight, MessageView, Report, ReportSummary, ScoreView,

@@ -1,6 +1,7 @@
 //! `[services.interview]`: the interview service's own settings and their defaults.
 
 use crate::core::config::{self, LimitSettings};
+use crate::core::webhook_settings::WebhookSettings;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -26,7 +27,8 @@ pub struct InterviewSettings {
     pub timer_tick_ms: u64,
     /// A session actor without a running timer stops after this long idle.
     pub actor_idle_secs: u64,
-    pub webhook: InterviewWebhookSettings,
+    /// Completion webhooks, on messaging's retry rules (`[services.interview.webhook]`).
+    pub webhook: WebhookSettings,
     /// Each limit given in part keeps its default for the rest.
     #[serde(deserialize_with = "config::limits_over_defaults")]
     pub rate_limits: InterviewRateLimits,
@@ -69,41 +71,8 @@ impl Default for InterviewSettings {
             time_limit_minutes_limit: 240,
             timer_tick_ms: 500,
             actor_idle_secs: 300,
-            webhook: InterviewWebhookSettings::default(),
+            webhook: WebhookSettings::default(),
             rate_limits: InterviewRateLimits::default(),
-        }
-    }
-}
-
-/// Completion webhook delivery, on messaging's retry rules (`switchboard_actors::backoff`):
-/// every non-2xx answer and transport error is retried after base × factorⁿ⁻¹ seconds
-/// (capped, ± jitter, never sooner than a capped Retry-After), `max_attempts` in all.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct InterviewWebhookSettings {
-    /// Completion webhooks may reach loopback and private addresses (a backend on a private
-    /// network); messaging's customers' webhooks have their own switch.
-    pub allow_private_urls: bool,
-    pub max_attempts: i32,
-    pub base_delay_secs: i64,
-    pub factor: i64,
-    pub max_delay_secs: i64,
-    pub jitter: f64,
-    pub max_retry_after_secs: i64,
-    pub timeout_secs: u64,
-}
-
-impl Default for InterviewWebhookSettings {
-    fn default() -> Self {
-        Self {
-            allow_private_urls: false,
-            max_attempts: 10,
-            base_delay_secs: 30,
-            factor: 4,
-            max_delay_secs: 6 * 3600,
-            jitter: 0.1,
-            max_retry_after_secs: 24 * 3600,
-            timeout_secs: 30,
         }
     }
 }

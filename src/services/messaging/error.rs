@@ -2,9 +2,10 @@
 //! [`ApiError`], and the spec's body: `{"success": false, "error": "<code>", "message"}`.
 
 use crate::core::error::{snake_code, ApiError, Envelope, Kind};
+use serde::Serialize;
 use serde_json::{json, Value};
 use utoipa::openapi::{RefOr, Schema};
-use utoipa::PartialSchema;
+use utoipa::{PartialSchema, ToSchema};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MessagingError {
@@ -55,8 +56,19 @@ impl Envelope for MessagingEnvelope {
     }
 
     fn schema() -> RefOr<Schema> {
-        <super::dto::ErrorEnvelope as PartialSchema>::schema()
+        <ErrorEnvelope as PartialSchema>::schema()
     }
 }
 
 pub type Result<T, E = ApiError> = std::result::Result<T, E>;
+
+/// `{success: false, error: "<code>", message}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorEnvelope {
+    pub success: bool,
+    /// validation_error, unauthorized, insufficient_credits, not_found, rate_limit_exceeded,
+    /// idempotency_conflict, method_not_allowed, payload_too_large, unsupported_media_type,
+    /// internal_error.
+    pub error: String,
+    pub message: String,
+}

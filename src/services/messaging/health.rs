@@ -2,7 +2,9 @@
 //! the body is the core shape every service shares). Its details count the messages `sent`
 //! for longer than `stale_sent_after_secs` (reconciliation moves them on).
 
-use super::{service, MessagingState};
+use super::messages::reports;
+
+use super::state::MessagingState;
 use crate::core::http::Health;
 use actix_web::{get, web, HttpResponse};
 use sea_orm::ConnectionTrait;
@@ -16,7 +18,7 @@ const INTERFACE_VERSION: &str = "1.0";
 #[get("/health")]
 pub async fn health(st: web::Data<MessagingState>) -> HttpResponse {
     let db_up = st.core.db.execute_unprepared("SELECT 1").await.is_ok();
-    let stale = service::reports::stale_count(&st).await.ok();
+    let stale = reports::stale_count(&st).await.ok();
     Health::new("messaging", INTERFACE_VERSION, &st.core)
         .checked(db_up && stale.is_some())
         .with_details(json!({ "stale_sent_messages": stale }))

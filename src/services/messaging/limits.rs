@@ -2,7 +2,7 @@
 //! limit and the rest are documented choices, all configurable). A workspace is known only
 //! once its key or token is resolved, so handlers count them ([`per_workspace`]).
 
-use super::MessagingState;
+use super::state::MessagingState;
 use crate::core::config::LimitSettings;
 use crate::core::error::ApiError;
 use crate::core::rate_limit::Limits;

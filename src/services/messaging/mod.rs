@@ -1,69 +1,41 @@
 //! Messaging service: SMS, email, WhatsApp and voice sends, bulk sends with templates,
 //! credits, signed customer webhooks (one `WebhookEndpoint` actor each) and carrier
-//! callbacks (`specs/messaging-and-ads.md`).
+//! callbacks (`specs/messaging-and-ads.md`). Laid out by feature (`accounts`, `messages`,
+//! `billing`, `carrier`, `webhooks`), each folder holding its routes, wire shapes, rules and
+//! database work; this module only builds the state, registers the jobs and the routes.
 
-mod account;
-mod auth;
+mod accounts;
+mod billing;
 mod carrier;
-pub mod domain;
-mod dto;
 mod error;
 mod health;
 mod limits;
 mod messages;
 mod openapi;
-pub mod service;
+mod retention;
 pub mod settings;
+mod state;
 mod webhooks;
 
-use crate::core::config::{unsafe_switch, weak_secret};
+use crate::core::config::weak_secret;
 use crate::core::http::api_docs;
 use crate::core::jobs::{counted, Done, JobResult};
 use crate::core::server::{serve, Listening, MountError};
 use crate::core::service::Service;
 use crate::core::webhook_transport::HttpTransport;
 use crate::core::CoreContext;
-use crate::providers::email::EmailSender;
-use crate::providers::voice::VoiceCaller;
-use crate::providers::whatsapp::WhatsAppSender;
 use crate::providers::{email, voice, whatsapp, Providers};
 use actix_web::web;
 use settings::MessagingSettings;
 use std::sync::Arc;
 use std::time::Duration;
-use switchboard_actors::{EndpointDeps, RetryPolicy, WebhookRegistry};
+use switchboard_actors::{EndpointDeps, WebhookRegistry};
 use utoipa_actix_web::service_config::ServiceConfig;
 
+pub use accounts::admin::{add_credits, create_workspace, AdminError, NewWorkspace};
+pub use billing::domain::credits_text;
 pub use error::MessagingEnvelope;
-pub use service::admin::{add_credits, create_workspace, AdminError, NewWorkspace};
-
-#[derive(Clone)]
-pub struct MessagingState {
-    pub core: CoreContext,
-    pub providers: Providers,
-    pub cfg: Arc<MessagingSettings>,
-    pub email: Arc<dyn EmailSender>,
-    pub whatsapp: Arc<dyn WhatsAppSender>,
-    pub voice: Arc<dyn VoiceCaller>,
-    /// Whether SMS goes to the built-in sandbox (which may report delivery itself).
-    pub sms_sandbox: bool,
-    pub webhooks: Arc<WebhookRegistry>,
-}
-
-fn retry_policy(s: &MessagingSettings) -> RetryPolicy {
-    let w = &s.webhooks;
-    RetryPolicy {
-        timeout: Duration::from_secs(w.timeout_secs.max(1)),
-        deactivate_after: w.deactivate_after.max(1),
-        max_attempts: w.max_attempts.max(1),
-        base_delay_secs: w.base_delay_secs.max(1),
-        factor: w.factor.max(1),
-        max_delay_secs: w.max_delay_secs.max(1),
-        jitter: w.jitter.clamp(0.0, 0.9),
-        max_retry_after_secs: w.max_retry_after_secs.max(0),
-        idle_stop: Duration::from_secs(w.idle_stop_secs.max(1)),
-    }
-}
+use state::MessagingState;
 
 pub struct Messaging;
 
@@ -74,17 +46,12 @@ impl Service for Messaging {
 
     fn unsafe_keys(cfg: &MessagingSettings, providers: &Providers) -> Vec<String> {
         // The SMS provider's token also verifies the carrier's callbacks to this service.
-        let token = &providers.settings.sms.auth_token;
-        [
-            weak_secret("providers.sms.auth_token", token),
-            unsafe_switch(
-                "services.messaging.webhooks.allow_private_urls",
-                cfg.webhooks.allow_private_urls,
-            ),
-        ]
-        .into_iter()
-        .flatten()
-        .collect()
+        let token = weak_secret(
+            "providers.sms.auth_token",
+            &providers.settings.sms.auth_token,
+        );
+        cfg.webhooks
+            .with_unsafe_keys("services.messaging.webhooks", [token])
     }
 
     /// Builds the service's state and the webhook actors (which resume work left by an
@@ -104,9 +71,9 @@ impl Service for Messaging {
             HttpTransport::new(cfg.webhooks.allow_private_urls).map_err(MountError::client)?;
         let registry = WebhookRegistry::new(EndpointDeps {
             db: core.db.clone(),
-            transport: Arc::new(service::transport::Transport(Arc::new(transport))),
-            clock: Arc::new(service::transport::Clock(core.clock.clone())),
-            policy: retry_policy(&cfg),
+            transport: Arc::new(webhooks::transport::Transport(Arc::new(transport))),
+            clock: Arc::new(webhooks::transport::Clock(core.clock.clone())),
+            policy: webhooks::transport::retry_policy(&cfg),
         });
         let state = MessagingState {
             core: core.clone(),
@@ -148,22 +115,22 @@ fn register_jobs(state: &MessagingState) {
     let jobs = &state.core.jobs;
     let st = state.clone();
     let batch = state.cfg.dispatch_batch;
-    jobs.handle_batch(service::dispatch::TOPIC, batch, move |jobs| {
+    jobs.handle_batch(messages::dispatch::TOPIC, batch, move |jobs| {
         let st = st.clone();
-        async move { service::dispatch::run_batch(&st, jobs).await }
+        async move { messages::dispatch::run_batch(&st, jobs).await }
     });
     let st = state.clone();
-    jobs.handle_batch(service::reports::DELIVERY_REPORT, batch, move |jobs| {
+    jobs.handle_batch(messages::reports::DELIVERY_REPORT, batch, move |jobs| {
         let st = st.clone();
-        async move { service::reports::deliver_batch(&st, jobs).await }
+        async move { messages::reports::deliver_batch(&st, jobs).await }
     });
     let st = state.clone();
     jobs.every(
-        service::reports::RECONCILE,
+        messages::reports::RECONCILE,
         Duration::from_secs(state.cfg.reconcile_interval_secs.max(1)),
         move |_| {
             let st = st.clone();
-            async move { service::reports::reconcile(&st).await }
+            async move { messages::reports::reconcile(&st).await }
         },
     );
     let registry = state.webhooks.clone();
@@ -183,7 +150,7 @@ fn register_jobs(state: &MessagingState) {
         Duration::from_secs(state.core.settings.retention.interval_secs),
         move |_| {
             let st = st.clone();
-            async move { counted(service::retention::purge(&st).await) }
+            async move { counted(retention::purge(&st).await) }
         },
     );
 }
@@ -200,27 +167,19 @@ async fn resume_webhooks(registry: &WebhookRegistry) -> JobResult {
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<MessagingState>) {
-    cfg.app_data(web::Data::new(auth::policy(&data.core)))
+    let cfg = cfg
+        .app_data(web::Data::new(accounts::caller::policy(&data.core)))
         .app_data(web::Data::new(limits::limits(&data)))
         .app_data(data)
         .map(|c| {
             api_docs(c);
             c
         })
-        .service(health::health)
-        .service(messages::send)
-        .service(messages::bulk)
-        .service(messages::list)
-        .service(messages::get)
-        .service(account::token)
-        .service(account::account)
-        .service(account::ledger)
-        .service(webhooks::create)
-        .service(webhooks::list)
-        .service(webhooks::get)
-        .service(webhooks::update)
-        .service(webhooks::delete)
-        .service(webhooks::deliveries)
-        .service(carrier::status)
-        .service(carrier::inbound);
+        .service(health::health);
+    crate::handlers!(cfg,
+        messages::routes => [send, bulk, list, get],
+        accounts::routes => [token, account, ledger],
+        webhooks::routes => [create, list, get, update, delete, deliveries],
+        carrier::routes => [status, inbound],
+    );
 }

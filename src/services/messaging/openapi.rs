@@ -3,8 +3,9 @@
 //! `core::http::api_docs` serves the whole at /api-docs/openapi.json, with Swagger UI at
 //! /api-docs/.
 
-use super::dto::*;
+use super::error::ErrorEnvelope;
 use super::error::MessagingEnvelope;
+use super::messages::dto::*;
 use crate::core::error::{ErrorDocs, ErrorResponses, Kind};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};

@@ -1,7 +1,9 @@
 //! `[services.messaging]`: the messaging service's own settings and their defaults.
 
 use crate::core::config::{self, LimitSettings};
+use crate::core::webhook_settings::WebhookSettings;
 use serde::{Deserialize, Serialize};
+use std::ops::{Deref, DerefMut};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
@@ -124,37 +126,40 @@ impl Default for MessagingRateLimits {
     }
 }
 
-/// Delivery of customer webhooks: timeout, retry schedule, deactivation.
+/// Delivery of customer webhooks: what they may reach and the retry schedule
+/// (`core::webhook_settings`, whose keys this section holds), deactivation and the actors'
+/// timings.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct WebhookDeliverySettings {
-    /// Customers' webhooks may reach loopback and private addresses (local trials only).
-    pub allow_private_urls: bool,
-    pub timeout_secs: u64,
+    #[serde(flatten)]
+    pub webhook: WebhookSettings,
     pub deactivate_after: i32,
-    pub max_attempts: i32,
-    pub base_delay_secs: i64,
-    pub factor: i64,
-    pub max_delay_secs: i64,
-    pub jitter: f64,
-    pub max_retry_after_secs: i64,
     pub idle_stop_secs: u64,
     /// How often (across all nodes) endpoints with pending deliveries are revived.
     pub sweep_interval_secs: u64,
 }
 
+/// The shared keys read as this section's own (`webhooks.max_attempts`), as before they were
+/// shared.
+impl Deref for WebhookDeliverySettings {
+    type Target = WebhookSettings;
+    fn deref(&self) -> &WebhookSettings {
+        &self.webhook
+    }
+}
+
+impl DerefMut for WebhookDeliverySettings {
+    fn deref_mut(&mut self) -> &mut WebhookSettings {
+        &mut self.webhook
+    }
+}
+
 impl Default for WebhookDeliverySettings {
     fn default() -> Self {
         Self {
-            allow_private_urls: false,
-            timeout_secs: 30,
+            webhook: WebhookSettings::default(),
             deactivate_after: 10,
-            max_attempts: 10,
-            base_delay_secs: 30,
-            factor: 4,
-            max_delay_secs: 6 * 3600,
-            jitter: 0.1,
-            max_retry_after_secs: 24 * 3600,
             idle_stop_secs: 300,
             sweep_interval_secs: 60,
         }

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use switchboard_entities::advertising::{ad, advertiser, invoice, payment};
 use uuid::Uuid;
 
-use crate::services::interview::pdf::latin1;
+use crate::services::interview::reports::pdf::latin1;
 
 pub const TOPIC: &str = "invoice-email";
 

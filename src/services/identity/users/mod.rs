@@ -1,0 +1,6 @@
+//! Accounts as people see them: own and public profiles, handles, deletion.
+
+pub mod domain;
+pub mod dto;
+pub mod routes;
+pub mod store;

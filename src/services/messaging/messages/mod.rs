@@ -1,0 +1,10 @@
+//! Messages: the send, bulk and read routes, their parsed values, and a message's way to its
+//! provider (dispatch, hand-over, status moves, delivery reports and reconciliation).
+
+pub mod dispatch;
+pub mod domain;
+pub mod dto;
+pub mod handover;
+pub mod reports;
+pub mod routes;
+pub mod status;
