@@ -1,6 +1,6 @@
 //! Liveness with a database check (the core body every service shares).
 
-use super::AdvertisingState;
+use super::state::AdvertisingState;
 use crate::core::http::Health;
 use actix_web::{get, web, HttpResponse};
 use sea_orm::ConnectionTrait;

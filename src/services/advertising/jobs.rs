@@ -1,7 +1,7 @@
 //! The platform's background work runs on the core job queue; each handler gets the
 //! service's state with the job.
 
-use super::AdvertisingState;
+use super::state::AdvertisingState;
 use crate::core::jobs::{Job, JobResult};
 use std::future::Future;
 

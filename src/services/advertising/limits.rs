@@ -2,7 +2,7 @@
 //! everything else per caller (per address when anonymous). Declared here, applied by the
 //! core middleware; health and the API documents are never limited.
 
-use super::AdvertisingState;
+use super::state::AdvertisingState;
 use crate::core::rate_limit::{Limits, Per, Rule};
 use actix_web::http::Method;
 

@@ -21,6 +21,7 @@ pub mod screenshots;
 mod sessions;
 pub mod settings;
 pub mod staff;
+mod state;
 pub mod subscriptions;
 pub mod support;
 mod wire;
@@ -42,16 +43,7 @@ use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 pub use error::AdvertisingEnvelope;
-
-#[derive(Clone)]
-pub struct AdvertisingState {
-    pub core: CoreContext,
-    pub providers: Providers,
-    pub cfg: Arc<AdvertisingSettings>,
-    /// Which sessions are live (every bearer request asks; every change announces).
-    pub sessions: Arc<Sessions>,
-    pub media: media::Media,
-}
+pub use state::AdvertisingState;
 
 pub struct Advertising;
 

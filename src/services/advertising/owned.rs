@@ -2,7 +2,7 @@
 //! status, and read by id, where another poster's record answers as unknown.
 
 use super::error::{AdvertisingError, Record, Result};
-use super::AdvertisingState;
+use super::state::AdvertisingState;
 use crate::core::page::{Page, Window};
 use sea_orm::{ColumnTrait, EntityTrait, FromQueryResult, QueryFilter};
 use switchboard_entities::advertising::{screenshot, subscription};

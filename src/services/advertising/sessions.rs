@@ -5,7 +5,7 @@
 //! logout, a reset or a ban counts from the next request.
 
 use super::error::Result;
-use super::AdvertisingState;
+use super::state::AdvertisingState;
 use crate::core::auth::{Bearer, Role, Roles};
 use crate::core::error::ApiError;
 use crate::core::session::{Change, EndReason, Live, SessionKey, SessionSource};

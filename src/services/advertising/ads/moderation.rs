@@ -5,8 +5,8 @@
 use super::super::error::{AdvertisingError, Record, Result};
 use super::super::openapi::Errors;
 use super::super::staff::invalid_transition;
+use super::super::state::AdvertisingState;
 use super::super::wire::{self, ok, one_of, usd, Data, List};
-use super::super::AdvertisingState;
 use super::dto::AdView;
 use super::routes::parse_id;
 use super::store;

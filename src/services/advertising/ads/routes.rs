@@ -3,8 +3,8 @@
 use super::super::error::{AdvertisingError, Record, Result};
 use super::super::openapi::Errors;
 use super::super::sessions::{self, PosterBearer};
+use super::super::state::AdvertisingState;
 use super::super::wire::{ok, usd, Data, List};
-use super::super::AdvertisingState;
 use super::dto::*;
 use super::{store, trending as trend};
 use actix_web::{get, web, HttpResponse};

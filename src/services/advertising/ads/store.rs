@@ -3,7 +3,7 @@
 //! payout), so what posters are shown never drifts from the money.
 
 use super::super::error::{AdvertisingError, Record, Result};
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use crate::core::page::{Page, Window};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait, Query};

@@ -10,7 +10,7 @@
 //! only the answer.
 
 use super::super::error::Result;
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ConnectionTrait, DbBackend, FromQueryResult, Statement, Value};
 use switchboard_entities::advertising::ad;

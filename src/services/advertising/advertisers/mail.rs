@@ -8,7 +8,7 @@
 //! advertiser, or one already verified for `email-verification`, is sent nothing.
 
 use super::super::error::Result;
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use super::store;
 use super::tokens::{self, Purpose};
 use crate::core::error::ApiError;

@@ -3,8 +3,8 @@
 use super::super::error::Result;
 use super::super::openapi::Errors;
 use super::super::sessions::{self, AccountKind, AdvertiserBearer};
+use super::super::state::AdvertisingState;
 use super::super::wire::{ok, Data};
-use super::super::AdvertisingState;
 use super::domain::{self, required, Password};
 use super::dto::*;
 use super::tokens::{self, Purpose};

@@ -1,7 +1,7 @@
 //! Advertisers' rows: made at sign-up, verified, their password and profile changed.
 
 use super::super::error::Result;
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use super::domain::{email_taken, Password};
 use super::mail;
 use crate::core::password;

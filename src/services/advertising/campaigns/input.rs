@@ -4,8 +4,8 @@
 //! types are 400 naming the field.
 
 use super::super::error::{AdvertisingError, Result};
+use super::super::state::AdvertisingState;
 use super::super::wire::{parse_usd, Cents};
-use super::super::AdvertisingState;
 use crate::core::error::{ApiError, Kind};
 use actix_multipart::Multipart;
 use actix_web::{web, HttpRequest};

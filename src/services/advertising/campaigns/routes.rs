@@ -3,8 +3,8 @@
 use super::super::error::Result;
 use super::super::openapi::Errors;
 use super::super::sessions::{self, AdvertiserBearer};
+use super::super::state::AdvertisingState;
 use super::super::wire::{ok, window, Data, List};
-use super::super::AdvertisingState;
 use super::dto::{CampaignStats, CampaignView};
 use super::{input, store};
 use actix_web::{get, post, put, web, HttpRequest, HttpResponse};

@@ -3,9 +3,9 @@
 //! transaction.
 
 use super::super::error::{AdvertisingError, Record, Result};
+use super::super::state::AdvertisingState;
 use super::super::subscriptions::video::ProcessingJob;
 use super::super::wire::Cents;
-use super::super::AdvertisingState;
 use super::input::{Fields, Video};
 use crate::core::error::ApiError;
 use crate::core::jobs::NewJob;

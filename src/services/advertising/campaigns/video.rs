@@ -4,8 +4,8 @@
 //! `failed` with a reason the advertiser reads (the ad stays `pending`). A job for a video
 //! the ad no longer has (an edit replaced it) does nothing.
 
+use super::super::state::AdvertisingState;
 use super::super::subscriptions::video::ProcessingJob;
-use super::super::AdvertisingState;
 use crate::core::jobs::{Done, Job, JobFailure, JobResult};
 use crate::providers::storage::StorageKey;
 use crate::providers::video::VideoError;

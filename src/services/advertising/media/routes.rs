@@ -3,7 +3,7 @@
 
 use super::super::error::{AdvertisingError, Record, Result};
 use super::super::openapi::Errors;
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use super::links::LinkError;
 use crate::core::error::{ApiError, Kind};
 use crate::providers::storage::{ByteRange, StorageError, StorageKey};

@@ -6,8 +6,8 @@
 use super::super::error::{AdvertisingError, Result};
 use super::super::openapi::Errors;
 use super::super::staff::invalid_transition;
+use super::super::state::AdvertisingState;
 use super::super::wire::{self, ok, one_of, usd, Data, List};
-use super::super::AdvertisingState;
 use super::dto::TransactionView;
 use super::ledger::{self, Account, KINDS, STATUSES as TX_STATUSES};
 use crate::core::auth::{Bearer, FinanceRole};

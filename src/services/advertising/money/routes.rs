@@ -3,8 +3,8 @@
 use super::super::error::{AdvertisingError, Result};
 use super::super::openapi::Errors;
 use super::super::sessions::{self, PosterBearer};
+use super::super::state::AdvertisingState;
 use super::super::wire::{ok, parse_usd, usd, Data, List};
-use super::super::AdvertisingState;
 use super::dto::*;
 use super::ledger::{KINDS, STATUSES};
 use super::store;

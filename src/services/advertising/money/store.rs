@@ -2,7 +2,7 @@
 //! and withdrawals (held at once, never beyond what is available).
 
 use super::super::error::{AdvertisingError, Record, Result};
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use super::ledger::{self, Account, Movement};
 use crate::core::page::{Page, Window};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set};

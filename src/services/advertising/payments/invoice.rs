@@ -5,8 +5,8 @@
 //! Job payload (`invoice-email`): `{"invoice_id": "<uuid>"}`.
 
 use super::super::error::Result;
+use super::super::state::AdvertisingState;
 use super::super::wire::usd;
-use super::super::AdvertisingState;
 use crate::core::error::ApiError;
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
 use crate::providers::email::{self, EmailAttachment, EmailMessage};

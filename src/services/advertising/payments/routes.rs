@@ -4,8 +4,8 @@
 use super::super::error::{AdvertisingError, Result};
 use super::super::openapi::Errors;
 use super::super::sessions::{self, AdvertiserBearer};
+use super::super::state::AdvertisingState;
 use super::super::wire::{ok, window, Data, List};
-use super::super::AdvertisingState;
 use super::dto::*;
 use super::sandbox::{self, Choice};
 use super::{invoice, store, webhook};

@@ -5,8 +5,8 @@
 //! the payer is sent to the success or cancel URL.
 
 use super::super::error::Result;
+use super::super::state::AdvertisingState;
 use super::super::wire::usd;
-use super::super::AdvertisingState;
 use super::{payment_not_found, webhook};
 use crate::providers::payments::signature;
 use crate::providers::voice::xml_escape as escape;

@@ -2,7 +2,7 @@
 //! to one), found by its id or its provider session id.
 
 use super::super::error::{AdvertisingError, Record, Result};
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use super::{payment_not_found, CURRENCY};
 use crate::core::error::ApiError;
 use crate::providers::payments::CheckoutRequest;

@@ -6,7 +6,7 @@
 use super::super::ads::store as ads;
 use super::super::error::Result;
 use super::super::money::ledger::{self, Account, Movement};
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use super::invoice;
 use crate::core::error::ApiError;
 use crate::providers::payments::signature;

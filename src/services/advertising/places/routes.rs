@@ -2,8 +2,8 @@
 
 use super::super::error::{AdvertisingError, Record, Result};
 use super::super::openapi::Errors;
+use super::super::state::AdvertisingState;
 use super::super::wire::{ok, Data};
-use super::super::AdvertisingState;
 use super::data::{self, City, Country};
 use actix_web::{get, web, HttpResponse};
 use sea_orm::{EntityTrait, QueryOrder};

@@ -3,8 +3,8 @@
 use super::super::error::{AdvertisingError, Result};
 use super::super::openapi::Errors;
 use super::super::sessions::{self, PosterBearer};
+use super::super::state::AdvertisingState;
 use super::super::wire::{ok, Data};
-use super::super::AdvertisingState;
 use super::dto::*;
 use super::{domain, signin, store};
 use crate::core::json_body::Json;

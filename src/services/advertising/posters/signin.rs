@@ -5,7 +5,7 @@
 use super::super::error::{AdvertisingError, Result};
 use super::super::places::data::Country;
 use super::super::sessions;
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use super::store;
 use crate::core::error::ApiError;
 use crate::core::otp::{Checked, Live, OtpCodes};

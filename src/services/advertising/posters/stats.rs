@@ -4,8 +4,8 @@
 use super::super::ads::dto::ByStatus;
 use super::super::error::Result;
 use super::super::money::store as money;
+use super::super::state::AdvertisingState;
 use super::super::wire::usd;
-use super::super::AdvertisingState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde::Serialize;
 use switchboard_entities::advertising::{screenshot, subscription};

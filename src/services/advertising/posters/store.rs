@@ -2,7 +2,7 @@
 //! and their one device token.
 
 use super::super::error::Result;
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use super::domain::referral_code;
 use crate::core::phone::PhoneNumber;
 use chrono::{DateTime, Utc};

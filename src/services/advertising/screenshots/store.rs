@@ -5,8 +5,8 @@
 use super::super::ads::store as ads;
 use super::super::error::{AdvertisingError, Record, Result};
 use super::super::money::ledger::{self, Account, Movement};
+use super::super::state::AdvertisingState;
 use super::super::support::notify::{self, Notice};
-use super::super::AdvertisingState;
 use super::verify::{VerifyJob, VERIFY};
 use crate::core::jobs::NewJob;
 use crate::providers::screenshot::PerceptualHash;

@@ -8,7 +8,7 @@
 //!   the screenshot is still `pending` (an administrator may have decided first), moving the
 //!   reserved payout once.
 
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use super::store::{self, Verdict};
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
 use crate::providers::screenshot::Outcome;

@@ -6,7 +6,7 @@ use super::super::error::Result;
 use super::super::posters::domain;
 use super::super::sessions::{self, AccountKind};
 use super::super::settings::AdminSeed;
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use crate::core::admin::AdminError;
 use crate::core::error::ApiError;
 use crate::core::password;

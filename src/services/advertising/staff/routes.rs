@@ -3,8 +3,8 @@
 use super::super::error::{AdvertisingError, Result};
 use super::super::openapi::Errors;
 use super::super::sessions;
+use super::super::state::AdvertisingState;
 use super::super::wire::{ok, Data};
-use super::super::AdvertisingState;
 use super::accounts;
 use super::dto::*;
 use crate::core::auth::{Bearer, StaffRole};

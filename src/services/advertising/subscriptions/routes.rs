@@ -4,8 +4,8 @@
 use super::super::error::{AdvertisingError, Record, Result};
 use super::super::openapi::Errors;
 use super::super::sessions::{self, PosterBearer};
+use super::super::state::AdvertisingState;
 use super::super::wire::{ok, Data, List, StatusPage};
-use super::super::AdvertisingState;
 use super::dto::*;
 use super::store::{self, STATUSES};
 use crate::core::json_body::Json;

@@ -2,7 +2,7 @@
 //! poster's video in the same transaction, so no subscription waits on a job never queued.
 
 use super::super::error::{AdvertisingError, Record, Result};
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use super::video::{ProcessingJob, PROCESSING};
 use crate::core::jobs::NewJob;
 use sea_orm::{

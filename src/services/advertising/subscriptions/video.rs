@@ -11,8 +11,8 @@
 //!   records the outcome on a subscription still `processing` and tells the poster.
 
 use super::super::media::SourceError;
+use super::super::state::AdvertisingState;
 use super::super::support::notify::{self, Notice};
-use super::super::AdvertisingState;
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
 use crate::providers::storage::StorageKey;
 use sea_orm::sea_query::Expr;

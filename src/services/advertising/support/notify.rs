@@ -17,7 +17,7 @@
 //!   refusals end the job dead.
 
 use super::super::error::Result;
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
 use crate::providers::push::{Platform, PushError, PushMessage};
 use crate::providers::whatsapp::{self, WhatsAppMessage, WhatsAppSender};

@@ -2,7 +2,7 @@
 //! tickets (another's answers as an unknown id), an administrator (part 2) any.
 
 use super::super::error::{AdvertisingError, Record, Result};
-use super::super::AdvertisingState;
+use super::super::state::AdvertisingState;
 use super::domain::{MessageText, NewTicket, CLOSED, OPEN};
 use crate::core::page::{Page, Window};
 use chrono::{DateTime, Duration, Utc};
