@@ -34,23 +34,10 @@ pub struct EmailAttachment<'a> {
     pub bytes: &'a [u8],
 }
 
-#[async_trait]
-pub trait EmailSender: Send + Sync + 'static {
-    /// Sends the email `h.message_id`. SMTP has no look-up, so a retaken hand-over sends
-    /// again there; the sandbox hands each message over once.
-    async fn send(
-        &self,
-        h: &Handover<'_>,
-        msg: &EmailMessage<'_>,
-    ) -> Result<Accepted, ProviderError>;
-    /// The provider's status word for a message it accepted; None when it keeps none.
-    async fn status(&self, _id: &str, _message_id: Uuid) -> Result<Option<String>, ProviderError> {
-        Ok(None)
-    }
-    /// True for the built-in sandbox (it may report delivery itself).
-    fn is_sandbox(&self) -> bool {
-        false
-    }
+message_port! {
+    /// Where email goes. SMTP has no look-up, so a retaken hand-over sends again there; the
+    /// sandbox hands each message over once.
+    EmailSender for EmailMessage
 }
 
 pub fn from_settings(

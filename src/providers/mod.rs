@@ -1,6 +1,34 @@
 //! Ports to the outside world and their adapters. Each port is a trait with a built-in
 //! default (the local outbox) and a real adapter chosen in config.
 
+/// Declares the port of a message channel (email, WhatsApp): `send` hands message
+/// `h.message_id` over, `status` reads the provider's word for a message it accepted (None
+/// when it keeps none), `is_sandbox` is true for the built-in outbox (which may report
+/// delivery itself). One declaration, so every channel's port reads alike.
+macro_rules! message_port {
+    ($(#[$doc:meta])* $port:ident for $message:ident) => {
+        $(#[$doc])*
+        #[async_trait::async_trait]
+        pub trait $port: Send + Sync + 'static {
+            async fn send(
+                &self,
+                h: &$crate::providers::Handover<'_>,
+                msg: &$message<'_>,
+            ) -> Result<$crate::providers::Accepted, $crate::providers::ProviderError>;
+            async fn status(
+                &self,
+                _id: &str,
+                _message_id: uuid::Uuid,
+            ) -> Result<Option<String>, $crate::providers::ProviderError> {
+                Ok(None)
+            }
+            fn is_sandbox(&self) -> bool {
+                false
+            }
+        }
+    };
+}
+
 pub mod ai;
 pub mod car_ai;
 pub mod email;

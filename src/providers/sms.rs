@@ -5,8 +5,11 @@ use super::settings::SmsProviderSettings;
 use super::twilio::TwilioApi;
 use super::{Accepted, Handover, ProviderError};
 use crate::core::clock::SharedClock;
+use crate::core::error::ApiError;
+use crate::core::otp::OtpCodes;
 use crate::core::phone::PhoneNumber;
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -25,36 +28,29 @@ pub struct SmsReceipt {
     pub provider_message_id: String,
 }
 
-/// A one-time code to text: "{intro} {code}. It expires in N minutes. Never share it."
-pub struct CodeText<'a> {
-    pub to: &'a PhoneNumber,
-    /// The sending service (recorded in the outbox).
-    pub service: &'a str,
-    /// The opening words, naming what the code is for ("Your sign-in code is").
-    pub intro: &'a str,
-    pub code: &'a str,
-    pub ttl_secs: i64,
-}
-
-/// Texts a one-time code in the wording every service uses.
-pub async fn send_code(
+/// Stores a fresh code of `purpose` for `phone` (retiring the earlier ones) and texts it in
+/// the wording every service uses: "{intro} {code}. It expires in N minutes. Never share it."
+pub async fn text_new_code(
+    codes: &OtpCodes<'_>,
     sender: &dyn SmsSender,
-    text: CodeText<'_>,
-) -> Result<SmsReceipt, ProviderError> {
+    phone: &PhoneNumber,
+    purpose: &str,
+    intro: &str,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let code = codes.issue(phone, purpose, now).await?;
     let body = format!(
-        "{} {}. It expires in {} minutes. Never share it.",
-        text.intro,
-        text.code,
-        text.ttl_secs / 60
+        "{intro} {code}. It expires in {} minutes. Never share it.",
+        codes.ttl_secs / 60
     );
-    sender
-        .send(&SmsMessage {
-            to: text.to.as_str(),
-            body: &body,
-            service: text.service,
-            status_callback: None,
-        })
-        .await
+    let msg = SmsMessage {
+        to: phone.as_str(),
+        body: &body,
+        service: codes.service,
+        status_callback: None,
+    };
+    sender.send(&msg).await.map_err(ApiError::internal)?;
+    Ok(())
 }
 
 #[async_trait]

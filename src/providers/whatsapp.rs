@@ -15,22 +15,10 @@ pub struct WhatsAppMessage<'a> {
     pub service: &'a str,
 }
 
-#[async_trait]
-pub trait WhatsAppSender: Send + Sync + 'static {
-    /// Sends the text message `h.message_id`. The Cloud API has no look-up by recipient, so
-    /// a retaken hand-over sends again there; the sandbox hands each message over once.
-    async fn send(
-        &self,
-        h: &Handover<'_>,
-        msg: &WhatsAppMessage<'_>,
-    ) -> Result<Accepted, ProviderError>;
-    /// The provider's status word for a message it accepted; None when it keeps none.
-    async fn status(&self, _id: &str, _message_id: Uuid) -> Result<Option<String>, ProviderError> {
-        Ok(None)
-    }
-    fn is_sandbox(&self) -> bool {
-        false
-    }
+message_port! {
+    /// Where WhatsApp text messages go. The Cloud API has no look-up by recipient, so a
+    /// retaken hand-over sends again there; the sandbox hands each message over once.
+    WhatsAppSender for WhatsAppMessage
 }
 
 pub fn from_settings(

@@ -10,13 +10,16 @@ use super::store;
 use crate::core::error::ApiError;
 use crate::core::otp::{Checked, Live, OtpCodes};
 use crate::core::phone::PhoneNumber;
-use crate::providers::sms::{send_code, CodeText};
+use crate::providers::sms::text_new_code;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, Set};
 use switchboard_entities::advertising::{phone_guard, poster};
 
 const PURPOSE: &str = "sign_in";
+
+/// How the text that carries a code opens.
+const CODE_INTRO: &str = "Your sign-in code is";
 
 /// The platform's codes.
 fn codes(st: &AdvertisingState) -> OtpCodes<'_> {
@@ -89,17 +92,8 @@ pub async fn request(st: &AdvertisingState, phone: &PhoneNumber, country: &Count
         let until = g.last_sent_at.unwrap_or(now) + Duration::seconds(st.cfg.otp_cooldown_secs);
         return Err(AdvertisingError::OtpCooldown { until, now }.into());
     }
-    let code = codes(st).issue(phone, PURPOSE, now).await?;
-    let text = CodeText {
-        to: phone,
-        service: "advertising",
-        intro: "Your sign-in code is",
-        code: &code,
-        ttl_secs: st.cfg.otp_ttl_secs,
-    };
-    send_code(st.providers.sms.as_ref(), text)
-        .await
-        .map_err(ApiError::internal)?;
+    let sms = st.providers.sms.as_ref();
+    text_new_code(&codes(st), sms, phone, PURPOSE, CODE_INTRO, now).await?;
     Ok(())
 }
 

@@ -7,11 +7,10 @@ use super::super::state::IdentityState;
 use super::super::users::store::{any_user_by_phone, live_user_by_phone};
 use super::domain::OtpPurpose;
 use super::dto::{OtpSent, OtpVerified};
-use crate::core::error::ApiError;
 use crate::core::otp::{Checked, Live, OtpCodes};
 use crate::core::phone::PhoneNumber;
 use crate::core::secrets::{random_token, sha256_hex};
-use crate::providers::sms::{send_code, CodeText};
+use crate::providers::sms::text_new_code;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -23,6 +22,9 @@ use uuid::Uuid;
 
 /// The rolling window of the per-phone cap on wrong codes.
 pub const OTP_FAILURE_WINDOW: Duration = Duration::hours(24);
+
+/// How the text that carries a code opens.
+const CODE_INTRO: &str = "Your Switchboard code is";
 
 /// The identity service's codes.
 pub fn codes(st: &IdentityState) -> OtpCodes<'_> {
@@ -47,19 +49,8 @@ pub async fn send(st: &IdentityState, phone: &PhoneNumber, purpose: OtpPurpose) 
         _ => {}
     }
     let ttl = st.cfg.otp_ttl_secs;
-    let code = codes(st)
-        .issue(phone, purpose.as_str(), st.core.now())
-        .await?;
-    let text = CodeText {
-        to: phone,
-        service: "identity",
-        intro: "Your Switchboard code is",
-        code: &code,
-        ttl_secs: ttl,
-    };
-    send_code(st.providers.sms.as_ref(), text)
-        .await
-        .map_err(ApiError::internal)?;
+    let (sms, now) = (st.providers.sms.as_ref(), st.core.now());
+    text_new_code(&codes(st), sms, phone, purpose.as_str(), CODE_INTRO, now).await?;
     Ok(OtpSent {
         expires_in: ttl,
         message: format!("Verification code sent to {}", phone.masked()),

@@ -4,11 +4,14 @@
 use crate::core::error::ApiError;
 use crate::core::otp::{Checked, Live, OtpCodes};
 use crate::core::phone::PhoneNumber;
-use crate::providers::sms::{send_code, CodeText};
+use crate::providers::sms::text_new_code;
 use crate::services::marketplace::accounts::domain::OtpPurpose;
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::state::MarketplaceState;
 use chrono::{DateTime, Duration, Utc};
+
+/// How the text that carries a code opens.
+const CODE_INTRO: &str = "Your car marketplace code is";
 
 /// The marketplace's codes.
 pub fn codes(st: &MarketplaceState) -> OtpCodes<'_> {
@@ -23,19 +26,8 @@ pub fn codes(st: &MarketplaceState) -> OtpCodes<'_> {
 
 /// Stores a fresh code (retiring earlier ones) and sends it.
 pub async fn send(st: &MarketplaceState, phone: &PhoneNumber, purpose: OtpPurpose) -> Result<()> {
-    let code = codes(st)
-        .issue(phone, purpose.as_str(), st.core.now())
-        .await?;
-    let text = CodeText {
-        to: phone,
-        service: "marketplace",
-        intro: "Your car marketplace code is",
-        code: &code,
-        ttl_secs: st.cfg.otp_ttl_secs,
-    };
-    send_code(st.providers.sms.as_ref(), text)
-        .await
-        .map_err(ApiError::internal)?;
+    let (sms, now) = (st.providers.sms.as_ref(), st.core.now());
+    text_new_code(&codes(st), sms, phone, purpose.as_str(), CODE_INTRO, now).await?;
     Ok(())
 }
 
