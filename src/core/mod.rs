@@ -24,6 +24,7 @@ pub mod password;
 pub mod phone;
 pub mod rate_limit;
 pub mod rate_store;
+pub mod refresh;
 pub mod role;
 pub mod routes;
 pub mod secrets;

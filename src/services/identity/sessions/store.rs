@@ -5,6 +5,7 @@
 use super::super::error::{IdentityError, Result};
 use super::super::state::IdentityState;
 use super::dto::TokenPair;
+use crate::core::refresh::{rotate_once, RotationColumns};
 use crate::core::secrets::{random_token, sha256_hex};
 use crate::core::session::{Change, EndReason, SessionKey};
 use chrono::{DateTime, Duration, Utc};
@@ -180,13 +181,11 @@ pub async fn refresh(st: &IdentityState, token: &str) -> Result<TokenPair> {
         return Err(IdentityError::InvalidRefreshToken.into());
     }
     let txn = crate::core::db::begin_write(db).await?;
-    let rotated = refresh_token::Entity::update_many()
-        .col_expr(refresh_token::Column::RotatedAt, Expr::value(now))
-        .filter(refresh_token::Column::Id.eq(row.id))
-        .filter(refresh_token::Column::RotatedAt.is_null())
-        .exec(&txn)
-        .await?;
-    if rotated.rows_affected != 1 {
+    let columns = RotationColumns {
+        id: refresh_token::Column::Id,
+        rotated_at: refresh_token::Column::RotatedAt,
+    };
+    if !rotate_once::<refresh_token::Entity>(&txn, columns, row.id, Condition::all(), now).await? {
         txn.rollback().await?;
         // A concurrent request rotated it first: that is reuse too.
         revoke_session(st, key_of(&sess), EndReason::RefreshTokenReused).await?;

@@ -8,6 +8,7 @@
 //! `core::session`).
 
 use crate::core::error::ApiError;
+use crate::core::refresh::{rotate_once, RotationColumns};
 use crate::core::secrets::{random_token, sha256_hex};
 use crate::core::session::{Change, EndReason, Live, SessionKey, SessionSource};
 use crate::services::marketplace::accounts::domain::role;
@@ -15,7 +16,7 @@ use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::state::MarketplaceState;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Condition, Expr};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
     QuerySelect, Set,
@@ -145,14 +146,12 @@ pub async fn refresh(st: &MarketplaceState, token: &str) -> Result<Issued> {
         });
     }
     let txn = crate::core::db::begin_write(&st.core.db).await?;
-    let rotated = refresh_token::Entity::update_many()
-        .col_expr(refresh_token::Column::RotatedAt, Expr::value(now))
-        .filter(refresh_token::Column::Id.eq(row.id))
-        .filter(refresh_token::Column::RotatedAt.is_null())
-        .filter(refresh_token::Column::RevokedAt.is_null())
-        .exec(&txn)
-        .await?;
-    if rotated.rows_affected != 1 {
+    let columns = RotationColumns {
+        id: refresh_token::Column::Id,
+        rotated_at: refresh_token::Column::RotatedAt,
+    };
+    let live = Condition::all().add(refresh_token::Column::RevokedAt.is_null());
+    if !rotate_once::<refresh_token::Entity>(&txn, columns, row.id, live, now).await? {
         return Err(MarketplaceError::InvalidRefreshToken.into());
     }
     let u = user::Entity::find_by_id(row.user_id)
