@@ -55,10 +55,4 @@ impl CoreContext {
     pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
         self.clock.now()
     }
-
-    /// `service`'s rate limits, counted in this context's store on its clock (rules added
-    /// by the service).
-    pub fn limits(&self, service: &'static str) -> rate_limit::Limits {
-        rate_limit::Limits::new(service, self.limiter.clone(), self.clock.clone())
-    }
 }

@@ -124,6 +124,12 @@ impl Limits {
         }
     }
 
+    /// `service`'s limits, counted in the context's store on its clock (rules added by the
+    /// service).
+    pub fn of_service(service: &'static str, core: &super::CoreContext) -> Self {
+        Self::new(service, core.limiter.clone(), core.clock.clone())
+    }
+
     pub fn rule(mut self, rule: Rule) -> Self {
         self.rules.push(rule);
         self

@@ -41,8 +41,7 @@ pub fn limits(st: &AdvertisingState) -> Limits {
         .iter()
         .map(|path| Rule::new(Method::POST, path, "admin-auth", l.auth, Per::Ip));
     let rules = auth.chain(advertiser_auth).chain(admin_auth).chain(uploads);
-    st.core
-        .limits("advertising")
+    Limits::of_service("advertising", &st.core)
         .rules(rules)
         // Video links carry their own signature and are fetched in many ranges.
         .exempt("/media/videos/{token}")

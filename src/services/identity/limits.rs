@@ -10,7 +10,7 @@ use actix_web::HttpRequest;
 
 pub fn limits(st: &IdentityState) -> Limits {
     let l = &st.cfg.rate_limits;
-    Limits::new("identity", st.core.limiter.clone(), st.core.clock.clone())
+    Limits::of_service("identity", &st.core)
         .rule(Rule::new(
             Method::POST,
             "/auth/otp/send",

@@ -7,7 +7,7 @@ use actix_web::http::Method;
 
 pub fn limits(st: &InterviewState) -> Limits {
     let l = &st.cfg.rate_limits;
-    Limits::new("interview", st.core.limiter.clone(), st.core.clock.clone())
+    Limits::of_service("interview", &st.core)
         .rule(Rule::new(
             Method::POST,
             "/api/v1/sessions/{session_id}/messages",

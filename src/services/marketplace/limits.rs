@@ -47,8 +47,7 @@ pub fn limits(st: &MarketplaceState) -> Limits {
     let auth = AUTH_ROUTES
         .iter()
         .map(|path| Rule::new(Method::POST, path, "auth", l.auth, Per::Ip));
-    st.core
-        .limits("marketplace")
+    Limits::of_service("marketplace", &st.core)
         .rules(auth.chain(per_caller))
         // Engine.IO polls are many small requests per socket; sockets have their own limits.
         .exempt("/socket.io")

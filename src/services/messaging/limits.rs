@@ -10,7 +10,7 @@ use actix_web::HttpRequest;
 use uuid::Uuid;
 
 pub fn limits(st: &MessagingState) -> Limits {
-    Limits::new("messaging", st.core.limiter.clone(), st.core.clock.clone())
+    Limits::of_service("messaging", &st.core)
 }
 
 /// Counts one request of `workspace` against `limit`.
