@@ -32,7 +32,7 @@ use std::time::Duration;
 use switchboard_actors::{EndpointDeps, WebhookRegistry};
 use utoipa_actix_web::service_config::ServiceConfig;
 
-pub use accounts::admin::{add_credits, create_workspace, AdminError, NewWorkspace};
+pub use accounts::admin::{add_credits, create_workspace, NewWorkspace};
 pub use billing::domain::credits_text;
 pub use error::MessagingEnvelope;
 use state::MessagingState;

@@ -98,7 +98,7 @@ impl Vin {
     }
 
     /// The character at 1-based `position` (1..=17; the string is 17 ASCII characters).
-    pub(crate) fn char_at(&self, position: usize) -> char {
+    pub(super) fn char_at(&self, position: usize) -> char {
         self.0
             .as_bytes()
             .get(position - 1)

@@ -5,5 +5,5 @@
 pub mod domain;
 pub mod provider;
 pub mod routes;
-pub mod vds;
-pub mod wmi;
+mod vds;
+mod wmi;

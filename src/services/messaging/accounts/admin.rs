@@ -2,8 +2,8 @@
 //! returned once and stored as SHA-256), grant credits.
 
 use super::super::billing::domain::parse_credits;
-
 use super::super::messages::domain::E164;
+use crate::core::admin::AdminError;
 use crate::core::secrets::{random_token, sha256_hex};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
@@ -13,14 +13,6 @@ use sea_orm::{
 };
 use switchboard_entities::messaging::{ledger_entry, workspace};
 use uuid::Uuid;
-
-#[derive(Debug, thiserror::Error)]
-pub enum AdminError {
-    #[error("{0}")]
-    Invalid(String),
-    #[error("database: {0}")]
-    Db(#[from] sea_orm::DbErr),
-}
 
 #[derive(Debug, Clone)]
 pub struct NewWorkspace {
