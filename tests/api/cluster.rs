@@ -100,6 +100,6 @@ async fn without_redis_sign_in_is_refused_and_reads_count_on_the_node() {
             serde_json::json!({"handle": "nobody", "pin": "123456"}),
         )
         .await;
-    let body = assert_error(res, 503, "service_unavailable").await;
+    let body = assert_error(res, 503, "SERVICE_UNAVAILABLE").await;
     assert!(body.to_string().contains("rate limit"), "{body}");
 }
