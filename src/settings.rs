@@ -3,7 +3,7 @@
 //! service, each typed by its owner.
 
 use crate::core::config::{
-    self, AuthSettings, ConfigError, CoreSettings, DatabaseSettings, JobsSettings,
+    self, AuthSettings, ClusterSettings, ConfigError, CoreSettings, DatabaseSettings, JobsSettings,
     RealtimeSettings, RetentionSettings, ServerSettings,
 };
 use crate::providers::settings::{AiSettings, OutboxSettings, ProvidersSettings};
@@ -26,6 +26,7 @@ pub struct Settings {
     pub realtime: RealtimeSettings,
     pub retention: RetentionSettings,
     pub jobs: JobsSettings,
+    pub cluster: ClusterSettings,
 }
 
 impl Settings {
@@ -66,6 +67,7 @@ impl Settings {
             realtime: self.realtime.clone(),
             retention: self.retention.clone(),
             jobs: self.jobs.clone(),
+            cluster: self.cluster.clone(),
         }
     }
 

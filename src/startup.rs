@@ -3,8 +3,8 @@
 //! Tests build it with port 0 and a manual clock.
 
 use crate::core::clock::{SharedClock, SystemClock};
+use crate::core::cluster::Cluster;
 use crate::core::config::ConfigError;
-use crate::core::rate_limit::MemoryStore;
 use crate::core::server::{Listening, MountError};
 use crate::core::{db, jobs::Jobs, jwt::JwtKeys, CoreContext};
 use crate::providers::Providers;
@@ -34,6 +34,8 @@ pub enum StartupError {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Mount(#[from] MountError),
+    #[error("[cluster] redis_url: {0}")]
+    Cluster(#[from] redis::RedisError),
 }
 
 pub struct Application {
@@ -66,13 +68,15 @@ impl Application {
         )?;
         settings.check(&providers)?;
         let conn = migrate(&settings).await?;
+        let cluster = Cluster::new(&settings.cluster)?;
         let ctx = CoreContext {
             jobs: Jobs::new(conn.clone(), clock.clone(), &settings.jobs),
             jwt: JwtKeys::new(&settings.auth.jwt_secret),
             settings: Arc::new(settings.core()),
             db: conn,
             clock,
-            limiter: Arc::new(MemoryStore::default()),
+            limiter: cluster.rate_store(),
+            cluster,
         };
         let mut servers = Vec::new();
         for service in settings.services.registered() {

@@ -17,6 +17,7 @@ pub struct CoreSettings {
     pub realtime: RealtimeSettings,
     pub retention: RetentionSettings,
     pub jobs: JobsSettings,
+    pub cluster: ClusterSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -273,6 +274,26 @@ pub fn refuse_unsafe(bad: Vec<String>) -> Result<(), ConfigError> {
             "{} (set them, or environment = \"development\" for a development machine)",
             bad.join("; ")
         )))
+    }
+}
+
+/// Several nodes (`[cluster]`): without `redis_url` this process is the whole deployment and
+/// keeps its counters in memory, as one node on SQLite does.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default)]
+pub struct ClusterSettings {
+    /// `redis://host:port/db` of the Redis every node shares (rate-limit counters); empty:
+    /// one node.
+    pub redis_url: String,
+    /// This node's name in the cluster; empty: generated at start.
+    pub node_id: String,
+}
+
+impl ClusterSettings {
+    /// The Redis URL, when one is configured.
+    pub fn redis(&self) -> Option<&str> {
+        let url = self.redis_url.trim();
+        (!url.is_empty()).then_some(url)
     }
 }
 

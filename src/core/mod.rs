@@ -5,6 +5,7 @@ pub mod admin;
 pub mod auth;
 pub mod client;
 pub mod clock;
+pub mod cluster;
 pub mod config;
 pub mod cors;
 pub mod db;
@@ -47,6 +48,8 @@ pub struct CoreContext {
     pub clock: clock::SharedClock,
     pub jwt: jwt::JwtKeys,
     pub limiter: Arc<dyn rate_store::RateLimitStore>,
+    /// This node's id and the Redis the cluster shares, if any.
+    pub cluster: cluster::Cluster,
     /// The durable job queue; services register their handlers when mounted.
     pub jobs: jobs::Jobs,
 }

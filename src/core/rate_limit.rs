@@ -7,15 +7,18 @@
 
 use super::clock::SharedClock;
 use super::config::LimitSettings;
-use super::error::ApiError;
+use super::error::{ApiError, Kind};
 use super::http::pass_unless;
-pub use super::rate_store::{Decision, MemoryStore, RateLimitStore};
+pub use super::rate_store::{Decision, MemoryStore, Outage, RateLimitStore};
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage, HttpRequest};
 use std::sync::Arc;
+
+/// How long a client refused because its limit could not be counted is asked to wait.
+const UNCOUNTED_RETRY_SECS: i64 = 5;
 
 /// The tightest decision taken for the current request.
 #[derive(Debug, Clone, Copy)]
@@ -78,6 +81,8 @@ pub struct Rule {
     pub bucket: &'static str,
     pub limit: LimitSettings,
     pub per: Per,
+    /// What the limit does while the cluster's counters cannot be reached.
+    pub outage: Outage,
 }
 
 impl Rule {
@@ -94,7 +99,15 @@ impl Rule {
             bucket,
             limit,
             per,
+            outage: Outage::CountLocally,
         }
+    }
+
+    /// Refused (503) while the cluster's counters cannot be reached: sign-in and the like,
+    /// where an uncounted burst is a burst of guesses.
+    pub fn refused_when_unreachable(mut self) -> Self {
+        self.outage = Outage::Refuse;
+        self
     }
 }
 
@@ -159,7 +172,8 @@ impl Limits {
         limit: LimitSettings,
         subject: &str,
     ) -> Result<(), ApiError> {
-        self.count(req, bucket, limit, &[subject]).await
+        self.count(req, (bucket, limit, Outage::CountLocally), &[subject])
+            .await
     }
 
     /// [`Self::check`] for the subject `parts` joined by `:`; the key
@@ -167,8 +181,7 @@ impl Limits {
     async fn count(
         &self,
         req: &HttpRequest,
-        bucket: &str,
-        limit: LimitSettings,
+        (bucket, limit, outage): (&str, LimitSettings, Outage),
         parts: &[&str],
     ) -> Result<(), ApiError> {
         let (mut stack, mut heap) = ([0u8; 192], String::new());
@@ -177,7 +190,13 @@ impl Limits {
             .chain(parts.iter().copied());
         let key = join(pieces, &mut stack, &mut heap);
         let now = self.clock.now();
-        let decision = self.store.hit(key, limit, now).await;
+        let Some(decision) = self.store.hit(key, limit, now, outage).await else {
+            return Err(ApiError::new(
+                Kind::Unavailable,
+                "this request cannot be counted against its rate limit right now; try again shortly",
+            )
+            .retry_after(UNCOUNTED_RETRY_SECS));
+        };
         record(req, decision);
         if decision.allowed {
             Ok(())
@@ -199,9 +218,11 @@ impl Limits {
         phone: &str,
     ) -> Result<(), ApiError> {
         let sender = format!("{phone}@{}", super::client::limit_key(req));
-        self.check(req, &format!("{bucket}_sender"), limit.per_sender, &sender)
-            .await?;
-        self.check(req, bucket, limit.per_phone, phone).await
+        let sender_bucket = format!("{bucket}_sender");
+        let per_sender = (sender_bucket.as_str(), limit.per_sender, Outage::Refuse);
+        self.count(req, per_sender, &[&sender]).await?;
+        self.count(req, (bucket, limit.per_phone, Outage::Refuse), &[phone])
+            .await
     }
 
     /// The service's limits on this request.
@@ -211,7 +232,7 @@ impl Limits {
             .ok_or_else(|| ApiError::internal(std::io::Error::other("limits not registered")))
     }
 
-    fn policy(&self, req: &HttpRequest) -> Option<(&'static str, LimitSettings, Per)> {
+    fn policy(&self, req: &HttpRequest) -> Option<(&'static str, LimitSettings, Per, Outage)> {
         if never_limited(req.path()) {
             return None;
         }
@@ -222,8 +243,11 @@ impl Limits {
         self.rules
             .iter()
             .find(|r| r.method == req.method() && route.as_deref() == Some(r.pattern))
-            .map(|r| (r.bucket, r.limit, r.per))
-            .or_else(|| self.default.map(|(limit, per)| ("default", limit, per)))
+            .map(|r| (r.bucket, r.limit, r.per, r.outage))
+            .or_else(|| {
+                let (limit, per) = self.default?;
+                Some(("default", limit, per, Outage::CountLocally))
+            })
     }
 }
 
@@ -271,7 +295,7 @@ pub async fn middleware(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
     let limits = req.app_data::<web::Data<Limits>>().cloned();
-    let Some((limits, (bucket, limit, per))) =
+    let Some((limits, (bucket, limit, per, outage))) =
         limits.and_then(|l| l.policy(req.request()).map(|p| (l, p)))
     else {
         return pass_unless(req, next, None).await;
@@ -288,7 +312,10 @@ pub async fn middleware(
             ["ip", address.as_str()]
         }
     };
-    let refused = limits.count(req.request(), bucket, limit, &who).await.err();
+    let refused = limits
+        .count(req.request(), (bucket, limit, outage), &who)
+        .await
+        .err();
     pass_unless(req, next, refused).await
 }
 
@@ -324,18 +351,18 @@ mod tests {
         // 1_800_000_000_000 ms is a whole hour (500,000 h) since the epoch.
         let boundary: i64 = 1_800_000_000_000;
         for i in 0..3 {
-            let d = store.hit("k", limit, at(boundary - 30_000 + i)).await;
+            let d = store.count("k", limit, at(boundary - 30_000 + i));
             assert!(d.allowed, "hit {i}");
         }
-        let d = store.hit("k", limit, at(boundary + 30_000)).await;
+        let d = store.count("k", limit, at(boundary + 30_000));
         assert!(!d.allowed, "a fixed window would reset at the boundary");
         assert_eq!(d.remaining, 0);
         // The first hit leaves the window an hour after it was made, not at the boundary.
         assert_eq!(d.reset, (boundary - 30_000 + 3_600_000) / 1000);
         let later = at(boundary - 30_000 + 3_600_000);
         let before = later - Duration::milliseconds(1);
-        assert!(!store.hit("k", limit, before).await.allowed, "not before");
-        let d = store.hit("k", limit, later).await;
+        assert!(!store.count("k", limit, before).allowed, "not before");
+        let d = store.count("k", limit, later);
         assert!(d.allowed, "one slot freed");
         assert_eq!(d.remaining, 0);
     }
@@ -346,13 +373,13 @@ mod tests {
         let limit = LimitSettings::new(5, 1);
         let t0 = 1_800_000_000_000;
         for i in 0..5 {
-            let d = store.hit("k", limit, at(t0 + i / 3)).await;
+            let d = store.count("k", limit, at(t0 + i / 3));
             assert!(d.allowed, "hit {i}");
             assert_eq!(d.remaining, 4 - i as u32);
         }
-        assert!(!store.hit("k", limit, at(t0 + 999)).await.allowed);
+        assert!(!store.count("k", limit, at(t0 + 999)).allowed);
         // The three hits of t0 leave at once; the two of t0 + 1 stay a millisecond longer.
-        let d = store.hit("k", limit, at(t0 + 1000)).await;
+        let d = store.count("k", limit, at(t0 + 1000));
         assert!(d.allowed);
         assert_eq!(d.remaining, 2);
         assert_eq!(d.reset, (t0 + 1 + 1000 + 999).div_euclid(1000));
@@ -363,12 +390,12 @@ mod tests {
         let store = MemoryStore::default();
         let limit = LimitSettings::new(2, 60);
         let t0 = 1_800_000_000_000;
-        assert!(store.hit("a", limit, at(t0)).await.allowed);
-        assert!(store.hit("a", limit, at(t0 + 1)).await.allowed);
+        assert!(store.count("a", limit, at(t0)).allowed);
+        assert!(store.count("a", limit, at(t0 + 1)).allowed);
         for i in 1..50 {
-            assert!(!store.hit("a", limit, at(t0 + i * 1000)).await.allowed);
+            assert!(!store.count("a", limit, at(t0 + i * 1000)).allowed);
         }
-        assert!(store.hit("b", limit, at(t0 + 2)).await.allowed, "other key");
-        assert!(store.hit("a", limit, at(t0 + 60_000)).await.allowed);
+        assert!(store.count("b", limit, at(t0 + 2)).allowed, "other key");
+        assert!(store.count("a", limit, at(t0 + 60_000)).allowed);
     }
 }

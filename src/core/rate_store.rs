@@ -31,10 +31,28 @@ impl Decision {
     }
 }
 
+/// What a limit does while its shared store cannot be reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outage {
+    /// Counts on this node alone meanwhile (each node allows the limit): reads and ordinary
+    /// writes go on.
+    CountLocally,
+    /// Refuses (503): codes sent by SMS and sign-in attempts, where an uncounted burst costs
+    /// money or guesses.
+    Refuse,
+}
+
 #[async_trait]
 pub trait RateLimitStore: Send + Sync + 'static {
-    /// Counts one hit against `key` and says whether it is within `limit`.
-    async fn hit(&self, key: &str, limit: LimitSettings, now: DateTime<Utc>) -> Decision;
+    /// Counts one hit against `key` and says whether it is within `limit`; None when the
+    /// store cannot count it and `outage` says to refuse.
+    async fn hit(
+        &self,
+        key: &str,
+        limit: LimitSettings,
+        now: DateTime<Utc>,
+        outage: Outage,
+    ) -> Option<Decision>;
 }
 
 /// The hits let through during the last window, oldest first, as (time in ms, how many in
@@ -57,7 +75,20 @@ pub struct MemoryStore {
 
 #[async_trait]
 impl RateLimitStore for MemoryStore {
-    async fn hit(&self, key: &str, limit: LimitSettings, now: DateTime<Utc>) -> Decision {
+    async fn hit(
+        &self,
+        key: &str,
+        limit: LimitSettings,
+        now: DateTime<Utc>,
+        _: Outage,
+    ) -> Option<Decision> {
+        Some(self.count(key, limit, now))
+    }
+}
+
+impl MemoryStore {
+    /// Counts one hit against `key` in this process.
+    pub fn count(&self, key: &str, limit: LimitSettings, now: DateTime<Utc>) -> Decision {
         let window_ms = limit.window_secs.max(1).saturating_mul(1000) as i64;
         let now_ms = now.timestamp_millis();
         let decision = {
@@ -107,5 +138,99 @@ impl RateLimitStore for MemoryStore {
             });
         }
         decision
+    }
+}
+
+/// One sliding window in a Redis sorted set, atomically: drop the hits that left the window,
+/// count the rest, add this one when under the limit, keep the key only as long as the
+/// window. Answers [allowed (0/1), hits in the window, oldest hit (ms)].
+const SLIDING_WINDOW: &str = r"
+local key, now, window, limit, member = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local used = redis.call('ZCARD', key)
+local allowed = 0
+if used < limit then
+  redis.call('ZADD', key, now, member)
+  redis.call('PEXPIRE', key, window)
+  used = used + 1
+  allowed = 1
+end
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2] or now
+return {allowed, used, tonumber(oldest)}
+";
+
+/// The counters every node shares (`[cluster] redis_url`): the same sliding window as
+/// [`MemoryStore`], each hit one atomic script on Redis, so N per window holds across the
+/// cluster. While Redis cannot be reached a limit counts on this node or refuses, as its
+/// [`Outage`] says.
+pub struct RedisStore {
+    redis: redis::aio::ConnectionManager,
+    script: redis::Script,
+    /// Where limits that go on during an outage count meanwhile.
+    local: MemoryStore,
+    /// Keys are `<prefix><service>:<bucket>:<subject>`.
+    prefix: String,
+}
+
+impl RedisStore {
+    pub fn new(redis: redis::aio::ConnectionManager) -> Self {
+        Self {
+            redis,
+            script: redis::Script::new(SLIDING_WINDOW),
+            local: MemoryStore::default(),
+            prefix: "switchboard:rate:".to_owned(),
+        }
+    }
+
+    async fn count(
+        &self,
+        key: &str,
+        limit: LimitSettings,
+        now: DateTime<Utc>,
+    ) -> redis::RedisResult<Decision> {
+        let window_ms = limit.window_secs.max(1).saturating_mul(1000);
+        let now_ms = now.timestamp_millis();
+        // Unique per hit: two hits of one millisecond are two members.
+        let member = format!("{now_ms}:{}", super::secrets::random_hex(6));
+        let (allowed, used, oldest): (i64, i64, i64) = self
+            .script
+            .key(format!("{}{key}", self.prefix))
+            .arg(now_ms)
+            .arg(window_ms)
+            .arg(limit.limit)
+            .arg(member)
+            .invoke_async(&mut self.redis.clone())
+            .await?;
+        let window_ms = i64::try_from(window_ms).unwrap_or(i64::MAX);
+        Ok(Decision {
+            allowed: allowed == 1,
+            limit: limit.limit,
+            remaining: limit
+                .limit
+                .saturating_sub(u32::try_from(used).unwrap_or(u32::MAX)),
+            reset: (oldest.saturating_add(window_ms) + 999).div_euclid(1000),
+        })
+    }
+}
+
+#[async_trait]
+impl RateLimitStore for RedisStore {
+    async fn hit(
+        &self,
+        key: &str,
+        limit: LimitSettings,
+        now: DateTime<Utc>,
+        outage: Outage,
+    ) -> Option<Decision> {
+        match self.count(key, limit, now).await {
+            Ok(decision) => Some(decision),
+            Err(e) => {
+                tracing::warn!(error = %e, ?outage, "rate-limit store unreachable");
+                match outage {
+                    Outage::CountLocally => Some(self.local.count(key, limit, now)),
+                    Outage::Refuse => None,
+                }
+            }
+        }
     }
 }

@@ -28,18 +28,18 @@ const UPLOAD_ROUTES: [&str; 4] = [
 
 pub fn limits(st: &AdvertisingState) -> Limits {
     let l = &st.cfg.rate_limits;
-    let auth = AUTH_ROUTES
-        .iter()
-        .map(|path| Rule::new(Method::POST, path, "auth", l.auth, Per::Ip));
+    let auth = AUTH_ROUTES.iter().map(|path| {
+        Rule::new(Method::POST, path, "auth", l.auth, Per::Ip).refused_when_unreachable()
+    });
     let uploads = UPLOAD_ROUTES
         .iter()
         .map(|path| Rule::new(Method::POST, path, "uploads", l.uploads, Per::Caller));
-    let advertiser_auth = ADVERTISER_AUTH_ROUTES
-        .iter()
-        .map(|path| Rule::new(Method::POST, path, "advertiser-auth", l.auth, Per::Ip));
-    let admin_auth = ADMIN_AUTH_ROUTES
-        .iter()
-        .map(|path| Rule::new(Method::POST, path, "admin-auth", l.auth, Per::Ip));
+    let advertiser_auth = ADVERTISER_AUTH_ROUTES.iter().map(|path| {
+        Rule::new(Method::POST, path, "advertiser-auth", l.auth, Per::Ip).refused_when_unreachable()
+    });
+    let admin_auth = ADMIN_AUTH_ROUTES.iter().map(|path| {
+        Rule::new(Method::POST, path, "admin-auth", l.auth, Per::Ip).refused_when_unreachable()
+    });
     let rules = auth.chain(advertiser_auth).chain(admin_auth).chain(uploads);
     Limits::of_service("advertising", &st.core)
         .rules(rules)

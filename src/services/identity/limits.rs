@@ -11,20 +11,26 @@ use actix_web::HttpRequest;
 pub fn limits(st: &IdentityState) -> Limits {
     let l = &st.cfg.rate_limits;
     Limits::of_service("identity", &st.core)
-        .rule(Rule::new(
-            Method::POST,
-            "/auth/otp/send",
-            "otp_send_ip",
-            l.otp_send_per_ip,
-            Per::Ip,
-        ))
-        .rule(Rule::new(
-            Method::POST,
-            "/auth/signin",
-            "signin_ip",
-            l.signin_per_ip,
-            Per::Ip,
-        ))
+        .rule(
+            Rule::new(
+                Method::POST,
+                "/auth/otp/send",
+                "otp_send_ip",
+                l.otp_send_per_ip,
+                Per::Ip,
+            )
+            .refused_when_unreachable(),
+        )
+        .rule(
+            Rule::new(
+                Method::POST,
+                "/auth/signin",
+                "signin_ip",
+                l.signin_per_ip,
+                Per::Ip,
+            )
+            .refused_when_unreachable(),
+        )
         .rule(Rule::new(
             Method::GET,
             "/users/handle/check",

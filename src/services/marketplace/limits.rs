@@ -44,9 +44,9 @@ pub fn limits(st: &MarketplaceState) -> Limits {
     let per_caller = CALLER_ROUTES
         .iter()
         .map(|&(path, bucket, limit)| Rule::new(Method::POST, path, bucket, limit(l), Per::Caller));
-    let auth = AUTH_ROUTES
-        .iter()
-        .map(|path| Rule::new(Method::POST, path, "auth", l.auth, Per::Ip));
+    let auth = AUTH_ROUTES.iter().map(|path| {
+        Rule::new(Method::POST, path, "auth", l.auth, Per::Ip).refused_when_unreachable()
+    });
     Limits::of_service("marketplace", &st.core)
         .rules(auth.chain(per_caller))
         // Engine.IO polls are many small requests per socket; sockets have their own limits.

@@ -53,7 +53,9 @@ pub async fn context(
         settings: Arc::new(settings),
         db: conn,
         clock: core.clock.clone(),
+        // The test-mode listener's limits count on this node: its callers are developers.
         limiter: Arc::new(MemoryStore::default()),
+        cluster: core.cluster.clone(),
     };
     let providers = Providers {
         sms: Arc::new(OutboxSms {

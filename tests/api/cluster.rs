@@ -1,0 +1,105 @@
+//! Several nodes over one Redis (`[cluster] redis_url`): a limit allows N in total across
+//! the nodes, and while Redis cannot be reached sign-in is refused and reads go on.
+
+use crate::helpers::{assert_error, spawn_app_with, TestApp};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A throwaway `redis-server` on a free loopback port, stopped when dropped.
+pub struct Redis {
+    child: Child,
+    pub url: String,
+}
+
+impl Redis {
+    pub fn start() -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", ""])
+            .args(["--appendonly", "no"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server (scripts/setup installs it)");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Self {
+            child,
+            url: format!("redis://127.0.0.1:{port}/"),
+        }
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn node(redis_url: &str, limit: u32) -> TestApp {
+    let url = redis_url.to_owned();
+    spawn_app_with(move |s| {
+        s.cluster.redis_url = url;
+        s.services.identity.rate_limits.handle_check.limit = limit;
+    })
+    .await
+}
+
+#[actix_web::test]
+async fn a_limit_allows_its_number_in_total_across_the_nodes() {
+    let redis = Redis::start();
+    let (a, b, c) = (
+        node(&redis.url, 6).await,
+        node(&redis.url, 6).await,
+        node(&redis.url, 6).await,
+    );
+    let mut allowed = 0;
+    for round in 0..4 {
+        for app in [&a, &b, &c] {
+            let res = app.get(&format!("/users/handle/check?handle=someone{round}")).await;
+            match res.status().as_u16() {
+                200 => allowed += 1,
+                429 => {}
+                other => panic!("unexpected {other}"),
+            }
+        }
+    }
+    assert_eq!(allowed, 6, "six in total across three nodes, not six each");
+    let res = c.get("/users/handle/check?handle=late").await;
+    assert_eq!(res.status(), 429);
+    assert!(res.headers().contains_key("retry-after"));
+}
+
+#[actix_web::test]
+async fn without_redis_sign_in_is_refused_and_reads_count_on_the_node() {
+    // A port nothing listens on: Redis is down for the whole test.
+    let dead = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("redis://127.0.0.1:{}/", l.local_addr().unwrap().port())
+    };
+    let app = node(&dead, 2).await;
+    // Reads go on, counted on this node: its own limit still holds.
+    for _ in 0..2 {
+        let res = app.get("/users/handle/check?handle=reader").await;
+        assert_eq!(res.status(), 200);
+    }
+    let res = app.get("/users/handle/check?handle=reader").await;
+    assert_eq!(res.status(), 429);
+    // Sign-in cannot be counted, so it is refused rather than let through unlimited.
+    let res = app
+        .post(
+            "/auth/signin",
+            serde_json::json!({"handle": "nobody", "pin": "123456"}),
+        )
+        .await;
+    let body = assert_error(res, 503, "SERVICE_UNAVAILABLE").await;
+    assert!(body.to_string().contains("rate limit"), "{body}");
+}
