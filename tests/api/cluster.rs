@@ -20,7 +20,14 @@ impl Redis {
             .unwrap()
             .port();
         let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", ""])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+            ])
             .args(["--appendonly", "no"])
             .stdout(Stdio::null())
             .spawn()
@@ -64,7 +71,9 @@ async fn a_limit_allows_its_number_in_total_across_the_nodes() {
     let mut allowed = 0;
     for round in 0..4 {
         for app in [&a, &b, &c] {
-            let res = app.get(&format!("/users/handle/check?handle=someone{round}")).await;
+            let res = app
+                .get(&format!("/users/handle/check?handle=someone{round}"))
+                .await;
             match res.status().as_u16() {
                 200 => allowed += 1,
                 429 => {}
