@@ -101,6 +101,15 @@ def main():
                                 stdout=subprocess.PIPE, text=True, start_new_session=True)
         try:
             out, _ = walk.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            # Show where it stood: the walk's output so far and the server's last lines.
+            os.killpg(walk.pid, signal.SIGKILL)
+            out, _ = walk.communicate()
+            sys.stdout.write(out[-4000:])
+            log.flush()
+            with open(os.path.join(work, "server.log"), encoding="utf-8") as f:
+                sys.stderr.write(f.read()[-6000:])
+            sys.exit("the README walk-through took longer than 300 s; see above")
         finally:
             # Anything the blocks left running in the background (the webhook receiver).
             try:
