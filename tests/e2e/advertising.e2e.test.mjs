@@ -4,13 +4,16 @@
 // outbox (tests/e2e/run.sh starts one, with the default first administrator).
 //
 // Everything goes through the API: the advertiser signs up, verifies the mailed link, signs
-// in and creates the campaign; the seeded administrator approves it; the checkout, the
+// in and creates the campaign with an uploaded clip; the seeded administrator approves it; the checkout, the
 // sandbox page, the webhook and the posters' list are the real ones.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
 
 const url = process.env.ADVERTISING_URL;
@@ -77,15 +80,44 @@ async function poster() {
   return (await api("POST", "/auth/verify-otp", null, { phoneNumber: phone, code })).token;
 }
 
+// A campaign with a 2 s clip made here, uploaded as multipart (the service transcodes it).
+async function uploadCampaign(bearer, fields) {
+  const clip = join(mkdtempSync(join(tmpdir(), "e2e-ad-")), "ad.mp4");
+  execFileSync("ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i",
+    "testsrc=duration=2:size=640x360:rate=25", "-pix_fmt", "yuv420p", clip]);
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  form.append("video", new Blob([readFileSync(clip)], { type: "video/mp4" }), "ad.mp4");
+  const res = await fetch(`${url}/advertisers/campaigns`, {
+    method: "POST", headers: { Authorization: `Bearer ${bearer}` }, body: form,
+  });
+  const json = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(json));
+  return json.data;
+}
+
+// Waits until the campaign's video is processed (the server's worker runs ffmpeg).
+async function videoReady(bearer, ad) {
+  for (let i = 0; i < 300; i++) {
+    const list = await api("GET", "/advertisers/campaigns", bearer);
+    const status = list.items.find((c) => c.id === ad)?.videoStatus;
+    if (status === "ready") return;
+    assert.notEqual(status, "failed", "the uploaded video failed to process");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the campaign's video was never processed");
+}
+
 test("sandbox checkout: Pay funds the campaign and posters see it", async () => {
   const { token: owner } = await advertiser();
-  const campaign = await api("POST", "/advertisers/campaigns", owner, {
-    title: "Browser-funded boots", video: "https://videos.example.com/ad.mp4",
-    budgetUsd: 75, payoutUsd: 1.5, countryCode: "GB",
-    demographics: { ageMin: 18, ageMax: 65, genders: [] },
+  const campaign = await uploadCampaign(owner, {
+    title: "Browser-funded boots", budgetUsd: "75", payoutUsd: "1.5", countryCode: "GB",
+    demographics: JSON.stringify({ ageMin: 18, ageMax: 65, genders: [] }),
   });
   const ad = campaign.id;
   assert.equal(campaign.status, "pending");
+  // An ad is approved only once its video is processed.
+  await videoReady(owner, ad);
   // The first administrator (seeded at start-up) approves it: approved but unfunded, so
   // still not listed.
   const admin = await api("POST", "/admin/auth/login", null, {
