@@ -51,11 +51,4 @@ impl Cluster {
             None => Arc::new(MemoryStore::default()),
         }
     }
-
-    /// Whether Redis answers a PING now; None when the cluster has no Redis.
-    pub async fn redis_answers(&self) -> Option<bool> {
-        let mut redis = self.redis.clone()?;
-        let pong: redis::RedisResult<String> = redis::cmd("PING").query_async(&mut redis).await;
-        Some(pong.is_ok())
-    }
 }
