@@ -15,6 +15,8 @@ pub struct TestApp {
     pub messaging: String,
     pub marketplace: String,
     pub advertising: String,
+    /// The marketplace sandbox's base URL when it is enabled; empty otherwise.
+    pub sandbox: String,
     pub client: Client,
     pub clock: Arc<ManualClock>,
     pub outbox: PathBuf,
@@ -86,6 +88,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
     };
     let (identity, interview, messaging) = (base("identity"), base("interview"), base("messaging"));
     let (marketplace, advertising) = (base("marketplace"), base("advertising"));
+    let sandbox = base(switchboard::services::marketplace::sandbox::NAME);
     let outbox = PathBuf::from(&settings.outbox.path);
     let handles = app.handles();
     let jobs = app.context().jobs.clone();
@@ -96,6 +99,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
         messaging,
         marketplace,
         advertising,
+        sandbox,
         client: Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()

@@ -78,7 +78,9 @@ impl MarketplaceSettings {
         if sandbox.enabled && sandbox.database_url.trim().is_empty() {
             return invalid("sandbox.database_url is required when the sandbox is enabled");
         }
-        if sandbox.enabled && sandbox.bind == self.bind {
+        // Port 0 asks the system for a free port, so two such binds never meet.
+        let ephemeral = sandbox.bind.ends_with(":0");
+        if sandbox.enabled && sandbox.bind == self.bind && !ephemeral {
             return invalid("sandbox.bind must differ from bind");
         }
         Ok(())

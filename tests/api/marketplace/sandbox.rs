@@ -19,22 +19,18 @@ async fn with_sandbox() -> Sandbox {
 pub(super) async fn with_sandbox_and(tweak: impl FnOnce(&mut Settings)) -> Sandbox {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}/sandbox.db?mode=rwc", dir.path().display());
-    // A free port for the sandbox's own bind.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // Bound where the system picks, as every test listener is: a port found free and then
+    // released could be taken by a parallel test before the sandbox binds it.
     let app = app_with(|s| {
         s.services.marketplace.sandbox.enabled = true;
-        s.services.marketplace.sandbox.bind = format!("127.0.0.1:{port}");
+        s.services.marketplace.sandbox.bind = "127.0.0.1:0".into();
         s.services.marketplace.sandbox.database_url = url;
         tweak(s);
     })
     .await;
     Sandbox {
+        base: app.sandbox.clone(),
         app,
-        base: format!("http://127.0.0.1:{port}"),
         _dir: dir,
     }
 }
