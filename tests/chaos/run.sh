@@ -8,15 +8,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [ $# -eq 2 ] || { echo "usage: $0 SWITCHBOARD_BIN DB_URL" >&2; exit 2; }
 bin="$(realpath "$1")"
 
-venv="$here/.venv"
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-stamp="$venv/.requirements.sha256"
-want="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
-if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
-    echo "$want" >"$stamp"
-fi
+python="$("$here/../../scripts/venv" "$here")"
 # psql for a fresh PostgreSQL database per run.
 PATH="$PATH:$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
 export PATH
-exec "$venv/bin/python" "$here/chaos.py" "$bin" "$2"
+exec "$python" "$here/chaos.py" "$bin" "$2"

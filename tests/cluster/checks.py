@@ -1,0 +1,179 @@
+"""What tests/cluster shows, each through the public API of a fresh cluster.
+
+A check is a function of the running Cluster, registered with @check(settings): the
+SWITCHBOARD__ settings (without the prefix) it needs on every node. It raises
+AssertionError with what it saw when the cluster misbehaves; what it prints is its report."""
+import threading
+import time
+from dataclasses import dataclass, field
+
+from clients import IdentityUser, MarketplaceUser, Socket, call, data
+
+CHECKS = []
+
+
+@dataclass
+class Check:
+    name: str
+    run: object
+    settings: dict = field(default_factory=dict)
+
+
+def check(**settings):
+    def register(fn):
+        CHECKS.append(Check(fn.__name__, fn, settings))
+        return fn
+    return register
+
+
+def say(text):
+    print(f"    {text}", flush=True)
+
+
+HANDLE_CHECKS = 7  # not a multiple of three: no node can pass by counting alone
+
+
+@check(SERVICES__IDENTITY__RATE_LIMITS__HANDLE_CHECK__LIMIT=HANDLE_CHECKS,
+       SERVICES__IDENTITY__RATE_LIMITS__HANDLE_CHECK__WINDOW_SECS=600)
+def rate_limit_holds_across_nodes(cluster):
+    """GET /users/handle/check (identity, per address) round-robin over the nodes: N allowed
+    in total, every later request refused with 429."""
+    allowed = {n.id: 0 for n in cluster.nodes}
+    statuses = []
+    for i in range(3 * HANDLE_CHECKS):
+        node = cluster.nodes[i % len(cluster.nodes)]
+        res = call("GET", node.url("identity") + f"/users/handle/check?handle=free_{i}")
+        statuses.append(res.status_code)
+        if res.status_code == 200:
+            allowed[node.id] += 1
+    say(f"limit {HANDLE_CHECKS}: allowed per node {allowed}")
+    assert set(statuses) <= {200, 429}, f"unexpected statuses {statuses}"
+    total = sum(allowed.values())
+    assert total == HANDLE_CHECKS, f"{total} allowed in total, not {HANDLE_CHECKS}"
+    assert statuses.index(429) == HANDLE_CHECKS and 200 not in statuses[HANDLE_CHECKS:], \
+        f"refusals out of order: {statuses}"
+
+
+def refused_after_logout(label, get_on_c, logout_on_a, wait_secs):
+    """Uses the token on node C (so C has its session cached), logs out on node A, and
+    asks C again at once; when C still answers, polls to report how long it took."""
+    assert get_on_c().status_code == 200, f"{label}: token not accepted on node-c before logout"
+    res = logout_on_a()
+    assert res.ok, f"{label}: logout on node-a answered {res.status_code} {res.text[:200]}"
+    first = get_on_c().status_code
+    if first == 401:
+        say(f"{label}: node-c refused the token on its next request (401)")
+        return None
+    start = time.monotonic()
+    while time.monotonic() - start < wait_secs and get_on_c().status_code != 401:
+        time.sleep(0.25)
+    took = time.monotonic() - start
+    return (f"{label}: node-c answered {first} to the next request after the logout on "
+            f"node-a; refused {took:.1f}s later" if took < wait_secs else
+            f"{label}: node-c still accepted the token {wait_secs}s after the logout")
+
+
+@check()
+def logout_on_a_refused_on_c(cluster):
+    """identity POST /auth/logout and marketplace POST /auth/logout on node A; the token's
+    next request on node C (GET /users/me, GET /auth/me) is refused with 401."""
+    a, c = cluster["a"], cluster["c"]
+    # The session cache's time to live (30 s by default): the longest a node could go on.
+    wait = 35
+    ident = IdentityUser(cluster, a)
+    seller = MarketplaceUser(cluster, a, "Logout")
+    failures = [f for f in (
+        refused_after_logout("identity", lambda: ident.get(c, "/users/me"),
+                             lambda: ident.post(a, "/auth/logout",
+                                                {"refresh_token": ident.refresh}), wait),
+        refused_after_logout("marketplace", lambda: seller.get(c, "/auth/me"),
+                             lambda: seller.post(a, "/auth/logout"), wait),
+    ) if f]
+    assert not failures, "; ".join(failures)
+
+
+@check()
+def chat_message_reaches_socket_on_other_node(cluster):
+    """Marketplace POST /messages/send through node A; the receiver's Socket.IO clients on
+    node B (and, as a control, node A) get `new_message`."""
+    a, b = cluster["a"], cluster["b"]
+    sender = MarketplaceUser(cluster, a, "Sender")
+    receiver = MarketplaceUser(cluster, b, "Receiver")
+    on_a, on_b = Socket(a, receiver.token), Socket(b, receiver.token)
+    try:
+        sent = data(sender.send(a, receiver, "across the cluster"))
+        got = {"node-a": on_a.next(), "node-b": on_b.next()}
+        for where, event in got.items():
+            ok = event and event[0] == "new_message" and \
+                event[1].get("messageId") == sent["_id"]
+            say(f"socket on {where}: {'new_message' if ok else event or 'nothing in 5 s'}")
+        assert got["node-a"], "the control socket on node-a (the sender's node) got nothing"
+        assert got["node-b"], "the receiver's socket on node-b got nothing in 5 s"
+        assert got["node-b"][1].get("message") == "across the cluster", got["node-b"]
+    finally:
+        on_a.close()
+        on_b.close()
+
+
+@check()
+def sigkill_leaves_other_nodes_serving(cluster):
+    """Reads (GET /auth/me) and message sends on every node from four threads; node A is
+    killed with SIGKILL a second in. Every request to B and C succeeds before and after, and
+    every send a node accepted (A's before it died included) is in the conversation."""
+    a, survivors = cluster["a"], [cluster["b"], cluster["c"]]
+    sender = MarketplaceUser(cluster, cluster["b"], "Sender")
+    receiver = MarketplaceUser(cluster, cluster["c"], "Receiver")
+    stop, killing = threading.Event(), threading.Event()
+    accepted, errors, refused_on_a = [], [], []
+    lock = threading.Lock()
+
+    def traffic(worker):
+        i = 0
+        while not stop.is_set():
+            node = cluster.nodes[(worker + i) % len(cluster.nodes)]
+            i += 1
+            try:
+                res = (sender.send(node, receiver, f"w{worker} #{i}") if i % 2 else
+                       sender.get(node, "/auth/me"))
+            except OSError as e:  # requests' ConnectionError is an OSError
+                res = e
+            with lock:
+                if not isinstance(res, OSError) and res.ok:
+                    if res.request.method == "POST":
+                        accepted.append(res.json()["data"]["_id"])
+                elif node is a and killing.is_set():
+                    refused_on_a.append(res)
+                else:
+                    errors.append(f"{node.id}: {getattr(res, 'status_code', res)}")
+
+    threads = [threading.Thread(target=traffic, args=(w,)) for w in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(1)
+    # Requests to A from here on may fail: those in flight when it dies included.
+    killing.set()
+    a.kill()
+    killed_at = len(accepted)
+    time.sleep(3)
+    stop.set()
+    for t in threads:
+        t.join()
+    say(f"sends accepted: {killed_at} before the kill, {len(accepted) - killed_at} after; "
+        f"{len(refused_on_a)} requests to the dead node failed as expected")
+    assert not errors, f"requests to live nodes failed: {errors[:10]}"
+    assert len(accepted) > killed_at, "no send was accepted after the kill"
+    for node in survivors:
+        assert node.healthy(), f"{node.id} is not healthy after node-a's death"
+    # Every accepted send is stored: the receiver's unread count, asked on each survivor.
+    for node in survivors:
+        count = data(receiver.get(node, f"/messages/conversations/{sender.id}/unread-count"))
+        assert count["unreadCount"] == len(accepted), \
+            f"{node.id}: {count['unreadCount']} stored, {len(accepted)} accepted"
+    # And the survivors still work together: a message sent via B reaches a socket on C.
+    on_c = Socket(cluster["c"], receiver.token)
+    try:
+        data(sender.send(cluster["b"], receiver, "after the kill"))
+        event = on_c.next()
+        say(f"after the kill, a send via node-b reached the socket on node-c: {bool(event)}")
+    finally:
+        on_c.close()
