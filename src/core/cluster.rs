@@ -2,6 +2,7 @@
 //! one is configured. Without Redis this process is the whole deployment and keeps its
 //! counters in memory.
 
+use super::bus::Bus;
 use super::config::ClusterSettings;
 use super::rate_store::{MemoryStore, RateLimitStore, RedisStore};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -17,6 +18,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
 pub struct Cluster {
     pub node_id: Arc<str>,
     redis: Option<ConnectionManager>,
+    /// What this node tells the others, and hears from them.
+    pub bus: Bus,
 }
 
 impl Cluster {
@@ -27,20 +30,24 @@ impl Cluster {
             "" => format!("node-{}", super::secrets::random_hex(4)),
             id => id.to_owned(),
         };
-        let redis = match settings.redis() {
-            None => None,
-            Some(url) => {
-                let config = ConnectionManagerConfig::new()
-                    .set_response_timeout(Some(RESPONSE_TIMEOUT))
-                    .set_connection_timeout(Some(CONNECT_TIMEOUT))
-                    .set_number_of_retries(2);
-                let client = redis::Client::open(url)?;
-                Some(ConnectionManager::new_lazy_with_config(client, config)?)
-            }
+        let node_id: Arc<str> = node_id.into();
+        let Some(url) = settings.redis() else {
+            return Ok(Self {
+                bus: Bus::local(node_id.clone()),
+                node_id,
+                redis: None,
+            });
         };
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_connection_timeout(Some(CONNECT_TIMEOUT))
+            .set_number_of_retries(2);
+        let client = redis::Client::open(url)?;
+        let redis = ConnectionManager::new_lazy_with_config(client.clone(), config)?;
         Ok(Self {
-            node_id: node_id.into(),
-            redis,
+            bus: Bus::over(node_id.clone(), client, redis.clone()),
+            node_id,
+            redis: Some(redis),
         })
     }
 
@@ -50,5 +57,12 @@ impl Cluster {
             Some(redis) => Arc::new(RedisStore::new(redis.clone())),
             None => Arc::new(MemoryStore::default()),
         }
+    }
+
+    /// Whether Redis answers a PING now; None when the cluster has no Redis.
+    pub async fn ping(&self) -> Option<bool> {
+        let mut conn = self.redis.clone()?;
+        let pong = redis::cmd("PING").query_async::<String>(&mut conn).await;
+        Some(pong.is_ok())
     }
 }

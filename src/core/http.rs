@@ -1,7 +1,7 @@
 //! Framework-level failures (malformed JSON, wrong content type, oversized body, a wrong
 //! method's 405 with its `Allow`) as [`ApiError`]s that each service renders in its own
 //! envelope, the matched route, [`Resource`] for pages outside the API document, JSON
-//! responses, security headers, the health body and the API docs mount. Unknown routes and
+//! responses, security headers and the API docs mount. Unknown routes and
 //! which methods a documented path takes: `core::routes`.
 
 use super::error::{ApiError, Kind};
@@ -18,7 +18,6 @@ use actix_web::{
 use serde::Serialize;
 use std::rc::Rc;
 use utoipa::openapi::OpenApi;
-use utoipa::ToSchema;
 
 /// Largest JSON body any service accepts (bulk sends of 1000 recipients fit easily).
 pub const MAX_JSON_BYTES: usize = 2 * 1024 * 1024;
@@ -221,58 +220,6 @@ pub fn security_headers(h: &mut header::HeaderMap) {
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static("frame-ancestors 'none'"),
         );
-    }
-}
-
-/// The one health body of every service. `version` is the service's interface version
-/// (what clients code against); `build` the server build.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Health {
-    /// `healthy`, or `unhealthy` (with status 503) when a check failed.
-    pub status: &'static str,
-    pub service: &'static str,
-    pub version: &'static str,
-    pub build: String,
-    #[serde(serialize_with = "super::clock::serialize_utc")]
-    pub timestamp: chrono::DateTime<chrono::Utc>,
-    /// Service-specific figures for operators (absent when the service reports none).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    pub details: Option<serde_json::Value>,
-}
-
-impl Health {
-    pub fn new(service: &'static str, version: &'static str, ctx: &super::CoreContext) -> Self {
-        Self {
-            status: "healthy",
-            service,
-            version,
-            build: ctx.settings.server.version.clone(),
-            timestamp: ctx.now(),
-            details: None,
-        }
-    }
-
-    /// Adds the service's own figures.
-    pub fn with_details(mut self, details: serde_json::Value) -> Self {
-        self.details = Some(details);
-        self
-    }
-
-    /// Marks the body unhealthy unless `up`.
-    pub fn checked(mut self, up: bool) -> Self {
-        if !up {
-            self.status = "unhealthy";
-        }
-        self
-    }
-
-    pub fn response(self) -> HttpResponse {
-        if self.status == "healthy" {
-            json(HttpResponse::Ok(), &self)
-        } else {
-            json(HttpResponse::ServiceUnavailable(), &self)
-        }
     }
 }
 

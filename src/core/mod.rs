@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod bus;
 pub mod client;
 pub mod clock;
 pub mod cluster;
@@ -13,6 +14,7 @@ pub mod download;
 pub mod dto;
 pub mod error;
 pub mod handlers;
+pub mod health;
 pub mod http;
 pub mod jobs;
 pub mod json_body;

@@ -5,27 +5,28 @@
 //!
 //! The database is the truth; answers are cached in process (bounded, with a time to live),
 //! and a service announces every change it commits with [`Sessions::changed`], which drops
-//! the cached answers it touches before the next request can read them and tells
-//! subscribers (open sockets). A [`Change`] is plain data, so the several-nodes work can carry
-//! it over the cluster bus to the other nodes' caches; until then the time to live bounds how
-//! long another node, or an operator's CLI, can be out of date.
+//! the cached answers it touches before the next request can read them, tells subscribers
+//! (open sockets), and carries the change over the cluster bus to every other node, which
+//! does the same. A node that may have missed changes (its bus was down) empties its cache;
+//! the time to live bounds what is left: an operator's CLI, which runs no bus subscriber.
 
+use super::bus::{Bus, Heard};
 use super::config::AuthSettings;
 use super::error::ApiError;
 use super::jwt::Claims;
 use super::role::Role;
 use async_trait::async_trait;
 use moka::sync::Cache;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::broadcast;
 use uuid::Uuid;
 
 /// Which session a token speaks for: its account (`sub`) and its session (`sid`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SessionKey {
     pub account: Uuid,
     pub session: Uuid,
@@ -71,7 +72,7 @@ pub trait SessionSource: Send + Sync + 'static {
 }
 
 /// Why sessions ended, as open sockets are told.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
     /// The user signed out (this device or all of them).
@@ -100,7 +101,8 @@ impl EndReason {
 }
 
 /// A committed change to sessions or accounts, announced by the service that made it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
 pub enum Change {
     /// One session ended.
     SessionEnded { key: SessionKey, reason: EndReason },
@@ -134,7 +136,15 @@ pub struct Sessions {
     changes: AtomicU64,
     /// Orders "no change since my read, so cache it" against "a change: drop the cached".
     writing: Mutex<()>,
-    bus: broadcast::Sender<Change>,
+    /// This node's subscribers (open sockets).
+    local: broadcast::Sender<Change>,
+    /// The other nodes, when the service shares its changes with them.
+    peers: Option<Peers>,
+}
+
+struct Peers {
+    bus: Bus,
+    topic: String,
 }
 
 impl Sessions {
@@ -152,8 +162,26 @@ impl Sessions {
             cache,
             changes: AtomicU64::new(0),
             writing: Mutex::new(()),
-            bus: broadcast::channel(1024).0,
+            local: broadcast::channel(1024).0,
+            peers: None,
         }
+    }
+
+    /// These sessions, their changes shared over `bus` with the other nodes' sessions of
+    /// the same `name` (the service's listener, so the sandbox's stay apart). Must be
+    /// called inside a Tokio runtime when the bus is shared: a task follows the others.
+    pub fn across(mut self, bus: &Bus, name: &str) -> Arc<Self> {
+        let topic = format!("sessions:{name}");
+        let heard = bus.is_shared().then(|| bus.subscribe(&topic));
+        self.peers = Some(Peers {
+            bus: bus.clone(),
+            topic,
+        });
+        let sessions = Arc::new(self);
+        if let Some(heard) = heard {
+            tokio::spawn(follow(Arc::downgrade(&sessions), heard));
+        }
+        sessions
     }
 
     /// The session `key` if it is live now.
@@ -174,9 +202,21 @@ impl Sessions {
     }
 
     /// Announces a change this node committed: the cached answers it touches are gone
-    /// before this returns, and subscribers hear of it. Call after the commit, never before
-    /// (a request in between would cache the old state again).
-    pub fn changed(&self, change: Change) {
+    /// before this returns, here and (when the cluster bus is up) on every other node, and
+    /// subscribers hear of it. Call after the commit, never before (a request in between
+    /// would cache the old state again).
+    pub async fn changed(&self, change: Change) {
+        self.forget(change);
+        if let Some(peers) = &self.peers {
+            if let Err(e) = peers.bus.publish(&peers.topic, &change).await {
+                // The other nodes empty their caches when their bus comes back.
+                tracing::warn!(error = %e, "a session change was not shared with the other nodes");
+            }
+        }
+    }
+
+    /// Drops the cached answers `change` touches and tells this node's subscribers.
+    fn forget(&self, change: Change) {
         if let Some(cache) = &self.cache {
             let _turn = self.writing.lock().unwrap_or_else(|p| p.into_inner());
             self.changes.fetch_add(1, Ordering::AcqRel);
@@ -195,12 +235,42 @@ impl Sessions {
             }
         }
         // No subscriber is fine: nobody has a socket open.
-        let _ = self.bus.send(change);
+        let _ = self.local.send(change);
     }
 
-    /// Changes as they are announced (for closing the sockets of ended sessions).
+    /// Drops every cached answer: changes may have been missed.
+    fn forget_all(&self) {
+        if let Some(cache) = &self.cache {
+            let _turn = self.writing.lock().unwrap_or_else(|p| p.into_inner());
+            self.changes.fetch_add(1, Ordering::AcqRel);
+            cache.invalidate_all();
+        }
+    }
+
+    /// Changes as they are announced, here or on another node (for closing the sockets of
+    /// ended sessions).
     pub fn subscribe(&self) -> broadcast::Receiver<Change> {
-        self.bus.subscribe()
+        self.local.subscribe()
+    }
+}
+
+/// Applies the changes other nodes announce until the sessions are dropped. A socket of an
+/// ended session open here closes as it would for a change made here.
+async fn follow(sessions: Weak<Sessions>, mut heard: broadcast::Receiver<Heard>) {
+    use broadcast::error::RecvError;
+    loop {
+        let next = heard.recv().await;
+        let Some(sessions) = sessions.upgrade() else {
+            return;
+        };
+        match next {
+            Ok(Heard::Message(body)) => match Change::deserialize(&*body) {
+                Ok(change) => sessions.forget(change),
+                Err(_) => sessions.forget_all(),
+            },
+            Ok(Heard::Missed) | Err(RecvError::Lagged(_)) => sessions.forget_all(),
+            Err(RecvError::Closed) => return,
+        }
     }
 }
 
@@ -272,19 +342,23 @@ mod tests {
         assert!(live.account::<String>().is_none());
 
         *src.live.lock().expect("lock") = false;
-        sessions.changed(Change::SessionEnded {
-            key: a,
-            reason: EndReason::LoggedOut,
-        });
+        sessions
+            .changed(Change::SessionEnded {
+                key: a,
+                reason: EndReason::LoggedOut,
+            })
+            .await;
         assert!(sessions.live(a).await.expect("load").is_none(), "ended");
         assert!(
             sessions.live(b).await.expect("load").is_some(),
             "still cached"
         );
-        sessions.changed(Change::AccountEnded {
-            account: a.account,
-            reason: EndReason::CredentialsReset,
-        });
+        sessions
+            .changed(Change::AccountEnded {
+                account: a.account,
+                reason: EndReason::CredentialsReset,
+            })
+            .await;
         assert!(
             sessions.live(b).await.expect("load").is_none(),
             "account ended"
@@ -305,7 +379,9 @@ mod tests {
         let roles = |s: &Answer| s.as_ref().expect("live").roles.clone();
         assert_eq!(roles(&sessions.live(k).await.expect("load")), [Role::User]);
         *src.role.lock().expect("lock") = Some(Role::Dealer);
-        sessions.changed(Change::AccountChanged { account: k.account });
+        sessions
+            .changed(Change::AccountChanged { account: k.account })
+            .await;
         assert_eq!(
             roles(&sessions.live(k).await.expect("load")),
             [Role::Dealer]
@@ -330,10 +406,12 @@ mod tests {
         }
         *src.live.lock().expect("lock") = false;
         *src.hold.lock().expect("lock") = None;
-        sessions.changed(Change::SessionEnded {
-            key: k,
-            reason: EndReason::Revoked,
-        });
+        sessions
+            .changed(Change::SessionEnded {
+                key: k,
+                reason: EndReason::Revoked,
+            })
+            .await;
         gate.notify_one();
         assert!(slow.await.expect("joined"), "it read before the change");
         assert!(

@@ -1,7 +1,14 @@
 //! Several nodes over one Redis (`[cluster] redis_url`): a limit allows N in total across
-//! the nodes, and while Redis cannot be reached sign-in is refused and reads go on.
+//! the nodes, and while Redis cannot be reached sign-in is refused and reads go on; a session
+//! ended on one node is refused on every other at its next request, even when Redis was down
+//! meanwhile; `/health` reports the database and Redis.
 
-use crate::helpers::{assert_error, spawn_app_with, TestApp};
+use crate::helpers::{assert_error, phone, spawn_app_with, TestApp};
+use crate::marketplace::{app_with, assert_ok, get, send, signup};
+use crate::messaging::{assert_err, json_body};
+use crate::sio::Sio;
+use reqwest::Method;
+use serde_json::{json, Value};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -10,6 +17,7 @@ use std::time::{Duration, Instant};
 pub struct Redis {
     child: Child,
     pub url: String,
+    port: u16,
 }
 
 impl Redis {
@@ -19,6 +27,11 @@ impl Redis {
             .local_addr()
             .unwrap()
             .port();
+        Self::start_on(port)
+    }
+
+    /// On `port` (again, after a stopped one).
+    fn start_on(port: u16) -> Self {
         let child = Command::new("redis-server")
             .args([
                 "--port",
@@ -40,6 +53,7 @@ impl Redis {
         Self {
             child,
             url: format!("redis://127.0.0.1:{port}/"),
+            port,
         }
     }
 }
@@ -111,4 +125,151 @@ async fn without_redis_sign_in_is_refused_and_reads_count_on_the_node() {
         .await;
     let body = assert_error(res, 503, "SERVICE_UNAVAILABLE").await;
     assert!(body.to_string().contains("rate limit"), "{body}");
+}
+
+/// A marketplace node over `redis`, on the database of `first` when given (a cluster shares
+/// one database), else on a fresh one.
+async fn market_node(redis_url: &str, first: Option<&TestApp>) -> TestApp {
+    let url = redis_url.to_owned();
+    let database = first.map(|a| a.settings.database.url.clone());
+    app_with(move |s| {
+        s.cluster.redis_url = url;
+        if let Some(db) = database {
+            s.database.url = db;
+        }
+    })
+    .await
+}
+
+/// Signs up on `node`; answers the access token, in use on `other` (its session cached
+/// there) with a socket open there.
+async fn in_use_on(node: &TestApp, other: &TestApp) -> (String, Sio) {
+    let token = signup(node, &phone(), "secret1").await["token"]
+        .as_str()
+        .expect("token")
+        .to_owned();
+    assert_ok(get(other, "/auth/me", Some(&token)).await, 200).await;
+    let socket = Sio::open(&other.marketplace, json!({"token": token}))
+        .await
+        .expect("socket admitted");
+    (token, socket)
+}
+
+async fn refused_on(node: &TestApp, token: &str) {
+    assert_err(
+        get(node, "/auth/me", Some(token)).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+}
+
+#[actix_web::test]
+async fn a_logout_on_one_node_is_refused_on_another_at_its_next_request() {
+    let redis = Redis::start();
+    let a = market_node(&redis.url, None).await;
+    let c = market_node(&redis.url, Some(&a)).await;
+    let (token, mut socket) = in_use_on(&a, &c).await;
+    let (bystander, _) = in_use_on(&a, &c).await;
+
+    assert_ok(
+        send(&a, Method::POST, "/auth/logout", &token, None).await,
+        200,
+    )
+    .await;
+    // No wait: the logout answered after Redis passed the change on.
+    refused_on(&c, &token).await;
+    let told = tokio::time::timeout(Duration::from_secs(5), socket.next("session_ended"))
+        .await
+        .expect("the socket on the other node is told");
+    assert_eq!(told["reason"], "logged_out");
+    assert_ok(get(&c, "/auth/me", Some(&bystander)).await, 200).await;
+}
+
+#[actix_web::test]
+async fn a_node_that_may_have_missed_a_logout_while_redis_was_down_forgets_its_cache() {
+    let redis = Redis::start();
+    let a = market_node(&redis.url, None).await;
+    let c = market_node(&redis.url, Some(&a)).await;
+    let (token, _socket) = in_use_on(&a, &c).await;
+
+    let port = redis.port;
+    drop(redis);
+    // Logged out while nobody could be told; node C still holds the session as live.
+    assert_ok(
+        send(&a, Method::POST, "/auth/logout", &token, None).await,
+        200,
+    )
+    .await;
+    let _redis = Redis::start_on(port);
+    // Once C's bus is back it drops what it cached, so the database's answer counts.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let res = get(&c, "/auth/me", Some(&token)).await;
+        if res.status() == 401 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still {} on node C",
+            res.status()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn health(base: &str) -> (u16, Value) {
+    let res = reqwest::get(format!("{base}/health"))
+        .await
+        .expect("health");
+    (res.status().as_u16(), json_body(res).await)
+}
+
+#[actix_web::test]
+async fn health_reports_the_database_and_redis_on_every_service() {
+    let redis = Redis::start();
+    let url = redis.url.clone();
+    let app = spawn_app_with(move |s| {
+        s.cluster.redis_url = url;
+        s.cluster.node_id = "node-7".into();
+    })
+    .await;
+    let bases = [
+        &app.identity,
+        &app.interview,
+        &app.messaging,
+        &app.marketplace,
+        &app.advertising,
+    ];
+    for base in bases {
+        let (status, v) = health(base).await;
+        assert_eq!(status, 200, "{base}: {v}");
+        assert_eq!(v["status"], "healthy", "{v}");
+        assert_eq!(v["node"], "node-7", "{v}");
+        assert_eq!(v["checks"]["database"]["status"], "up", "{v}");
+        assert_eq!(v["checks"]["redis"]["status"], "up", "{v}");
+        assert!(v["checks"]["redis"]["latency_ms"].is_u64(), "{v}");
+    }
+    // Redis down: the node still serves, and says so.
+    drop(redis);
+    for base in bases {
+        let (status, v) = health(base).await;
+        assert_eq!(status, 200, "{base}: {v}");
+        assert_eq!(v["checks"]["redis"]["status"], "down", "{v}");
+        assert_eq!(v["checks"]["database"]["status"], "up", "{v}");
+    }
+    let res = reqwest::get(format!("{}/api/v1/health", app.interview))
+        .await
+        .expect("api health");
+    assert_eq!(res.status(), 200);
+    let v = json_body(res).await;
+    assert_eq!(v["checks"]["redis"]["status"], "down", "{v}");
+    assert!(v["active_sessions"].is_u64(), "{v}");
+
+    // A single node has no Redis to check.
+    let single = spawn_app_with(|_| {}).await;
+    let (status, v) = health(&single.identity).await;
+    assert_eq!(status, 200);
+    assert_eq!(v["checks"]["redis"]["status"], "not_configured", "{v}");
+    assert!(v["checks"]["redis"].get("latency_ms").is_none(), "{v}");
 }

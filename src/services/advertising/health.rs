@@ -1,9 +1,8 @@
-//! Liveness with a database check (the core body every service shares).
+//! Liveness with the database and Redis checks (the core body every service shares).
 
 use super::state::AdvertisingState;
-use crate::core::http::Health;
+use crate::core::health::Health;
 use actix_web::{get, web, HttpResponse};
-use sea_orm::ConnectionTrait;
 
 pub const INTERFACE_VERSION: &str = "1.0";
 
@@ -11,8 +10,7 @@ pub const INTERFACE_VERSION: &str = "1.0";
     responses((status = 200, body = Health), (status = 503, body = Health)))]
 #[get("/health")]
 pub async fn health(st: web::Data<AdvertisingState>) -> HttpResponse {
-    let db_up = st.core.db.execute_unprepared("SELECT 1").await.is_ok();
-    Health::new("advertising", INTERFACE_VERSION, &st.core)
-        .checked(db_up)
+    Health::probe("advertising", INTERFACE_VERSION, &st.core)
+        .await
         .response()
 }

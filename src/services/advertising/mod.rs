@@ -69,13 +69,14 @@ impl Service for Advertising {
         providers: &Providers,
         cfg: &AdvertisingSettings,
     ) -> Result<Listening, MountError> {
-        let sessions = Arc::new(Sessions::new(
+        let sessions = Sessions::new(
             sessions::Source {
                 db: core.db.clone(),
                 clock: core.clock.clone(),
             },
             &core.settings.auth,
-        ));
+        )
+        .across(&core.cluster.bus, Self::NAME);
         let media = media::Media {
             storage: providers.storage.clone(),
             video: providers.video.clone(),

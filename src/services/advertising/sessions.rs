@@ -108,7 +108,9 @@ pub async fn end(st: &AdvertisingState, key: SessionKey, reason: EndReason) -> R
         .filter(session::Column::RevokedAt.is_null())
         .exec(&st.core.db)
         .await?;
-    st.sessions.changed(Change::SessionEnded { key, reason });
+    st.sessions
+        .changed(Change::SessionEnded { key, reason })
+        .await;
     Ok(())
 }
 
@@ -122,7 +124,8 @@ pub async fn end_all(st: &AdvertisingState, account: Uuid, reason: EndReason) ->
         .exec(&st.core.db)
         .await?;
     st.sessions
-        .changed(Change::AccountEnded { account, reason });
+        .changed(Change::AccountEnded { account, reason })
+        .await;
     Ok(())
 }
 

@@ -69,10 +69,11 @@ impl Service for Identity {
             core: core.clone(),
             providers: providers.clone(),
             cfg: Arc::new(cfg.clone()),
-            sessions: Arc::new(Sessions::new(
+            sessions: Sessions::new(
                 sessions::caller::Source(core.db.clone()),
                 &core.settings.auth,
-            )),
+            )
+            .across(&core.cluster.bus, Self::NAME),
         };
         register_jobs(&state);
         let data = web::Data::new(state);

@@ -108,10 +108,11 @@ fn listen(
     cfg: &MarketplaceSettings,
     marks: &[(&'static str, &'static str)],
 ) -> Result<Listening, MountError> {
-    let sessions = Arc::new(Sessions::new(
+    let sessions = Sessions::new(
         accounts::tokens::Source(core.db.clone()),
         &core.settings.auth,
-    ));
+    )
+    .across(&core.cluster.bus, name);
     let live = socket::Live::new(
         auth::policy(core, sessions.clone()),
         sessions.clone(),

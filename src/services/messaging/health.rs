@@ -1,13 +1,12 @@
-//! Liveness with a database check, for load balancers and operators (the spec names none;
+//! Liveness with the database and Redis checks, for load balancers and operators (the spec names none;
 //! the body is the core shape every service shares). Its details count the messages `sent`
 //! for longer than `stale_sent_after_secs` (reconciliation moves them on).
 
 use super::messages::reports;
 
 use super::state::MessagingState;
-use crate::core::http::Health;
+use crate::core::health::Health;
 use actix_web::{get, web, HttpResponse};
-use sea_orm::ConnectionTrait;
 use serde_json::json;
 
 /// The interface version of this service's API (each service versions its own).
@@ -17,10 +16,10 @@ const INTERFACE_VERSION: &str = "1.0";
     responses((status = 200, body = Health), (status = 503, body = Health)))]
 #[get("/health")]
 pub async fn health(st: web::Data<MessagingState>) -> HttpResponse {
-    let db_up = st.core.db.execute_unprepared("SELECT 1").await.is_ok();
     let stale = reports::stale_count(&st).await.ok();
-    Health::new("messaging", INTERFACE_VERSION, &st.core)
-        .checked(db_up && stale.is_some())
+    Health::probe("messaging", INTERFACE_VERSION, &st.core)
+        .await
+        .checked(stale.is_some())
         .with_details(json!({ "stale_sent_messages": stale }))
         .response()
 }

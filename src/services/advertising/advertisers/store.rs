@@ -106,7 +106,9 @@ pub async fn verified(
         .filter(advertiser::Column::EmailVerifiedAt.is_null())
         .exec(db)
         .await?;
-    st.sessions.changed(Change::AccountChanged { account: id });
+    st.sessions
+        .changed(Change::AccountChanged { account: id })
+        .await;
     by_id(db, id).await
 }
 
@@ -158,9 +160,11 @@ pub async fn update_profile(
     }
     row.updated_at = Set(st.core.now());
     let updated = row.update(&st.core.db).await?;
-    st.sessions.changed(Change::AccountChanged {
-        account: current.id,
-    });
+    st.sessions
+        .changed(Change::AccountChanged {
+            account: current.id,
+        })
+        .await;
     Ok(updated)
 }
 

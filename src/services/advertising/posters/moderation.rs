@@ -170,9 +170,11 @@ pub async fn update_user(
     if updated.status == "banned" && current.status != "banned" {
         sessions::end_all(&st, updated.id, EndReason::Banned).await?;
     } else {
-        st.sessions.changed(Change::AccountChanged {
-            account: updated.id,
-        });
+        st.sessions
+            .changed(Change::AccountChanged {
+                account: updated.id,
+            })
+            .await;
     }
     Ok(ok(PosterView::from(&updated)))
 }
@@ -228,7 +230,8 @@ pub async fn unban_user(
 ) -> Result<HttpResponse> {
     let p = set_status(&st, &id, "banned", "active").await?;
     st.sessions
-        .changed(Change::AccountChanged { account: p.id });
+        .changed(Change::AccountChanged { account: p.id })
+        .await;
     Ok(ok(PosterView::from(&p)))
 }
 

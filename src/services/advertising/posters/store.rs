@@ -88,7 +88,8 @@ pub async fn update_profile(
     st.sessions
         .changed(crate::core::session::Change::AccountChanged {
             account: current.id,
-        });
+        })
+        .await;
     Ok(updated)
 }
 

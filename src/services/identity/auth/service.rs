@@ -132,7 +132,8 @@ pub async fn check_pin(st: &IdentityState, u: &user::Model, pin: &Pin) -> Result
     }
     // The lockout counters are part of the cached account: the next PIN check must see them.
     st.sessions
-        .changed(Change::AccountChanged { account: u.id });
+        .changed(Change::AccountChanged { account: u.id })
+        .await;
     if right {
         Ok(())
     } else {
@@ -185,10 +186,12 @@ pub async fn reset_pin(
     tokens::revoke_all(&txn, u.id, now).await?;
     let issued = tokens::open_session(st, &txn, u.id, client, now).await?;
     txn.commit().await?;
-    st.sessions.changed(Change::AccountEnded {
-        account: u.id,
-        reason: EndReason::CredentialsReset,
-    });
+    st.sessions
+        .changed(Change::AccountEnded {
+            account: u.id,
+            reason: EndReason::CredentialsReset,
+        })
+        .await;
     Ok(PinResetResponse {
         message: "PIN has been reset; other sessions were signed out".into(),
         access_token: issued.tokens.access_token,

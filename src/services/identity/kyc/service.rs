@@ -120,6 +120,7 @@ pub async fn complete(st: &IdentityState, token: &str) -> Result<bool> {
         .await?;
     txn.commit().await?;
     st.sessions
-        .changed(Change::AccountChanged { account: v.user_id });
+        .changed(Change::AccountChanged { account: v.user_id })
+        .await;
     Ok(true)
 }

@@ -46,10 +46,12 @@ pub async fn logout(
 #[post("/auth/logout/all")]
 pub async fn logout_all(auth: Authenticated, st: web::Data<IdentityState>) -> Result<HttpResponse> {
     let n = store::revoke_all(&st.core.db, auth.user.id, st.core.now()).await?;
-    st.sessions.changed(Change::AccountEnded {
-        account: auth.user.id,
-        reason: EndReason::LoggedOut,
-    });
+    st.sessions
+        .changed(Change::AccountEnded {
+            account: auth.user.id,
+            reason: EndReason::LoggedOut,
+        })
+        .await;
     Ok(HttpResponse::Ok().json(ok(LogoutAllResponse {
         message: "Logged out of all sessions".into(),
         sessions_revoked: n,

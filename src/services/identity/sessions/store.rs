@@ -119,7 +119,9 @@ async fn revoke_session(st: &IdentityState, key: SessionKey, reason: EndReason) 
         .filter(session::Column::RevokedAt.is_null())
         .exec(&st.core.db)
         .await?;
-    st.sessions.changed(Change::SessionEnded { key, reason });
+    st.sessions
+        .changed(Change::SessionEnded { key, reason })
+        .await;
     Ok(res.rows_affected > 0)
 }
 

@@ -65,9 +65,11 @@ pub async fn update_me(
     let updated = if changed {
         am.updated_at = Set(st.core.now());
         let updated = am.update(&st.core.db).await?;
-        st.sessions.changed(Change::AccountChanged {
-            account: updated.id,
-        });
+        st.sessions
+            .changed(Change::AccountChanged {
+                account: updated.id,
+            })
+            .await;
         updated
     } else {
         (*auth.user).clone()

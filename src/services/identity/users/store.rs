@@ -90,7 +90,8 @@ pub async fn change_handle(
         .await;
     if res.is_ok() {
         st.sessions
-            .changed(Change::AccountChanged { account: u.id });
+            .changed(Change::AccountChanged { account: u.id })
+            .await;
     }
     match res {
         Ok(_) => Ok(HandleChanged {
@@ -116,10 +117,12 @@ pub async fn delete(st: &IdentityState, u: &user::Model, pin: &Pin) -> Result<Da
         .await?;
     tokens::revoke_all(&txn, u.id, now).await?;
     txn.commit().await?;
-    st.sessions.changed(Change::AccountEnded {
-        account: u.id,
-        reason: EndReason::AccountDeleted,
-    });
+    st.sessions
+        .changed(Change::AccountEnded {
+            account: u.id,
+            reason: EndReason::AccountDeleted,
+        })
+        .await;
     tracing::info!(user_id = %u.id, "account scheduled for deletion");
     Ok(now)
 }

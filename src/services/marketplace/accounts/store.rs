@@ -107,7 +107,8 @@ pub async fn verify_signup(
     row.updated_at = Set(st.core.now());
     let u = row.update(&st.core.db).await?;
     st.sessions
-        .changed(Change::AccountChanged { account: u.id });
+        .changed(Change::AccountChanged { account: u.id })
+        .await;
     auth_result(st, u).await
 }
 
@@ -224,10 +225,12 @@ pub async fn reset_password(st: &MarketplaceState, token: &str, new: Password) -
     set_password(&txn, row.user_id, hash, now).await?;
     tokens::revoke_all(&txn, row.user_id, now).await?;
     txn.commit().await?;
-    st.sessions.changed(Change::AccountEnded {
-        account: row.user_id,
-        reason: EndReason::CredentialsReset,
-    });
+    st.sessions
+        .changed(Change::AccountEnded {
+            account: row.user_id,
+            reason: EndReason::CredentialsReset,
+        })
+        .await;
     Ok(())
 }
 

@@ -111,10 +111,12 @@ pub async fn revoke_all(
 /// Ends one login: every token of the family is revoked, and its sockets are told.
 pub async fn logout(st: &MarketplaceState, key: SessionKey) -> Result<()> {
     revoke_family(&st.core.db, key.session, st.core.now()).await?;
-    st.sessions.changed(Change::SessionEnded {
-        key,
-        reason: EndReason::LoggedOut,
-    });
+    st.sessions
+        .changed(Change::SessionEnded {
+            key,
+            reason: EndReason::LoggedOut,
+        })
+        .await;
     Ok(())
 }
 
@@ -174,13 +176,15 @@ async fn reused(
     now: DateTime<Utc>,
 ) -> Result<()> {
     revoke_family(&st.core.db, row.family_id, now).await?;
-    st.sessions.changed(Change::SessionEnded {
-        key: SessionKey {
-            account: row.user_id,
-            session: row.family_id,
-        },
-        reason: EndReason::RefreshTokenReused,
-    });
+    st.sessions
+        .changed(Change::SessionEnded {
+            key: SessionKey {
+                account: row.user_id,
+                session: row.family_id,
+            },
+            reason: EndReason::RefreshTokenReused,
+        })
+        .await;
     tracing::warn!(family = %row.family_id, "rotated refresh token reused; family revoked");
     Ok(())
 }

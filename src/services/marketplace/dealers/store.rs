@@ -143,7 +143,8 @@ pub async fn approve(st: &MarketplaceState, dealer_id: Uuid) -> Result<Dealer> {
     txn.commit().await?;
     // The dealer's current tokens act as a dealer from the next request.
     st.sessions
-        .changed(Change::AccountChanged { account: dealer_id });
+        .changed(Change::AccountChanged { account: dealer_id })
+        .await;
     Ok(Dealer::approved(u, profile, Audience::OwnerOrAdmin))
 }
 
