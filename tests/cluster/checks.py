@@ -177,3 +177,66 @@ def sigkill_leaves_other_nodes_serving(cluster):
         say(f"after the kill, a send via node-b reached the socket on node-c: {bool(event)}")
     finally:
         on_c.close()
+
+
+@check()
+def proxies_keep_sockets_on_one_node(cluster):
+    """docs/scaling.md's nginx and HAProxy configurations in front of the cluster: a
+    polling-only and an upgrading Socket.IO client connected through each hear every message
+    sent through it, and identity's /health is answered by more than one node."""
+    from proxies import Proxy  # the proxies are looked up only when this check runs
+
+    for kind in ("nginx", "haproxy"):
+        proxy = Proxy(kind, cluster)
+        sockets = []
+        try:
+            nodes = {call("GET", proxy.url("identity") + "/health").json().get("node")
+                     for _ in range(6)}
+            sender = MarketplaceUser(cluster, proxy, f"{kind} sender")
+            receiver = MarketplaceUser(cluster, proxy, f"{kind} receiver")
+            sockets = [Socket(proxy, receiver.token, transports=["polling"]),
+                       Socket(proxy, receiver.token)]
+            sent = []
+            for i in range(5):
+                sent.append(data(sender.send(proxy, receiver, f"{kind} {i}"))["_id"])
+                time.sleep(0.2)  # each event its own poll
+            for s in sockets:
+                heard = [s.next() for _ in sent]
+                ids = [e[1]["messageId"] if e else None for e in heard]
+                transport = s.sio.transport()
+                say(f"{kind}, {transport}: heard {sum(i is not None for i in ids)}/{len(sent)}")
+                assert ids == sent, f"{kind}, {transport}: heard {ids}, sent {sent}"
+                assert s.sio.connected, f"{kind}, {transport}: disconnected"
+            say(f"{kind}: identity /health answered by {sorted(map(str, nodes))}")
+            assert len(nodes) > 1, f"{kind}: identity not balanced over the nodes: {nodes}"
+        finally:
+            for s in sockets:
+                s.close()
+            proxy.close()
+
+
+@check()
+def health_reports_node_and_redis(cluster):
+    """Every service of every node answers /health with its node id and the database and
+    Redis up; with Redis stopped they stay healthy (200) and say Redis is down, marketplace
+    sign-in is refused (503) and an authenticated read goes on."""
+    a = cluster["a"]
+    user = MarketplaceUser(cluster, a, "Outage")
+    for node in cluster.nodes:
+        for service in node.ports:
+            body = call("GET", node.url(service) + "/health").json()
+            assert body.get("node") == node.id, f"{node.id} {service}: node {body.get('node')}"
+            checks = {k: v["status"] for k, v in body.get("checks", {}).items()}
+            assert checks == {"database": "up", "redis": "up"}, f"{node.id} {service}: {checks}"
+    say("every service of every node names its node, database and Redis up")
+    cluster.redis.close()
+    res = call("GET", a.url("marketplace") + "/health")
+    assert res.status_code == 200, f"/health answered {res.status_code} with Redis down"
+    assert res.json()["checks"]["redis"]["status"] == "down", res.json()["checks"]
+    login = call("POST", a.url("marketplace") + "/auth/login",
+                 json={"phone": user.phone, "password": "secret1"})
+    me = user.get(cluster["b"], "/auth/me")
+    say(f"Redis down: /health 200 (redis down), sign-in {login.status_code}, "
+        f"GET /auth/me {me.status_code}")
+    assert login.status_code == 503, f"sign-in answered {login.status_code} with Redis down"
+    assert me.status_code == 200, f"a read answered {me.status_code} with Redis down"

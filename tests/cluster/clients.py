@@ -82,14 +82,16 @@ class IdentityUser:
 
 
 class Socket:
-    """A python-socketio client on one node's marketplace, recording the named events."""
+    """A python-socketio client on the marketplace of `node` (a node or a proxy), recording
+    the named events; transports=["polling"] keeps it from upgrading to a WebSocket."""
 
-    def __init__(self, node, token, events=("new_message",)):
+    def __init__(self, node, token, events=("new_message",), transports=None):
         self.events = queue.Queue()
         self.sio = socketio.Client(reconnection=False)
         for name in events:
             self.sio.on(name, lambda payload=None, name=name: self.events.put((name, payload)))
-        self.sio.connect(node.url("marketplace"), auth={"token": token}, wait_timeout=TIMEOUT)
+        self.sio.connect(node.url("marketplace"), auth={"token": token}, wait_timeout=TIMEOUT,
+                         transports=transports)
 
     def next(self, timeout=5):
         """The next event, or None after `timeout` seconds."""

@@ -103,7 +103,10 @@ class Node:
         self.log_path = os.path.join(work, f"{node_id}.log")
         env = {k: v for k, v in os.environ.items() if not k.startswith("SWITCHBOARD__")}
         config = {
+            # A proxy in front on this machine (docs/scaling.md) is believed; trusting one
+            # counts as exposed, which refuses development secrets unless this says so.
             "SERVER__ENVIRONMENT": "development",
+            "SERVER__TRUSTED_PROXIES": '["127.0.0.1"]',
             "DATABASE__URL": db_url,
             "DATABASE__MAX_CONNECTIONS": "8",
             "OUTBOX__PATH": self.outbox,
