@@ -119,12 +119,13 @@ def chat_message_reaches_socket_on_other_node(cluster):
 def sigkill_leaves_other_nodes_serving(cluster):
     """Reads (GET /auth/me) and message sends on every node from four threads; node A is
     killed with SIGKILL a second in. Every request to B and C succeeds before and after, and
-    every send a node accepted (A's before it died included) is in the conversation."""
+    every send a node accepted (A's before it died included) is in the conversation, with at
+    most the sends A was answering when it died besides (their outcome is unknown)."""
     a, survivors = cluster["a"], [cluster["b"], cluster["c"]]
     sender = MarketplaceUser(cluster, cluster["b"], "Sender")
     receiver = MarketplaceUser(cluster, cluster["c"], "Receiver")
     stop, killing = threading.Event(), threading.Event()
-    accepted, errors, refused_on_a = [], [], []
+    accepted, errors, refused_on_a, unknown = [], [], [], []
     lock = threading.Lock()
 
     def traffic(worker):
@@ -143,6 +144,9 @@ def sigkill_leaves_other_nodes_serving(cluster):
                         accepted.append(res.json()["data"]["_id"])
                 elif node is a and killing.is_set():
                     refused_on_a.append(res)
+                    # Refused connections were never served; one cut short may have been.
+                    if i % 2 and "refused" not in str(res):
+                        unknown.append(res)
                 else:
                     errors.append(f"{node.id}: {getattr(res, 'status_code', res)}")
 
@@ -167,8 +171,11 @@ def sigkill_leaves_other_nodes_serving(cluster):
     # Every accepted send is stored: the receiver's unread count, asked on each survivor.
     for node in survivors:
         count = data(receiver.get(node, f"/messages/conversations/{sender.id}/unread-count"))
-        assert count["unreadCount"] == len(accepted), \
-            f"{node.id}: {count['unreadCount']} stored, {len(accepted)} accepted"
+        stored = count["unreadCount"]
+        assert len(accepted) <= stored <= len(accepted) + len(unknown), \
+            f"{node.id}: {stored} stored, {len(accepted)} accepted, {len(unknown)} unanswered"
+    say(f"stored {stored}: the {len(accepted)} accepted and {stored - len(accepted)} of the "
+        f"{len(unknown)} sends node-a did not answer")
     # And the survivors still work together: a message sent via B reaches a socket on C.
     on_c = Socket(cluster["c"], receiver.token)
     try:

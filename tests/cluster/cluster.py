@@ -200,33 +200,47 @@ class Cluster:
         self.work = work or tempfile.mkdtemp(prefix="switchboard-cluster-")
         os.makedirs(self.work, exist_ok=True)
         self.keep_database = keep_database
+        self.binary, self.settings, self.only, self.port_base = binary, settings or {}, only, port_base
         self.db = self.redis = None
         self.nodes = []
         try:
             self.db = Database(pg_admin_url)
             self.redis = Redis(self.work, port_base and port_base + 9)
-            for i in range(nodes):
-                name = f"node-{chr(ord('a') + i)}"
-                ports = {s: (port_base + 10 * (i + 1) + j + 1 if port_base else free_port())
-                         for j, s in enumerate(SERVICES) if s in only}
-                self.nodes.append(Node(binary, name, ports, self.db.url, self.redis.url,
-                                       self.work, settings or {}, only))
+            self.nodes = [self._node(i) for i in range(nodes)]
             self._start()
         except BaseException:
             self.close()
             raise
 
+    def _node(self, i):
+        base = self.port_base
+        ports = {s: (base + 10 * (i + 1) + j + 1 if base else free_port())
+                 for j, s in enumerate(SERVICES) if s in self.only}
+        return Node(self.binary, f"node-{chr(ord('a') + i)}", ports, self.db.url,
+                    self.redis.url, self.work, self.settings, self.only)
+
     def _start(self):
         # Migrations and the start-up bootstrap (the first advertising admin) once, on the
         # first node, before the others start side by side.
-        first, rest = self.nodes[0], self.nodes[1:]
-        first.migrate()
-        first.start()
-        wait_for(first.healthy, 120, first.id)
-        for node in rest:
-            node.start()
-        for node in rest:
-            wait_for(node.healthy, 120, node.id)
+        self.nodes[0].migrate()
+        self._bring_up([0])
+        self._bring_up(range(1, len(self.nodes)))
+
+    def _bring_up(self, indexes):
+        for i in indexes:
+            self.nodes[i].start()
+        for i in indexes:
+            for attempt in range(3):
+                try:
+                    wait_for(self.nodes[i].healthy, 120, self.nodes[i].id)
+                    break
+                except RuntimeError as e:
+                    # A port found free, then taken by another process before the node bound
+                    # it: the node again on other free ports.
+                    if self.port_base or "Address already in use" not in str(e) or attempt == 2:
+                        raise
+                    self.nodes[i] = self._node(i)
+                    self.nodes[i].start()
 
     def __getitem__(self, name):
         """cluster["a"] or cluster[0]: a node."""
