@@ -26,7 +26,7 @@ def main():
     a = p.parse_args()
     if a.list:
         for c in CHECKS:
-            print(f"{c.name}: {c.run.__doc__.split(chr(10))[0]}")
+            print(f"{c.name}: {' '.join(c.run.__doc__.split())}\n")
         return 0
     wanted = [c for c in CHECKS if not a.only or c.name in a.only.split(",")]
     results = []
