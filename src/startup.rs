@@ -5,6 +5,7 @@
 use crate::core::clock::{SharedClock, SystemClock};
 use crate::core::cluster::Cluster;
 use crate::core::config::ConfigError;
+use crate::core::lease::Leases;
 use crate::core::server::{Listening, MountError};
 use crate::core::{db, jobs::Jobs, jwt::JwtKeys, CoreContext};
 use crate::providers::Providers;
@@ -69,6 +70,7 @@ impl Application {
         settings.check(&providers)?;
         let conn = migrate(&settings).await?;
         let cluster = Cluster::new(&settings.cluster)?;
+        let leases = Leases::of_cluster(&cluster, &settings.cluster, &conn, &clock).await?;
         let ctx = CoreContext {
             jobs: Jobs::new(conn.clone(), clock.clone(), &settings.jobs),
             jwt: JwtKeys::new(&settings.auth.jwt_secret),
@@ -76,6 +78,7 @@ impl Application {
             db: conn,
             clock,
             limiter: cluster.rate_store(),
+            leases,
             cluster,
         };
         let mut servers = Vec::new();

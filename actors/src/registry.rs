@@ -2,9 +2,15 @@
 //! demand. An actor stops when it has nothing to do and gives its place back; the next
 //! message starts a fresh one, which reads its state back from the database. A request that
 //! reaches an actor just stopping is not lost: it goes to the fresh one.
+//!
+//! On several nodes an [`Ownership`] decides where an id's actor runs: [`ActorRegistry::route`]
+//! answers this node's actor, or the node that owns it, to which the caller forwards.
 
 use actix::prelude::*;
 use dashmap::DashMap;
+use sea_orm::DbErr;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use uuid::Uuid;
@@ -13,6 +19,29 @@ use uuid::Uuid;
 const TRIES: usize = 3;
 
 type Make<A> = Box<dyn Fn(Lease<A>) -> A + Send + Sync>;
+
+/// Who runs an id's actor when several nodes share the database: one owner per id.
+pub enum Owner {
+    /// This node (it holds the lease now).
+    Here,
+    /// Another node, by its id.
+    Elsewhere(String),
+}
+
+/// One owner per id across the nodes (a lease in the database, renewed by its node).
+pub trait Ownership: Send + Sync + 'static {
+    /// Takes the id for this node unless another live node holds it.
+    fn claim(&self, id: Uuid) -> BoxFuture<'_, Result<Owner, DbErr>>;
+    /// Gives the id back: this node's actor stopped.
+    fn release(&self, id: Uuid);
+}
+
+/// Where a command for an id goes.
+pub enum Route<A: Actor> {
+    Here(Addr<A>),
+    /// To the node that owns the id.
+    Elsewhere(String),
+}
 
 struct Slot<A: Actor> {
     generation: u64,
@@ -26,7 +55,11 @@ pub struct ActorRegistry<A: Actor<Context = Context<A>>> {
     /// Where the actors run, whichever thread or task asks for one.
     arbiter: ArbiterHandle,
     make: Make<A>,
+    /// None: one node, every actor runs here.
+    ownership: Option<Arc<dyn Ownership>>,
 }
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// An actor's place in its registry. The actor gives it back when it stops; a successor
 /// started for the same id meanwhile keeps its own place.
@@ -41,12 +74,16 @@ impl<A: Actor<Context = Context<A>>> Lease<A> {
         self.id
     }
 
-    /// Leaves the registry: the next message for the id starts a fresh actor.
+    /// Leaves the registry: the next message for the id starts a fresh actor (here, or on
+    /// whichever node claims it first).
     pub fn release(&self) {
         if let Some(registry) = self.registry.upgrade() {
-            registry
+            let left = registry
                 .slots
                 .remove_if(&self.id, |_, slot| slot.generation == self.generation);
+            if let (Some(_), Some(ownership)) = (left, &registry.ownership) {
+                ownership.release(self.id);
+            }
         }
     }
 }
@@ -57,12 +94,49 @@ impl<A: Actor<Context = Context<A>> + Send> ActorRegistry<A> {
         arbiter: ArbiterHandle,
         make: impl Fn(Lease<A>) -> A + Send + Sync + 'static,
     ) -> Arc<Self> {
+        Self::owned(arbiter, make, None)
+    }
+
+    /// As [`ActorRegistry::new`], each id run on the node `ownership` names.
+    pub fn owned(
+        arbiter: ArbiterHandle,
+        make: impl Fn(Lease<A>) -> A + Send + Sync + 'static,
+        ownership: Option<Arc<dyn Ownership>>,
+    ) -> Arc<Self> {
         Arc::new(Self {
             slots: DashMap::new(),
             generation: AtomicU64::new(0),
             arbiter,
             make: Box::new(make),
+            ownership,
         })
+    }
+
+    /// Where a command for `id` goes: the actor running here, else the owner's node, else
+    /// (unowned) an actor started here after claiming the id.
+    pub async fn route(self: &Arc<Self>, id: Uuid) -> Result<Route<A>, DbErr> {
+        if let Some(slot) = self.slots.get(&id) {
+            if slot.addr.connected() {
+                return Ok(Route::Here(slot.addr.clone()));
+            }
+        }
+        let Some(ownership) = &self.ownership else {
+            return Ok(Route::Here(self.get_or_start(id)));
+        };
+        Ok(match ownership.claim(id).await? {
+            Owner::Here => Route::Here(self.get_or_start(id)),
+            Owner::Elsewhere(node) => Route::Elsewhere(node),
+        })
+    }
+
+    /// Whether the id's actor runs here now.
+    pub fn is_running(&self, id: Uuid) -> bool {
+        self.slots.get(&id).is_some_and(|s| s.addr.connected())
+    }
+
+    /// Whether several nodes share the actors of this kind.
+    pub fn is_owned(&self) -> bool {
+        self.ownership.is_some()
     }
 
     fn start(self: &Arc<Self>, id: Uuid) -> Slot<A> {

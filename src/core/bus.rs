@@ -7,12 +7,14 @@
 //! missed message could have changed (the session cache empties itself).
 
 use dashmap::DashMap;
+use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
 use redis::aio::ConnectionManager;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, oneshot};
 
 /// Every bus channel starts with this; the topic follows.
 const PREFIX: &str = "switchboard:bus:";
@@ -51,6 +53,54 @@ impl std::error::Error for Unreachable {}
 
 type Topics = DashMap<String, broadcast::Sender<Heard>>;
 
+/// What this node answers for one service when another node asks (see [`Bus::ask`]).
+pub type Answerer =
+    Arc<dyn Fn(serde_json::Value) -> BoxFuture<'static, serde_json::Value> + Send + Sync>;
+
+/// A question to one node, and its answer.
+#[derive(Serialize, Deserialize)]
+struct Request {
+    id: u64,
+    reply_to: String,
+    service: String,
+    body: serde_json::Value,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Reply {
+    id: u64,
+    body: serde_json::Value,
+}
+
+/// Why another node gave no answer.
+#[derive(Debug)]
+pub enum AskError {
+    /// Redis could not be reached.
+    Unreachable(Unreachable),
+    /// Nobody answered in time: the node is gone, or does not serve that.
+    NoAnswer,
+}
+
+impl std::fmt::Display for AskError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unreachable(e) => e.fmt(f),
+            Self::NoAnswer => f.write_str("the other node did not answer in time"),
+        }
+    }
+}
+
+impl std::error::Error for AskError {}
+
+/// The questions this node serves and the answers it waits for.
+#[derive(Default)]
+struct Rpc {
+    answerers: DashMap<String, Answerer>,
+    waiting: DashMap<u64, oneshot::Sender<serde_json::Value>>,
+    next_id: AtomicU64,
+    started: std::sync::OnceLock<()>,
+}
+
 #[derive(Clone)]
 pub struct Bus {
     node_id: Arc<str>,
@@ -63,7 +113,8 @@ struct Shared {
     publisher: ConnectionManager,
     topics: Arc<Topics>,
     /// Set once the listening task runs (it starts with the first subscriber).
-    listening: Arc<std::sync::Once>,
+    listening: Arc<std::sync::OnceLock<()>>,
+    rpc: Arc<Rpc>,
 }
 
 impl Bus {
@@ -87,7 +138,8 @@ impl Bus {
                 client,
                 publisher,
                 topics: Arc::default(),
-                listening: Arc::new(std::sync::Once::new()),
+                listening: Arc::default(),
+                rpc: Arc::default(),
             }),
         }
     }
@@ -95,6 +147,65 @@ impl Bus {
     /// Whether other nodes can hear this one.
     pub fn is_shared(&self) -> bool {
         self.redis.is_some()
+    }
+
+    pub fn node_id(&self) -> &str {
+        &self.node_id
+    }
+
+    /// Asks `node` what it answers for `service` to `body`; waits at most `timeout`.
+    pub async fn ask(
+        &self,
+        node: &str,
+        service: &str,
+        body: serde_json::Value,
+        timeout: Duration,
+    ) -> Result<serde_json::Value, AskError> {
+        let Some(redis) = &self.redis else {
+            return Err(AskError::NoAnswer);
+        };
+        self.start_rpc(redis);
+        let id = redis.rpc.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        redis.rpc.waiting.insert(id, tx);
+        let request = Request {
+            id,
+            reply_to: self.node_id.to_string(),
+            service: service.to_owned(),
+            body,
+        };
+        let sent = self.publish(&format!("rpc:{node}"), &request).await;
+        let answer = match sent {
+            Err(e) => Err(AskError::Unreachable(e)),
+            Ok(()) => match tokio::time::timeout(timeout, rx).await {
+                Ok(Ok(body)) => Ok(body),
+                _ => Err(AskError::NoAnswer),
+            },
+        };
+        redis.rpc.waiting.remove(&id);
+        answer
+    }
+
+    /// Answers what other nodes ask this one for `service` (see [`Bus::ask`]).
+    pub fn serve(&self, service: &str, answer: Answerer) {
+        if let Some(redis) = &self.redis {
+            redis.rpc.answerers.insert(service.to_owned(), answer);
+            self.start_rpc(redis);
+        }
+    }
+
+    /// Starts answering questions and taking answers, once.
+    fn start_rpc(&self, redis: &Shared) {
+        redis.rpc.started.get_or_init(|| {
+            let questions = self.subscribe(&format!("rpc:{}", self.node_id));
+            let answers = self.subscribe(&format!("reply:{}", self.node_id));
+            tokio::spawn(answer_questions(
+                self.clone(),
+                Arc::downgrade(&redis.rpc),
+                questions,
+            ));
+            tokio::spawn(take_answers(Arc::downgrade(&redis.rpc), answers));
+        });
     }
 
     /// Tells every other node `body` on `topic`. Returns once Redis has passed it to every
@@ -133,7 +244,7 @@ impl Bus {
             .entry(topic.to_owned())
             .or_insert_with(|| broadcast::channel(BACKLOG).0)
             .subscribe();
-        redis.listening.call_once(|| {
+        redis.listening.get_or_init(|| {
             tokio::spawn(listen(
                 redis.client.clone(),
                 Arc::downgrade(&redis.topics),
@@ -141,6 +252,56 @@ impl Bus {
             ));
         });
         rx
+    }
+}
+
+async fn answer_questions(bus: Bus, rpc: Weak<Rpc>, mut heard: broadcast::Receiver<Heard>) {
+    while let Some(body) = next_message(&mut heard).await {
+        let Some(rpc) = rpc.upgrade() else {
+            return;
+        };
+        let Ok(request) = Request::deserialize(&*body) else {
+            continue;
+        };
+        let Some(answerer) = rpc.answerers.get(&request.service).map(|a| a.clone()) else {
+            continue;
+        };
+        let bus = bus.clone();
+        tokio::spawn(async move {
+            let reply = Reply {
+                id: request.id,
+                body: answerer(request.body).await,
+            };
+            // The asker times out if this is lost.
+            let _ = bus
+                .publish(&format!("reply:{}", request.reply_to), &reply)
+                .await;
+        });
+    }
+}
+
+async fn take_answers(rpc: Weak<Rpc>, mut heard: broadcast::Receiver<Heard>) {
+    while let Some(body) = next_message(&mut heard).await {
+        let Some(rpc) = rpc.upgrade() else {
+            return;
+        };
+        if let Ok(reply) = Reply::deserialize(&*body) {
+            if let Some((_, waiting)) = rpc.waiting.remove(&reply.id) {
+                let _ = waiting.send(reply.body);
+            }
+        }
+    }
+}
+
+/// The next message heard; None once the bus is gone. Missed ones are missed: the asker
+/// times out.
+async fn next_message(heard: &mut broadcast::Receiver<Heard>) -> Option<Arc<serde_json::Value>> {
+    loop {
+        match heard.recv().await {
+            Ok(Heard::Message(body)) => return Some(body),
+            Ok(Heard::Missed) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+            Err(broadcast::error::RecvError::Closed) => return None,
+        }
     }
 }
 

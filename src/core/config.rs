@@ -279,14 +279,30 @@ pub fn refuse_unsafe(bad: Vec<String>) -> Result<(), ConfigError> {
 
 /// Several nodes (`[cluster]`): without `redis_url` this process is the whole deployment and
 /// keeps its counters in memory, as one node on SQLite does.
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct ClusterSettings {
-    /// `redis://host:port/db` of the Redis every node shares (rate-limit counters); empty:
-    /// one node.
+    /// `redis://host:port/db` of the Redis every node shares (rate-limit counters, the bus);
+    /// empty: one node.
     pub redis_url: String,
     /// This node's name in the cluster; empty: generated at start.
     pub node_id: String,
+    /// How long a node owns an actor (an interview session, a conversation, a webhook
+    /// endpoint) without renewing: how soon another node takes over after it died.
+    pub lease_secs: u64,
+    /// How long a node waits for the owner of an actor to answer a forwarded command.
+    pub forward_timeout_ms: u64,
+}
+
+impl Default for ClusterSettings {
+    fn default() -> Self {
+        Self {
+            redis_url: String::new(),
+            node_id: String::new(),
+            lease_secs: 10,
+            forward_timeout_ms: 10_000,
+        }
+    }
 }
 
 impl ClusterSettings {

@@ -19,6 +19,7 @@ pub mod http;
 pub mod jobs;
 pub mod json_body;
 pub mod jwt;
+pub mod lease;
 pub mod lockout;
 pub mod otp;
 pub mod outbound_url;
@@ -52,6 +53,8 @@ pub struct CoreContext {
     pub limiter: Arc<dyn rate_store::RateLimitStore>,
     /// This node's id and the Redis the cluster shares, if any.
     pub cluster: cluster::Cluster,
+    /// This node's actor leases on `db`, when nodes share it (the cluster has Redis).
+    pub leases: Option<lease::Leases>,
     /// The durable job queue; services register their handlers when mounted.
     pub jobs: jobs::Jobs,
 }
@@ -59,5 +62,13 @@ pub struct CoreContext {
 impl CoreContext {
     pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
         self.clock.now()
+    }
+
+    /// Where the actors of `kind` run: None on one node (all here); else by lease.
+    pub fn ownership(
+        &self,
+        kind: &'static str,
+    ) -> Option<Arc<dyn switchboard_actors::registry::Ownership>> {
+        self.leases.as_ref().map(|l| l.of(kind))
     }
 }

@@ -13,6 +13,7 @@
 
 mod actor;
 pub mod evidence;
+pub mod forward;
 mod model;
 mod ports;
 mod registry;
@@ -21,7 +22,7 @@ mod session;
 
 pub use model::*;
 pub use ports::{Broadcast, CompletionHook, Deps, Interviewer, TimeSource, Timing};
-pub use registry::Registry;
+pub use registry::{Cluster, Registry};
 pub use session::{ActorError, AnswerOutcome, CompleteOutcome, StartOutcome};
 
 /// Session states as stored and sent on the wire.

@@ -66,7 +66,7 @@ pub struct Turn {
 }
 
 /// A message as clients see it (REST and the `message` event).
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct MessageView {
     pub id: Uuid,
     pub session_id: Uuid,
@@ -121,7 +121,7 @@ impl MessageView {
 }
 
 /// The `score` of an answer: the spec's composite_score and summary, plus the categories.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct ScoreView {
     pub message_id: Uuid,
     pub composite_score: f64,
@@ -195,7 +195,7 @@ pub struct Report {
 /// hiring side (recommendation, its label, the executive summary that names it, and the
 /// completion bookkeeping) is left out of what the candidate receives: see
 /// [`ReportSummary::for_candidate`].
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct ReportSummary {
     pub session_id: Uuid,
     pub overall_score: f64,

@@ -10,6 +10,7 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, IntoActiveModel,
     QueryFilter, QueryOrder, Set,
 };
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::sync::Arc;
 use switchboard_entities::interview::{message, report as report_entity, session};
@@ -33,14 +34,14 @@ pub enum ActorError {
     Unavailable,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StartOutcome {
     pub session: session::Model,
     pub greeting: MessageView,
     pub question: MessageView,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AnswerOutcome {
     pub session: session::Model,
     pub answer: MessageView,
@@ -50,7 +51,7 @@ pub struct AnswerOutcome {
     pub report: Option<ReportSummary>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompleteOutcome {
     pub session: session::Model,
     pub closing_message: MessageView,
@@ -70,7 +71,21 @@ pub(crate) struct Session {
     open_question: Option<(i32, Question)>,
 }
 
-fn invalid(action: &'static str, s: &str, allowed: &'static [&'static str]) -> ActorError {
+/// What each command needs the session to be in; `None` for an action no command takes.
+pub(crate) fn allowed_for(action: &str) -> Option<(&'static str, &'static [&'static str])> {
+    Some(match action {
+        "start" => ("start", &[status::PENDING]),
+        "pause" => ("pause", &[status::IN_PROGRESS]),
+        "resume" => ("resume", &[status::PAUSED]),
+        "answer in" => ("answer in", &[status::IN_PROGRESS]),
+        "complete" => ("complete", &[status::IN_PROGRESS, status::PAUSED]),
+        _ => return None,
+    })
+}
+
+/// The refusal of `action` (one of [`allowed_for`]'s) in status `s`.
+pub(crate) fn invalid(action: &str, s: &str) -> ActorError {
+    let (action, allowed) = allowed_for(action).unwrap_or(("change", &[]));
     ActorError::InvalidState {
         action,
         status: s.to_owned(),
@@ -241,7 +256,7 @@ impl Session {
 
     pub(crate) async fn start(&mut self) -> Result<StartOutcome, ActorError> {
         if self.session.status != status::PENDING {
-            return Err(invalid("start", &self.session.status, &[status::PENDING]));
+            return Err(invalid("start", &self.session.status));
         }
         let now = self.now();
         self.check_not_expired(now)?;
@@ -314,11 +329,7 @@ impl Session {
 
     pub(crate) async fn pause(&mut self) -> Result<session::Model, ActorError> {
         if self.session.status != status::IN_PROGRESS {
-            return Err(invalid(
-                "pause",
-                &self.session.status,
-                &[status::IN_PROGRESS],
-            ));
+            return Err(invalid("pause", &self.session.status));
         }
         let now = self.now();
         let elapsed = self.elapsed_at(now).min(self.limit_secs());
@@ -335,7 +346,7 @@ impl Session {
 
     pub(crate) async fn resume(&mut self) -> Result<session::Model, ActorError> {
         if self.session.status != status::PAUSED {
-            return Err(invalid("resume", &self.session.status, &[status::PAUSED]));
+            return Err(invalid("resume", &self.session.status));
         }
         let now = self.now();
         self.check_not_expired(now)?;
@@ -441,11 +452,7 @@ impl Session {
             self.complete(REASON_TIME).await?;
         }
         if self.session.status != status::IN_PROGRESS {
-            return Err(invalid(
-                "answer in",
-                &self.session.status,
-                &[status::IN_PROGRESS],
-            ));
+            return Err(invalid("answer in", &self.session.status));
         }
         self.check_not_expired(now)?;
         let (number, question) = match self.open_question.clone() {
@@ -508,11 +515,7 @@ impl Session {
     pub(crate) async fn complete_requested(&mut self) -> Result<CompleteOutcome, ActorError> {
         match self.session.status.as_str() {
             status::IN_PROGRESS | status::PAUSED => self.complete(REASON_REQUEST).await,
-            s => Err(invalid(
-                "complete",
-                s,
-                &[status::IN_PROGRESS, status::PAUSED],
-            )),
+            s => Err(invalid("complete", s)),
         }
     }
 

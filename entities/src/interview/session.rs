@@ -4,7 +4,7 @@ use sea_orm::entity::prelude::*;
 /// `running_since` on top of `elapsed_secs` accumulated before; pausing folds the running
 /// span into `elapsed_secs` and clears `running_since`.
 #[sea_orm::model]
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "interview_sessions")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

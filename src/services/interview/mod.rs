@@ -21,6 +21,7 @@ mod webhooks;
 use crate::core::clock::ActorClock;
 use crate::core::config::weak_secret;
 use crate::core::http::{api_docs, resource};
+use crate::core::jobs::counted;
 use crate::core::server::{serve, Listening, MountError};
 use crate::core::service::Service;
 use crate::core::CoreContext;
@@ -62,17 +63,21 @@ impl Service for Interview {
         let cfg = Arc::new(cfg.clone());
         let broadcast = RoomBroadcast::default();
         let hook = webhooks::Webhooks::new(core, &cfg).map_err(MountError::client)?;
-        let registry = Registry::new(Deps {
-            db: core.db.clone(),
-            clock: Arc::new(ActorClock(core.clock.clone())),
-            ai: providers.interviewer.clone(),
-            broadcast: Arc::new(broadcast.clone()),
-            hook: Arc::new(hook.clone()),
-            timing: Timing {
-                tick: Duration::from_millis(cfg.timer_tick_ms.max(10)),
-                idle: Duration::from_secs(cfg.actor_idle_secs.max(1)),
+        let registry = Registry::new(
+            Deps {
+                db: core.db.clone(),
+                clock: Arc::new(ActorClock(core.clock.clone())),
+                ai: providers.interviewer.clone(),
+                broadcast: Arc::new(broadcast.clone()),
+                hook: Arc::new(hook.clone()),
+                timing: Timing {
+                    tick: Duration::from_millis(cfg.timer_tick_ms.max(10)),
+                    idle: Duration::from_secs(cfg.actor_idle_secs.max(1)),
+                },
             },
-        });
+            sessions::placement::cluster(core),
+        );
+        sessions::placement::serve(core, &registry);
         let state = InterviewState {
             core: core.clone(),
             providers: providers.clone(),
@@ -84,13 +89,7 @@ impl Service for Interview {
             .build();
         let _ = broadcast.0.set(sio.clone());
 
-        tokio::spawn(async move {
-            match registry.restore_running().await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(sessions = n, "restored running interview sessions"),
-                Err(e) => tracing::error!(error = %e, "restoring interview sessions failed"),
-            }
-        });
+        adopt_running(core, &registry);
         hook.register(core);
 
         let data = web::Data::new(state);
@@ -98,6 +97,37 @@ impl Service for Interview {
             routes(cfg, data.clone(), sio.clone())
         })
     }
+}
+
+/// The recurring job that adopts the sessions whose node died (several nodes).
+const ADOPT_TOPIC: &str = "interview.adopt_running";
+
+/// Keeps every running session's timer running: one node restores them all at start-up;
+/// on several nodes whichever node runs the recurring job adopts, once per lease period, the
+/// sessions no live node owns, so a node's start-up never takes over another's sessions.
+fn adopt_running(core: &CoreContext, registry: &Registry) {
+    let registry = registry.clone();
+    if !registry.is_shared() {
+        tokio::spawn(async move {
+            match registry.adopt_running().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(sessions = n, "restored running interview sessions"),
+                Err(e) => tracing::error!(error = %e, "restoring interview sessions failed"),
+            }
+        });
+        return;
+    }
+    let every = Duration::from_secs(core.settings.cluster.lease_secs.max(1));
+    core.jobs.every(ADOPT_TOPIC, every, move |_| {
+        let registry = registry.clone();
+        async move {
+            let adopted = registry.adopt_running().await;
+            if let Ok(n @ 1..) = adopted {
+                tracing::info!(sessions = n, "took over running interview sessions");
+            }
+            counted(adopted.map(|n| n as u64))
+        }
+    });
 }
 
 fn routes(cfg: &mut ServiceConfig, data: web::Data<InterviewState>, sio: SocketIoServer) {

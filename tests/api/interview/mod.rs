@@ -2,6 +2,7 @@
 //! PDF report, AI adapter and onboarding.
 
 mod ai;
+mod cluster;
 mod lifecycle;
 mod onboarding;
 mod report;

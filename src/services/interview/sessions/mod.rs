@@ -3,5 +3,6 @@
 
 pub mod domain;
 pub mod dto;
+pub mod placement;
 pub mod routes;
 pub mod socket;

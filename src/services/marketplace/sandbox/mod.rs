@@ -10,6 +10,7 @@
 use crate::core::config::DatabaseSettings;
 use crate::core::jobs::Jobs;
 use crate::core::jwt::JwtKeys;
+use crate::core::lease::Leases;
 use crate::core::rate_limit::MemoryStore;
 use crate::core::server::MountError;
 use crate::core::{db, secrets, CoreContext};
@@ -47,7 +48,10 @@ pub async fn context(
         core.settings.auth.jwt_secret.as_bytes(),
         b"marketplace-sandbox",
     );
+    let leases =
+        Leases::of_cluster(&core.cluster, &core.settings.cluster, &conn, &core.clock).await?;
     let ctx = CoreContext {
+        leases,
         jwt: JwtKeys::new(&key),
         jobs: Jobs::new(conn.clone(), core.clock.clone(), &settings.jobs),
         settings: Arc::new(settings),
