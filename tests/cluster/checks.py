@@ -6,6 +6,7 @@ AssertionError with what it saw when the cluster misbehaves; what it prints is i
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from clients import IdentityUser, MarketplaceUser, Socket, call, data
 
@@ -247,3 +248,74 @@ def health_reports_node_and_redis(cluster):
         f"GET /auth/me {me.status_code}")
     assert login.status_code == 503, f"sign-in answered {login.status_code} with Redis down"
     assert me.status_code == 200, f"a read answered {me.status_code} with Redis down"
+
+
+INTERVIEW_KEY = "cluster-interview-key"
+LEASE_SECS = 3
+
+
+def interview(node, method, path, body=None):
+    return call(method, node.url("interview") + "/api/v1" + path, json=body,
+                headers={"X-API-Key": INTERVIEW_KEY})
+
+
+def interview_ok(node, method, path, body=None):
+    """The interview API answers without an envelope."""
+    res = interview(node, method, path, body)
+    assert res.ok, f"{method} {path} on {node.id}: {res.status_code} {res.text[:300]}"
+    return res.json()
+
+
+def live_sessions(node):
+    return call("GET", node.url("interview") + "/api/v1/health").json()["active_sessions"]
+
+
+@check(SERVICES__INTERVIEW__API_KEY=INTERVIEW_KEY, CLUSTER__LEASE_SECS=LEASE_SECS,
+       JOBS__POLL_INTERVAL_MS=250)
+def interview_timer_finishes_on_another_node(cluster):
+    """An interview started through node A (one minute's time limit) is answered once through
+    node B (forwarded to its owner); its owner is killed with SIGKILL while a question waits.
+    Another node takes the session over (an answer through a survivor is taken) and its
+    timer ends it at the stored deadline (completion_reason time_limit, within 1.5 s)."""
+    a, b = cluster["a"], cluster["b"]
+    created = interview_ok(a, "POST", "/sessions", {
+        "candidate_name": "Ada Lovelace", "job_title": "Backend Engineer",
+        "job_description": "Build services in Rust with PostgreSQL.",
+        "experience_level": "senior", "max_questions": 50, "time_limit_minutes": 1})
+    sid = created["id"]
+    interview_ok(a, "POST", f"/sessions/{sid}/start", {})
+    answer = {"content": "I rebuilt a billing service in Rust; latency fell by 60 %."}
+    first = interview(b, "POST", f"/sessions/{sid}/messages", answer)
+    assert first.ok, f"an answer through node-b: {first.status_code} {first.text[:200]}"
+    owners = [n for n in cluster.nodes if live_sessions(n)]
+    assert len(owners) == 1, f"session actors on {[n.id for n in owners]}, not on one node"
+    owner = owners[0]
+    owner.kill()
+    killed = time.monotonic()
+    survivors = [n for n in cluster.nodes if n is not owner]
+    say(f"{owner.id} owned the session and was killed; survivors {[n.id for n in survivors]}")
+    # The lease lapses, one survivor adopts the session and answers for it.
+    until, taken = killed + LEASE_SECS * 4 + 10, None
+    while time.monotonic() < until and not taken:
+        res = interview(survivors[-1], "POST", f"/sessions/{sid}/messages", answer)
+        taken = res if res.ok else None
+        time.sleep(0.5)
+    assert taken, f"no survivor took an answer {until - killed:.0f}s after the kill"
+    adopters = [n.id for n in survivors if live_sessions(n)]
+    say(f"adopted by {adopters} {time.monotonic() - killed:.1f}s after the kill")
+    session = interview_ok(survivors[0], "GET", f"/sessions/{sid}")
+    deadline = parse_time(session["started_at"]) + 60
+    while time.time() < deadline + 15 and session["status"] != "completed":
+        time.sleep(0.5)
+        session = interview_ok(survivors[0], "GET", f"/sessions/{sid}")
+    assert session["status"] == "completed", f"still {session['status']} 15 s after its deadline"
+    report = interview_ok(survivors[0], "GET", f"/sessions/{sid}/report")
+    off = parse_time(session["completed_at"]) - deadline
+    say(f"completed ({report.get('completion_reason')}) {off:+.1f}s from its deadline")
+    assert report.get("completion_reason") == "time_limit", report.get("completion_reason")
+    assert abs(off) <= 1.5, f"ended {off:+.1f}s from its deadline"
+
+
+def parse_time(text):
+    """Seconds since the epoch of an RFC 3339 time."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
