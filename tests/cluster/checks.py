@@ -270,8 +270,12 @@ def live_sessions(node):
     return call("GET", node.url("interview") + "/api/v1/health").json()["active_sessions"]
 
 
+# A command forwarded to the dead owner waits this long before the survivor answers it failed.
+FORWARD_TIMEOUT_MS = 2000
+
+
 @check(SERVICES__INTERVIEW__API_KEY=INTERVIEW_KEY, CLUSTER__LEASE_SECS=LEASE_SECS,
-       JOBS__POLL_INTERVAL_MS=250)
+       CLUSTER__FORWARD_TIMEOUT_MS=FORWARD_TIMEOUT_MS, JOBS__POLL_INTERVAL_MS=250)
 def interview_timer_finishes_on_another_node(cluster):
     """An interview started through node A (one minute's time limit) is answered once through
     node B (forwarded to its owner); its owner is killed with SIGKILL while a question waits.
@@ -295,11 +299,15 @@ def interview_timer_finishes_on_another_node(cluster):
     survivors = [n for n in cluster.nodes if n is not owner]
     say(f"{owner.id} owned the session and was killed; survivors {[n.id for n in survivors]}")
     # The lease lapses, one survivor adopts the session and answers for it.
-    until, taken = killed + LEASE_SECS * 4 + 10, None
+    until, taken, refused = killed + LEASE_SECS * 4 + 10, None, []
     while time.monotonic() < until and not taken:
         res = interview(survivors[-1], "POST", f"/sessions/{sid}/messages", answer)
-        taken = res if res.ok else None
-        time.sleep(0.5)
+        if res.ok:
+            taken = res
+        else:
+            refused.append(res.status_code)
+            time.sleep(0.5)
+    say(f"answers through {survivors[-1].id} before the takeover: {refused}")
     assert taken, f"no survivor took an answer {until - killed:.0f}s after the kill"
     adopters = [n.id for n in survivors if live_sessions(n)]
     say(f"adopted by {adopters} {time.monotonic() - killed:.1f}s after the kill")

@@ -248,6 +248,16 @@ class Cluster:
             return self.nodes[name]
         return next(n for n in self.nodes if n.id in (name, f"node-{name}"))
 
+    def panics(self):
+        """Each node's `panicked at` lines, with the line after (the message)."""
+        found = []
+        for node in self.nodes:
+            with open(node.log_path, encoding="utf-8", errors="replace") as f:
+                lines = f.read().splitlines()
+            found += [f"{node.id}: {line} {lines[i + 1] if i + 1 < len(lines) else ''}"
+                      for i, line in enumerate(lines) if "panicked at" in line]
+        return found
+
     def outbox(self):
         return [m for node in self.nodes for m in node.codes()]
 

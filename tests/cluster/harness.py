@@ -37,6 +37,9 @@ def main():
             with Cluster(os.path.realpath(a.binary), a.postgres, 3, c.settings) as cluster:
                 log(f"{c.name}: running (logs in {cluster.work})")
                 c.run(cluster)
+            # Stopped (SIGTERM) by now: a node that panicked, running or shutting down, fails.
+            panics = cluster.panics()
+            assert not panics, "a node panicked:\n" + "\n".join(panics)
             # A failed check's logs stay for reading.
             shutil.rmtree(cluster.work, ignore_errors=True)
             results.append((c.name, None, time.monotonic() - started))
