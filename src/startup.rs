@@ -120,6 +120,7 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let handles = self.handles();
         let jobs = self.ctx.jobs.clone();
+        let leases = self.ctx.leases.clone();
         let grace = Duration::from_secs(self.ctx.settings.server.shutdown_timeout_secs);
         for s in &self.servers {
             tracing::info!(service = s.name, addr = %s.addr, "listening");
@@ -135,6 +136,12 @@ impl Application {
         let results = futures_util::future::join_all(runs).await;
         // Background jobs end with the listeners; running ones get the shutdown timeout.
         jobs.stop(grace).await;
+        // The other nodes take this node's actors over at once instead of after a lease.
+        if let Some(leases) = leases {
+            if let Err(e) = leases.release_all().await {
+                tracing::warn!(error = %e, "handing actor leases back failed; they lapse");
+            }
+        }
         for r in results {
             r?;
         }

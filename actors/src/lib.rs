@@ -9,5 +9,5 @@ pub mod webhook;
 
 pub use webhook::{
     backoff, EndpointDeps, Enqueue, OutgoingDelivery, RetryPolicy, TransportResponse, WebhookClock,
-    WebhookEndpoint, WebhookRegistry, WebhookTransport,
+    WebhookEndpoint, WebhookRegistry, WebhookTransport, ENDPOINT_KIND,
 };

@@ -36,6 +36,29 @@ pub trait Ownership: Send + Sync + 'static {
     fn release(&self, id: Uuid);
 }
 
+/// Carries a command, as plain data, to the node that owns an id (the service's cluster
+/// bus); the owner answers through what the service serves for the actor's kind.
+pub trait Relay: Send + Sync + 'static {
+    /// The owner's answer; None when it did not answer in time.
+    fn ask(
+        &self,
+        node: &str,
+        kind: &'static str,
+        id: Uuid,
+        command: serde_json::Value,
+    ) -> BoxFuture<'_, Option<serde_json::Value>>;
+    /// Hands the command over without waiting (what it says must also be in the database).
+    fn tell(&self, node: &str, kind: &'static str, id: Uuid, command: serde_json::Value);
+}
+
+/// How the nodes of a cluster share the actors of one kind: who owns each id, and how a
+/// command reaches its owner.
+#[derive(Clone)]
+pub struct Placement {
+    pub ownership: Arc<dyn Ownership>,
+    pub relay: Arc<dyn Relay>,
+}
+
 /// Where a command for an id goes.
 pub enum Route<A: Actor> {
     Here(Addr<A>),

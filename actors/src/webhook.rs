@@ -8,7 +8,7 @@
 //! stopped. The actor sleeps until its next delivery is due (a timer on the injected clock,
 //! re-armed whenever its pending set changes) and stops by a timer when it has been idle.
 
-use crate::registry::{ActorRegistry, Lease};
+use crate::registry::{ActorRegistry, Lease, Placement, Relay, Route};
 use actix::prelude::*;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
@@ -136,8 +136,9 @@ pub const FAILED: &str = "failed";
 pub const SKIPPED: &str = "skipped";
 
 /// A delivery row for this webhook was written; the actor delivers it after the earlier
-/// pending deliveries with the same order key.
-#[derive(Message, Debug, Clone)]
+/// pending deliveries with the same order key. Plain data: on several nodes it crosses the
+/// bus to the node that runs the endpoint.
+#[derive(Message, Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[rtype(result = "()")]
 pub struct Enqueue {
     pub delivery_id: Uuid,
@@ -663,24 +664,37 @@ async fn try_attempt(
     Ok((outcome, pause))
 }
 
+/// The kind of actor leased per webhook endpoint (`core_actor_leases.kind`).
+pub const ENDPOINT_KIND: &str = "webhook.endpoint";
+
 /// Finds or starts the actor of a webhook. Actors stop when idle and are revived from the
 /// database on the next delivery; the service's recurring job `messaging.webhooks.resume`
-/// calls [`WebhookRegistry::resume_pending`] to revive any endpoint with pending work.
+/// calls [`WebhookRegistry::resume_pending`] to revive any endpoint with pending work. On
+/// several nodes each endpoint runs on the node holding its lease, so its deliveries leave
+/// one at a time and in order from one place.
 pub struct WebhookRegistry {
     deps: Arc<EndpointDeps>,
     actors: Arc<ActorRegistry<WebhookEndpoint>>,
+    relay: Option<Arc<dyn Relay>>,
 }
 
 impl WebhookRegistry {
     /// Must be called inside an actix System: the actors run on the current arbiter.
-    pub fn new(deps: EndpointDeps) -> Arc<Self> {
+    pub fn new(deps: EndpointDeps, placement: Option<Placement>) -> Arc<Self> {
         let deps = Arc::new(deps);
         let shared = deps.clone();
+        let (ownership, relay) = match placement {
+            Some(p) => (Some(p.ownership), Some(p.relay)),
+            None => (None, None),
+        };
         Arc::new(Self {
-            actors: ActorRegistry::new(Arbiter::current(), move |lease| {
-                WebhookEndpoint::new(lease, shared.clone())
-            }),
+            actors: ActorRegistry::owned(
+                Arbiter::current(),
+                move |lease| WebhookEndpoint::new(lease, shared.clone()),
+                ownership,
+            ),
             deps,
+            relay,
         })
     }
 
@@ -688,13 +702,46 @@ impl WebhookRegistry {
         &self.deps.policy
     }
 
-    /// Hands a delivery (already a row) to its endpoint's actor.
-    pub fn enqueue(&self, webhook_id: Uuid, delivery: Enqueue) {
-        self.actors.do_send(webhook_id, delivery);
+    /// Hands a delivery (already a row) to its endpoint's actor, here or on its owner (a
+    /// delivery that does not arrive there is in its row, read when that actor next loads).
+    pub fn enqueue(self: &Arc<Self>, webhook_id: Uuid, delivery: Enqueue) {
+        let Some(relay) = self.relay.clone() else {
+            self.actors.do_send(webhook_id, delivery);
+            return;
+        };
+        let registry = self.clone();
+        // Not `actix::spawn`: jobs enqueue from Tokio tasks outside any actix arbiter.
+        tokio::spawn(async move {
+            match registry.actors.route(webhook_id).await {
+                Ok(Route::Here(_)) => registry.actors.do_send(webhook_id, delivery),
+                Ok(Route::Elsewhere(node)) => match serde_json::to_value(delivery) {
+                    Ok(d) => relay.tell(&node, ENDPOINT_KIND, webhook_id, d),
+                    Err(e) => {
+                        tracing::warn!(%webhook_id, error = %e, "a delivery could not be handed over")
+                    }
+                },
+                // The row waits for the recurring resume.
+                Err(e) => {
+                    tracing::warn!(%webhook_id, error = %e, "claiming a webhook endpoint failed")
+                }
+            }
+        });
+    }
+
+    /// A delivery another node handed over: to the actor here if this node runs the
+    /// endpoint (or can claim it); otherwise the owner reads it from its row.
+    pub async fn enqueue_forwarded(&self, webhook_id: Uuid, delivery: serde_json::Value) {
+        let Ok(delivery) = serde_json::from_value::<Enqueue>(delivery) else {
+            return;
+        };
+        if let Ok(Route::Here(_)) = self.actors.route(webhook_id).await {
+            self.actors.do_send(webhook_id, delivery);
+        }
     }
 
     /// Makes sure an actor runs for every webhook with pending deliveries (start-up and the
-    /// recurring resume); returns how many webhooks have some.
+    /// recurring resume): here, unless another live node runs it; returns how many webhooks
+    /// have some.
     pub async fn resume_pending(&self) -> Result<usize, DbErr> {
         let ids: Vec<Uuid> = webhook_delivery::Entity::find()
             .select_only()
@@ -705,7 +752,7 @@ impl WebhookRegistry {
             .all(&self.deps.db)
             .await?;
         for id in &ids {
-            self.actors.get_or_start(*id);
+            self.actors.route(*id).await?;
         }
         Ok(ids.len())
     }

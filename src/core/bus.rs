@@ -186,6 +186,27 @@ impl Bus {
         answer
     }
 
+    /// Hands `body` to what `node` serves for `service`, without waiting for an answer (lost
+    /// if that node is gone or Redis is down).
+    pub async fn tell(
+        &self,
+        node: &str,
+        service: &str,
+        body: serde_json::Value,
+    ) -> Result<(), Unreachable> {
+        let Some(redis) = &self.redis else {
+            return Ok(());
+        };
+        self.start_rpc(redis);
+        let request = Request {
+            id: 0,
+            reply_to: String::new(),
+            service: service.to_owned(),
+            body,
+        };
+        self.publish(&format!("rpc:{node}"), &request).await
+    }
+
     /// Answers what other nodes ask this one for `service` (see [`Bus::ask`]).
     pub fn serve(&self, service: &str, answer: Answerer) {
         if let Some(redis) = &self.redis {
@@ -268,9 +289,13 @@ async fn answer_questions(bus: Bus, rpc: Weak<Rpc>, mut heard: broadcast::Receiv
         };
         let bus = bus.clone();
         tokio::spawn(async move {
+            let body = answerer(request.body).await;
+            if request.reply_to.is_empty() {
+                return; // told, not asked
+            }
             let reply = Reply {
                 id: request.id,
-                body: answerer(request.body).await,
+                body,
             };
             // The asker times out if this is lost.
             let _ = bus

@@ -26,6 +26,7 @@ pub mod outbound_url;
 pub mod page;
 pub mod password;
 pub mod phone;
+pub mod placement;
 pub mod rate_limit;
 pub mod rate_store;
 pub mod refresh;
@@ -62,13 +63,5 @@ pub struct CoreContext {
 impl CoreContext {
     pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
         self.clock.now()
-    }
-
-    /// Where the actors of `kind` run: None on one node (all here); else by lease.
-    pub fn ownership(
-        &self,
-        kind: &'static str,
-    ) -> Option<Arc<dyn switchboard_actors::registry::Ownership>> {
-        self.leases.as_ref().map(|l| l.of(kind))
     }
 }

@@ -273,3 +273,51 @@ async fn health_reports_the_database_and_redis_on_every_service() {
     assert_eq!(v["checks"]["redis"]["status"], "not_configured", "{v}");
     assert!(v["checks"]["redis"].get("latency_ms").is_none(), "{v}");
 }
+
+async fn conversations_running(node: &TestApp) -> u64 {
+    let res = reqwest::get(format!("{}/health", node.marketplace))
+        .await
+        .expect("health");
+    json_body(res).await["details"]["conversations_running"]
+        .as_u64()
+        .expect("conversations_running")
+}
+
+#[actix_web::test]
+async fn a_conversation_runs_on_one_node_and_messages_through_another_reach_it() {
+    let redis = Redis::start();
+    let a = market_node(&redis.url, None).await;
+    let b = market_node(&redis.url, Some(&a)).await;
+    let (ann, _) = crate::marketplace::user(&a).await;
+    let (_, bob_id) = crate::marketplace::user(&a).await;
+    let say = |text: &str| Some(json!({"receiverId": bob_id, "message": text}));
+    let res = send(
+        &a,
+        Method::POST,
+        "/messages/send",
+        &ann,
+        say("first, through A"),
+    )
+    .await;
+    assert_ok(res, 201).await;
+    assert_eq!(conversations_running(&a).await, 1);
+    // Through B, written by A's actor: the sequence goes on and B runs no actor of its own.
+    for text in ["second, through B", "third, through B"] {
+        let res = send(&b, Method::POST, "/messages/send", &ann, say(text)).await;
+        assert_ok(res, 201).await;
+    }
+    assert_eq!(conversations_running(&b).await, 0);
+    let path = format!("/messages/conversations/{bob_id}?limit=10");
+    let v = json_body(get(&b, &path, Some(&ann)).await).await;
+    let texts: Vec<&str> = v["data"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| m["message"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        texts,
+        ["third, through B", "second, through B", "first, through A"],
+        "{v}"
+    );
+}

@@ -1,15 +1,13 @@
 //! Commands for a session whose actor runs on another node, and their answers, as plain data
-//! (the service carries them over its cluster bus through the [`Forward`] port).
+//! (the service's [`Relay`](crate::registry::Relay) carries them to the owner and back).
 
 use super::session::{
     allowed_for, invalid, ActorError, AnswerOutcome, CompleteOutcome, StartOutcome,
 };
-use crate::registry::BoxFuture;
 use chrono::{DateTime, Utc};
 use sea_orm::DbErr;
 use serde::{Deserialize, Serialize};
 use switchboard_entities::interview::session;
-use uuid::Uuid;
 
 /// The kind of actor leased per session (`core_actor_leases.kind`).
 pub const KIND: &str = "interview.session";
@@ -79,9 +77,3 @@ impl From<WireError> for ActorError {
 
 /// The answer to a forwarded command.
 pub type Answer = Result<Outcome, WireError>;
-
-/// Carries a command to the node that owns the session and brings its answer back.
-pub trait Forward: Send + Sync + 'static {
-    /// `Err(Unavailable)` when the owner does not answer in time.
-    fn forward(&self, node: &str, id: Uuid, command: Command) -> BoxFuture<'_, Answer>;
-}

@@ -22,7 +22,7 @@ mod session;
 
 pub use model::*;
 pub use ports::{Broadcast, CompletionHook, Deps, Interviewer, TimeSource, Timing};
-pub use registry::{Cluster, Registry};
+pub use registry::Registry;
 pub use session::{ActorError, AnswerOutcome, CompleteOutcome, StartOutcome};
 
 /// Session states as stored and sent on the wire.

@@ -3,11 +3,11 @@
 //! a command for a session another node owns is forwarded there.
 
 use super::actor::{Answer, Complete, InterviewSession, Pause, Resume, Start, Stop};
-use super::forward::{self, Command, Forward, Outcome, WireError};
+use super::forward::{self, Command, Outcome, WireError};
 use super::ports::Deps;
 use super::session::{ActorError, AnswerOutcome, CompleteOutcome, StartOutcome};
 use super::status;
-use crate::registry::{ActorRegistry, Ownership, Route};
+use crate::registry::{ActorRegistry, Placement, Relay, Route};
 use actix::{Arbiter, Handler, Message};
 use sea_orm::sea_query::Query;
 use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, QuerySelect};
@@ -21,25 +21,18 @@ use uuid::Uuid;
 pub struct Registry {
     deps: Arc<Deps>,
     actors: Arc<ActorRegistry<InterviewSession>>,
-    forward: Option<Arc<dyn Forward>>,
-}
-
-/// How the nodes of a cluster share the sessions: who owns each, and how a command reaches
-/// its owner.
-pub struct Cluster {
-    pub ownership: Arc<dyn Ownership>,
-    pub forward: Arc<dyn Forward>,
+    relay: Option<Arc<dyn Relay>>,
 }
 
 impl Registry {
     /// Must be called inside an actix System: the session actors run on the current
-    /// arbiter, whichever worker or socket sends them a command. Without `cluster` every
+    /// arbiter, whichever worker or socket sends them a command. Without `placement` every
     /// session runs here.
-    pub fn new(deps: Deps, cluster: Option<Cluster>) -> Self {
+    pub fn new(deps: Deps, placement: Option<Placement>) -> Self {
         let deps = Arc::new(deps);
         let shared = deps.clone();
-        let (ownership, forward) = match cluster {
-            Some(c) => (Some(c.ownership), Some(c.forward)),
+        let (ownership, relay) = match placement {
+            Some(p) => (Some(p.ownership), Some(p.relay)),
             None => (None, None),
         };
         Self {
@@ -49,7 +42,7 @@ impl Registry {
                 ownership,
             ),
             deps,
-            forward,
+            relay,
         }
     }
 
@@ -80,25 +73,31 @@ impl Registry {
     async fn run(&self, id: Uuid, command: Command) -> Result<Outcome, ActorError> {
         match self.actors.route(id).await? {
             Route::Here(_) => self.run_here(id, command).await,
-            Route::Elsewhere(node) => match &self.forward {
-                Some(forward) => forward
-                    .forward(&node, id, command)
-                    .await
-                    .map_err(ActorError::from),
-                None => Err(ActorError::Unavailable),
-            },
+            Route::Elsewhere(node) => {
+                let relay = self.relay.as_ref().ok_or(ActorError::Unavailable)?;
+                let command = serde_json::to_value(command).map_err(|_| ActorError::Unavailable)?;
+                let answer = relay.ask(&node, forward::KIND, id, command).await;
+                let answer: forward::Answer = answer
+                    .and_then(|a| serde_json::from_value(a).ok())
+                    .unwrap_or(Err(WireError::Unavailable));
+                answer.map_err(ActorError::from)
+            }
         }
     }
 
     /// Runs a command another node forwarded: here, when this node owns the session (or
     /// can claim it); never forwarded again, so two nodes that disagree cannot pass it on
     /// and on.
-    pub async fn run_forwarded(&self, id: Uuid, command: Command) -> forward::Answer {
-        match self.actors.route(id).await {
-            Ok(Route::Here(_)) => self.run_here(id, command).await.map_err(WireError::from),
-            Ok(Route::Elsewhere(_)) => Err(WireError::Unavailable),
-            Err(e) => Err(ActorError::Db(e).into()),
-        }
+    pub async fn run_forwarded(&self, id: Uuid, command: serde_json::Value) -> serde_json::Value {
+        let answer: forward::Answer = match serde_json::from_value::<Command>(command) {
+            Err(_) => Err(WireError::Unavailable),
+            Ok(command) => match self.actors.route(id).await {
+                Ok(Route::Here(_)) => self.run_here(id, command).await.map_err(WireError::from),
+                Ok(Route::Elsewhere(_)) => Err(WireError::Unavailable),
+                Err(e) => Err(ActorError::Db(e).into()),
+            },
+        };
+        serde_json::to_value(answer).unwrap_or_default()
     }
 
     async fn run_here(&self, id: Uuid, command: Command) -> Result<Outcome, ActorError> {

@@ -1,16 +1,18 @@
 //! The `Conversation` actix actor and the registry that finds or starts it. One mailbox per
 //! conversation: its messages and receipts are written one at a time, in arrival order, and
 //! each is announced only after its commit. An idle actor stops; the next command starts a
-//! fresh one, which needs nothing but the database.
+//! fresh one, which needs nothing but the database. On several nodes the conversation runs
+//! on the node holding its lease, and a command arriving elsewhere is relayed there.
 
 use super::events::{MESSAGE_READ, NEW_MESSAGE};
 use super::writes::{append, mark_read, ConversationError};
 use super::UserFeed;
 use crate::interview::TimeSource;
-use crate::registry::{ActorRegistry, Lease};
+use crate::registry::{ActorRegistry, Lease, Placement, Relay, Route};
 use actix::prelude::*;
-use sea_orm::DatabaseConnection;
-use serde_json::json;
+use sea_orm::{DatabaseConnection, DbErr};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 use switchboard_entities::marketplace::message;
@@ -24,8 +26,11 @@ pub struct Deps {
     pub idle: Duration,
 }
 
+/// The kind of actor leased per conversation (`core_actor_leases.kind`).
+pub const KIND: &str = "marketplace.conversation";
+
 /// A new message from `sender` to `receiver`, the two participants.
-#[derive(Message, Clone)]
+#[derive(Message, Clone, Serialize, Deserialize)]
 #[rtype(result = "Result<message::Model, ConversationError>")]
 struct Post {
     sender: Uuid,
@@ -34,7 +39,7 @@ struct Post {
 }
 
 /// `reader` has read one message (`only`) or everything it received.
-#[derive(Message, Clone)]
+#[derive(Message, Clone, Serialize, Deserialize)]
 #[rtype(result = "Result<Vec<message::Model>, ConversationError>")]
 struct Read {
     reader: Uuid,
@@ -120,23 +125,124 @@ impl Handler<Read> for Conversation {
     }
 }
 
+/// A command for a conversation another node runs, as it crosses the bus.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+enum Command {
+    Post(Post),
+    Read(Read),
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "error", rename_all = "snake_case")]
+enum WireError {
+    NotFound,
+    Db { message: String },
+    Unavailable,
+}
+
+impl From<ConversationError> for WireError {
+    fn from(e: ConversationError) -> Self {
+        match e {
+            ConversationError::NotFound => Self::NotFound,
+            ConversationError::Db(e) => Self::Db {
+                message: e.to_string(),
+            },
+            ConversationError::Unavailable => Self::Unavailable,
+        }
+    }
+}
+
+impl From<WireError> for ConversationError {
+    fn from(e: WireError) -> Self {
+        match e {
+            WireError::NotFound => Self::NotFound,
+            WireError::Db { message } => Self::Db(DbErr::Custom(message)),
+            WireError::Unavailable => Self::Unavailable,
+        }
+    }
+}
+
 /// The running conversation actors. Cheap to clone; every clone is the same registry.
 #[derive(Clone)]
 pub struct Conversations {
     actors: Arc<ActorRegistry<Conversation>>,
+    relay: Option<Arc<dyn Relay>>,
 }
 
 impl Conversations {
     /// Must be called inside an actix System: the actors run on the current arbiter.
-    pub fn new(deps: Deps) -> Self {
+    /// Without `placement` every conversation runs here.
+    pub fn new(deps: Deps, placement: Option<Placement>) -> Self {
         let deps = Arc::new(deps);
+        let (ownership, relay) = match placement {
+            Some(p) => (Some(p.ownership), Some(p.relay)),
+            None => (None, None),
+        };
         Self {
-            actors: ActorRegistry::new(Arbiter::current(), move |lease| Conversation {
-                lease,
-                deps: deps.clone(),
-                idle_timer: None,
-            }),
+            actors: ActorRegistry::owned(
+                Arbiter::current(),
+                move |lease| Conversation {
+                    lease,
+                    deps: deps.clone(),
+                    idle_timer: None,
+                },
+                ownership,
+            ),
+            relay,
         }
+    }
+
+    /// Relays `command` to `node`, which owns the conversation, and answers its answer.
+    async fn relay<T: serde::de::DeserializeOwned>(
+        &self,
+        node: &str,
+        id: Uuid,
+        command: Command,
+    ) -> Result<T, ConversationError> {
+        let relay = self.relay.as_ref().ok_or(ConversationError::Unavailable)?;
+        let command = serde_json::to_value(command).map_err(|_| ConversationError::Unavailable)?;
+        let answer: Result<T, WireError> = relay
+            .ask(node, KIND, id, command)
+            .await
+            .and_then(|a| serde_json::from_value(a).ok())
+            .unwrap_or(Err(WireError::Unavailable));
+        answer.map_err(ConversationError::from)
+    }
+
+    /// Runs a command another node relayed: here, when this node owns the conversation (or
+    /// can claim it); never relayed again.
+    pub async fn run_forwarded(&self, id: Uuid, command: Value) -> Value {
+        let routed = match self.actors.route(id).await {
+            Ok(Route::Here(_)) => Ok(()),
+            Ok(Route::Elsewhere(_)) => Err(WireError::Unavailable),
+            Err(e) => Err(ConversationError::Db(e).into()),
+        };
+        let answer = match (routed, serde_json::from_value::<Command>(command)) {
+            (Err(e), _) => serde_json::to_value(Err::<(), _>(e)),
+            (Ok(()), Err(_)) => serde_json::to_value(Err::<(), _>(WireError::Unavailable)),
+            (Ok(()), Ok(Command::Post(p))) => {
+                let out: Result<message::Model, ConversationError> = self.send(id, p).await;
+                serde_json::to_value(out.map_err(WireError::from))
+            }
+            (Ok(()), Ok(Command::Read(r))) => {
+                let out: Result<Vec<message::Model>, ConversationError> = self.send(id, r).await;
+                serde_json::to_value(out.map_err(WireError::from))
+            }
+        };
+        answer.unwrap_or_default()
+    }
+
+    async fn send<M, T>(&self, id: Uuid, msg: M) -> Result<T, ConversationError>
+    where
+        M: actix::Message<Result = Result<T, ConversationError>> + Clone + Send + 'static,
+        T: Send + 'static,
+        Conversation: Handler<M>,
+    {
+        self.actors
+            .send(id, msg)
+            .await
+            .unwrap_or(Err(ConversationError::Unavailable))
     }
 
     /// How many conversation actors are alive.
@@ -158,10 +264,10 @@ impl Conversations {
             receiver,
             text,
         };
-        self.actors
-            .send(id, post)
-            .await
-            .unwrap_or(Err(ConversationError::Unavailable))
+        match self.actors.route(id).await? {
+            Route::Here(_) => self.send(id, post).await,
+            Route::Elsewhere(node) => self.relay(&node, id, Command::Post(post)).await,
+        }
     }
 
     /// Marks read what `reader` received in conversation `id` (`only`: that message), then
@@ -172,10 +278,11 @@ impl Conversations {
         reader: Uuid,
         only: Option<Uuid>,
     ) -> Result<Vec<message::Model>, ConversationError> {
-        self.actors
-            .send(id, Read { reader, only })
-            .await
-            .unwrap_or(Err(ConversationError::Unavailable))
+        let read = Read { reader, only };
+        match self.actors.route(id).await? {
+            Route::Here(_) => self.send(id, read).await,
+            Route::Elsewhere(node) => self.relay(&node, id, Command::Read(read)).await,
+        }
     }
 }
 
@@ -273,12 +380,15 @@ mod tests {
         .await
         .unwrap();
         let heard = Arc::new(Heard::default());
-        let conversations = Conversations::new(Deps {
-            db: db.clone(),
-            clock: Arc::new(SystemTime),
-            feed: heard.clone(),
-            idle,
-        });
+        let conversations = Conversations::new(
+            Deps {
+                db: db.clone(),
+                clock: Arc::new(SystemTime),
+                feed: heard.clone(),
+                idle,
+            },
+            None,
+        );
         (conversations, heard, id, a, b, db)
     }
 

@@ -8,7 +8,7 @@
 mod conversation;
 mod writes;
 
-pub use conversation::{Conversations, Deps};
+pub use conversation::{Conversations, Deps, KIND as CONVERSATION_KIND};
 pub use writes::ConversationError;
 
 use serde_json::Value;

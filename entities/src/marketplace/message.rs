@@ -2,7 +2,7 @@ use sea_orm::entity::prelude::*;
 
 /// One direct message; `seq` orders a conversation's messages exactly (1, 2, 3…).
 #[sea_orm::model]
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "marketplace_messages")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -22,6 +22,7 @@ use crate::core::clock::ActorClock;
 use crate::core::config::weak_secret;
 use crate::core::http::{api_docs, resource};
 use crate::core::jobs::counted;
+use crate::core::placement;
 use crate::core::server::{serve, Listening, MountError};
 use crate::core::service::Service;
 use crate::core::CoreContext;
@@ -31,7 +32,7 @@ use actix_web::web;
 use settings::InterviewSettings;
 use std::sync::Arc;
 use std::time::Duration;
-use switchboard_actors::interview::{Deps, Registry, Timing};
+use switchboard_actors::interview::{forward, Deps, Registry, Timing};
 use utoipa_actix_web::service_config::ServiceConfig;
 
 pub use error::InterviewEnvelope;
@@ -75,9 +76,15 @@ impl Service for Interview {
                     idle: Duration::from_secs(cfg.actor_idle_secs.max(1)),
                 },
             },
-            sessions::placement::cluster(core),
+            core.placement(Self::NAME, forward::KIND),
         );
-        sessions::placement::serve(core, &registry);
+        placement::serve(core, Self::NAME, forward::KIND, {
+            let registry = registry.clone();
+            move |id, command| {
+                let registry = registry.clone();
+                Box::pin(async move { registry.run_forwarded(id, command).await })
+            }
+        });
         let state = InterviewState {
             core: core.clone(),
             providers: providers.clone(),

@@ -13,5 +13,7 @@ pub const INTERFACE_VERSION: &str = "1.0";
 pub async fn health(st: web::Data<MarketplaceState>) -> HttpResponse {
     Health::probe("marketplace", INTERFACE_VERSION, &st.core)
         .await
+        // Conversation actors on this node (on several nodes, each runs on one).
+        .with_details(serde_json::json!({ "conversations_running": st.conversations.live() }))
         .response()
 }

@@ -31,6 +31,7 @@ mod wire;
 use crate::core::clock::ActorClock;
 use crate::core::config::ConfigError;
 use crate::core::http::api_docs;
+use crate::core::placement;
 use crate::core::routes::fallback;
 use crate::core::server::{serve_marked, Listening, MountError};
 use crate::core::service::Service;
@@ -46,7 +47,7 @@ use settings::MarketplaceSettings;
 use state::MarketplaceState;
 use std::sync::Arc;
 use std::time::Duration;
-use switchboard_actors::marketplace::{Conversations, Deps, UserFeed};
+use switchboard_actors::marketplace::{Conversations, Deps, UserFeed, CONVERSATION_KIND};
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
@@ -131,15 +132,23 @@ fn listen(
         catalogue: Arc::default(),
         catalogue_names: catalogue::store::NamesCache::default(),
         vin: vin::provider::from_settings(&cfg.vin, providers.http.clone()),
-        conversations: Conversations::new(Deps {
-            db: core.db.clone(),
-            clock: Arc::new(ActorClock(core.clock.clone())),
-            feed: feed.clone(),
-            idle: CONVERSATION_IDLE,
-        }),
+        conversations: Conversations::new(
+            Deps {
+                db: core.db.clone(),
+                clock: Arc::new(ActorClock(core.clock.clone())),
+                feed: feed.clone(),
+                idle: CONVERSATION_IDLE,
+            },
+            core.placement(name, CONVERSATION_KIND),
+        ),
         feed,
         sessions,
     };
+    let conversations = state.conversations.clone();
+    placement::serve(core, name, CONVERSATION_KIND, move |id, command| {
+        let conversations = conversations.clone();
+        Box::pin(async move { conversations.run_forwarded(id, command).await })
+    });
     // The catalogue is filled at start; a reader that comes first waits for it.
     let filling = state.clone();
     tokio::spawn(async move {

@@ -20,6 +20,10 @@ pub async fn health(st: web::Data<MessagingState>) -> HttpResponse {
     Health::probe("messaging", INTERFACE_VERSION, &st.core)
         .await
         .checked(stale.is_some())
-        .with_details(json!({ "stale_sent_messages": stale }))
+        .with_details(json!({
+            "stale_sent_messages": stale,
+            // Endpoint actors on this node (on several nodes, each endpoint runs on one).
+            "webhook_endpoints_running": st.webhooks.running(),
+        }))
         .response()
 }

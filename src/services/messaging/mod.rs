@@ -20,6 +20,7 @@ mod webhooks;
 use crate::core::config::weak_secret;
 use crate::core::http::api_docs;
 use crate::core::jobs::{counted, Done, JobResult};
+use crate::core::placement;
 use crate::core::server::{serve, Listening, MountError};
 use crate::core::service::Service;
 use crate::core::webhook_transport::HttpTransport;
@@ -29,7 +30,7 @@ use actix_web::web;
 use settings::MessagingSettings;
 use std::sync::Arc;
 use std::time::Duration;
-use switchboard_actors::{EndpointDeps, WebhookRegistry};
+use switchboard_actors::{EndpointDeps, WebhookRegistry, ENDPOINT_KIND};
 use utoipa_actix_web::service_config::ServiceConfig;
 
 pub use accounts::admin::{add_credits, create_workspace, NewWorkspace};
@@ -69,11 +70,24 @@ impl Service for Messaging {
             .map_err(MountError::client)?;
         let transport =
             HttpTransport::new(cfg.webhooks.allow_private_urls).map_err(MountError::client)?;
-        let registry = WebhookRegistry::new(EndpointDeps {
-            db: core.db.clone(),
-            transport: Arc::new(webhooks::transport::Transport(Arc::new(transport))),
-            clock: Arc::new(webhooks::transport::Clock(core.clock.clone())),
-            policy: webhooks::transport::retry_policy(&cfg),
+        let registry = WebhookRegistry::new(
+            EndpointDeps {
+                db: core.db.clone(),
+                transport: Arc::new(webhooks::transport::Transport(Arc::new(transport))),
+                clock: Arc::new(webhooks::transport::Clock(core.clock.clone())),
+                policy: webhooks::transport::retry_policy(&cfg),
+            },
+            core.placement(Self::NAME, ENDPOINT_KIND),
+        );
+        placement::serve(core, Self::NAME, ENDPOINT_KIND, {
+            let registry = registry.clone();
+            move |id, delivery| {
+                let registry = registry.clone();
+                Box::pin(async move {
+                    registry.enqueue_forwarded(id, delivery).await;
+                    serde_json::Value::Null
+                })
+            }
         });
         let state = MessagingState {
             core: core.clone(),

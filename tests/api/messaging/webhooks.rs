@@ -1400,3 +1400,73 @@ async fn two_nodes_deliver_each_event_once() {
     assert_eq!(calls.len(), 8, "each delivered once, not once per node");
     drop(b);
 }
+
+/// Endpoint actors running on `app`, as its health reports them.
+async fn endpoints_running(app: &TestApp) -> u64 {
+    let res = reqwest::get(format!("{}/health", app.messaging))
+        .await
+        .unwrap();
+    json_body(res).await["details"]["webhook_endpoints_running"]
+        .as_u64()
+        .expect("webhook_endpoints_running")
+}
+
+/// Three nodes over one database and one Redis: the webhook's actor runs on one of them,
+/// whichever node wrote the delivery, so the receiver gets every event once and in order.
+#[actix_web::test]
+async fn on_a_cluster_one_node_runs_each_endpoint() {
+    let redis = crate::cluster::Redis::start();
+    let on_cluster = |db: Option<String>| {
+        let url = redis.url.clone();
+        move |s: &mut switchboard::settings::Settings| {
+            s.cluster.redis_url = url;
+            if let Some(db) = db {
+                s.database.url = db;
+            }
+        }
+    };
+    let a = app_with(on_cluster(None)).await;
+    let db = Some(a.settings.database.url.clone());
+    let b = app_with(on_cluster(db.clone())).await;
+    let c = app_with(on_cluster(db)).await;
+    let ws = workspace(&a, "30").await;
+    let rx = receiver(200).await;
+    let (hook, _) = webhook(
+        &a,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.sent"],
+    )
+    .await;
+    let nodes = [&a, &b, &c];
+    for i in 0..12 {
+        let node = nodes[i % 3];
+        let to = format!("+1415555{:04}", 100 + i);
+        let res = node
+            .post_key("/api/v1/messages/send", &ws.key, sms(&to, "x"))
+            .await;
+        assert_eq!(res.status(), 201);
+    }
+    let rows = eventually("twelve deliveries settled", || async {
+        let rows = settled_rows(&a, &hook).await;
+        (rows.len() == 12).then_some(rows)
+    })
+    .await;
+    assert!(rows.iter().all(|r| r.status == "succeeded"), "{rows:?}");
+    let calls = received(&rx, 12).await;
+    let mut ids: Vec<&str> = calls
+        .iter()
+        .map(|r| header(r, "x-service-delivery-id"))
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!((calls.len(), ids.len()), (12, 12), "each once");
+    let mut running = 0;
+    for node in nodes {
+        running += endpoints_running(node).await;
+    }
+    assert_eq!(
+        running, 1,
+        "one actor for the endpoint in the whole cluster"
+    );
+}

@@ -3,6 +3,5 @@
 
 pub mod domain;
 pub mod dto;
-pub mod placement;
 pub mod routes;
 pub mod socket;
