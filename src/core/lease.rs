@@ -206,11 +206,16 @@ impl Ownership for KindLeases {
     }
 
     fn release(&self, id: Uuid) {
+        // An actor dropped while the process shuts down finds no runtime to spawn on (that
+        // panicked); its lease was given back with the node's, or lapses by itself.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
         let (leases, kind) = (self.leases.clone(), self.kind);
         let (done, waiter) = watch::channel(false);
         let earlier = self.releasing.insert(id, waiter.clone());
         let releasing = self.releasing.clone();
-        tokio::spawn(async move {
+        runtime.spawn(async move {
             released(earlier).await;
             if let Err(e) = leases.release(kind, id).await {
                 // It lapses by itself; until then the next command comes here.
