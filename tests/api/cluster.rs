@@ -3,53 +3,10 @@
 
 use crate::helpers::{assert_error, spawn_app_with, TestApp};
 use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
-/// A throwaway `redis-server` on a free loopback port, stopped when dropped.
-pub struct Redis {
-    child: Child,
-    pub url: String,
-}
-
-impl Redis {
-    pub fn start() -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-            ])
-            .args(["--appendonly", "no"])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server (scripts/setup installs it)");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "redis-server did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Self {
-            child,
-            url: format!("redis://127.0.0.1:{port}/"),
-        }
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+#[path = "../cluster/redis.rs"]
+mod redis_server;
+pub use redis_server::Redis;
 
 async fn node(redis_url: &str, limit: u32) -> TestApp {
     let url = redis_url.to_owned();
