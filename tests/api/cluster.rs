@@ -69,3 +69,38 @@ async fn without_redis_sign_in_is_refused_and_reads_count_on_the_node() {
     let body = assert_error(res, 503, "SERVICE_UNAVAILABLE").await;
     assert!(body.to_string().contains("rate limit"), "{body}");
 }
+
+#[actix_web::test]
+async fn a_chat_message_sent_through_one_node_reaches_a_socket_on_another() {
+    use crate::marketplace::{app_with, assert_ok, send, user};
+    let redis = Redis::start();
+    let url = redis.url.clone();
+    let a = app_with(move |s| s.cluster.redis_url = url).await;
+    // Node B: the same database and Redis.
+    let (url, db) = (redis.url.clone(), a.settings.database.url.clone());
+    let b = app_with(move |s| {
+        s.cluster.redis_url = url;
+        s.database.url = db;
+    })
+    .await;
+    redis.wait_for_servers("switchboard/marketplace", 2).await;
+
+    let (to, to_id) = user(&a).await;
+    let (from, _) = user(&a).await;
+    let mut on_b = crate::sio::Sio::open(&b.marketplace, serde_json::json!({"token": to}))
+        .await
+        .expect("connected to node B");
+    let body = serde_json::json!({"receiverId": to_id, "message": "across nodes"});
+    let res = send(
+        &a,
+        reqwest::Method::POST,
+        "/messages/send",
+        &from,
+        Some(body),
+    )
+    .await;
+    let m = assert_ok(res, 201).await;
+    let e = on_b.next("new_message").await;
+    assert_eq!(e["messageId"], m["_id"]);
+    assert_eq!(e["message"], "across nodes");
+}

@@ -50,6 +50,31 @@ impl Redis {
         }
     }
 
+    /// Waits until `n` servers listen under the adapter key `key`: the subscribers of its
+    /// request channel of `/`, which is how Node's `serverCount` counts them.
+    pub async fn wait_for_servers(&self, key: &str, n: usize) {
+        let client = redis::Client::open(self.url.as_str()).expect("redis url");
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Ok(mut conn) = client.get_multiplexed_async_connection().await {
+                let counts: Vec<(String, usize)> = redis::cmd("PUBSUB")
+                    .arg("NUMSUB")
+                    .arg(format!("{key}-request#/#"))
+                    .query_async(&mut conn)
+                    .await
+                    .unwrap_or_default();
+                if counts.first().map(|c| c.1) == Some(n) {
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{n} servers never subscribed under {key}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// Kills the server (every connection to it drops) and waits until it is gone.
     pub fn stop(mut self) -> u16 {
         let _ = self.child.kill();

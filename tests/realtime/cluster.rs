@@ -21,31 +21,6 @@ pub fn adapter(redis: &Redis, key: &str) -> RedisAdapterConfig {
     }
 }
 
-/// Waits until `n` servers listen under `key` (Node's own `serverCount`: the subscribers of
-/// the request channel of `/`).
-pub async fn wait_for_servers(redis: &Redis, key: &str, n: usize) {
-    let client = redis::Client::open(redis.url.as_str()).expect("redis url");
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        if let Ok(mut conn) = client.get_multiplexed_async_connection().await {
-            let counts: Vec<(String, usize)> = redis::cmd("PUBSUB")
-                .arg("NUMSUB")
-                .arg(format!("{key}-request#/#"))
-                .query_async(&mut conn)
-                .await
-                .unwrap_or_default();
-            if counts.first().map(|c| c.1) == Some(n) {
-                return;
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{n} servers never subscribed under {key}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 async fn join(ws: &mut Ws, room: &str) {
     assert_eq!(
         chat_call(ws, 1, json!(["join", room])).await,
@@ -68,8 +43,8 @@ async fn a_broadcast_on_one_node_reaches_its_room_on_the_other() {
     let (node_a, _) = spawn_cluster_node(adapter(&redis, "t-span"));
     let (node_b, _) = spawn_cluster_node(adapter(&redis, "t-span"));
     let (elsewhere, _) = spawn_cluster_node(adapter(&redis, "t-other"));
-    wait_for_servers(&redis, "t-span", 2).await;
-    wait_for_servers(&redis, "t-other", 1).await;
+    redis.wait_for_servers("t-span", 2).await;
+    redis.wait_for_servers("t-other", 1).await;
 
     let (mut a, _) = chat_connect_at(node_a, "/chat,", "user-a").await;
     let (mut b, b_sid) = chat_connect_at(node_b, "/chat,", "user-b").await;
@@ -115,7 +90,7 @@ async fn without_redis_a_node_keeps_its_rooms_and_reconnects() {
     let redis = Redis::start();
     let (node_a, _) = spawn_cluster_node(adapter(&redis, "t-drop"));
     let (node_b, _) = spawn_cluster_node(adapter(&redis, "t-drop"));
-    wait_for_servers(&redis, "t-drop", 2).await;
+    redis.wait_for_servers("t-drop", 2).await;
     let (mut a, _) = chat_connect_at(node_a, "/chat,", "user-a").await;
     let (mut a2, _) = chat_connect_at(node_a, "/chat,", "user-a2").await;
     let (mut b, _) = chat_connect_at(node_b, "/chat,", "user-b").await;
@@ -129,7 +104,7 @@ async fn without_redis_a_node_keeps_its_rooms_and_reconnects() {
     assert_eq!(recv_text(&mut a2).await, r#"42/chat,["shouted","alone"]"#);
 
     let redis = Redis::start_on(port);
-    wait_for_servers(&redis, "t-drop", 2).await;
+    redis.wait_for_servers("t-drop", 2).await;
     // The first publish after the outage may find the old connection broken; the
     // publisher reconnects on the next.
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::cluster::{adapter, wait_for_servers, Redis};
+use crate::cluster::{adapter, Redis};
 use crate::support::*;
 
 const KEY: &str = "switchboard/interop";
@@ -109,7 +109,7 @@ async fn a_node_socket_io_server_and_switchboard_share_rooms() {
     let redis = Redis::start();
     let node = NodePeer::start(&redis);
     let (ours, _) = spawn_cluster_node(adapter(&redis, KEY));
-    wait_for_servers(&redis, KEY, 2).await;
+    redis.wait_for_servers(KEY, 2).await;
     assert_eq!(node.get("/server-count").await, "2", "Node counts us");
 
     // On Switchboard's `/`, a client in r1.

@@ -42,6 +42,8 @@ const QUEUE: usize = 16_384;
 const BATCH: usize = 256;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How often a subscription checks that Redis still answers.
+const PING_EVERY: Duration = Duration::from_secs(15);
 const BACKOFF_MIN: Duration = Duration::from_millis(100);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
 /// How long the acks of a broadcast are forwarded when its sender set no timeout.
@@ -282,21 +284,36 @@ async fn subscriber(adapter: Arc<Adapter>, client: redis::Client, hub: Addr<Hub>
             Ok(pubsub) => {
                 outage.up("subscription");
                 backoff = BACKOFF_MIN;
-                let mut messages = pubsub.into_on_message();
-                while let Some(msg) = messages.next().await {
-                    on_message(
-                        &adapter,
-                        &hub,
-                        msg.get_channel_name(),
-                        msg.get_payload_bytes(),
-                    );
-                }
-                outage.down("subscription", &"connection closed");
+                let error = listen(&adapter, &hub, pubsub).await;
+                outage.down("subscription", &error);
             }
             Err(e) => outage.down("subscription", &e),
         }
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(BACKOFF_MAX);
+    }
+}
+
+/// Hands messages on until the connection ends or stops answering pings (a Redis that
+/// vanished without closing the socket would otherwise leave us deaf); says why it stopped.
+async fn listen(adapter: &Arc<Adapter>, hub: &Addr<Hub>, pubsub: redis::aio::PubSub) -> String {
+    let (mut sink, mut messages) = pubsub.split();
+    let mut ping = tokio::time::interval(PING_EVERY);
+    ping.tick().await;
+    loop {
+        tokio::select! {
+            msg = messages.next() => match msg {
+                Some(msg) => on_message(adapter, hub, msg.get_channel_name(), msg.get_payload_bytes()),
+                None => return "connection closed".to_owned(),
+            },
+            _ = ping.tick() => {
+                match tokio::time::timeout(RESPONSE_TIMEOUT, sink.ping::<redis::Value>()).await {
+                    Ok(Ok(_)) => {}
+                    Ok(Err(e)) => return e.to_string(),
+                    Err(_) => return "no answer to PING".to_owned(),
+                }
+            }
+        }
     }
 }
 
