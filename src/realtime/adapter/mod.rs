@@ -12,6 +12,7 @@
 mod wire;
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -67,8 +68,10 @@ pub(crate) struct Adapter {
     uid: String,
     channels: HashMap<String, Channels>,
     out: mpsc::Sender<Outgoing>,
-    next_ack: std::sync::atomic::AtomicU64,
+    next_ack: AtomicU64,
     acks: Mutex<HashMap<u64, PendingAck>>,
+    /// The queue was full (warned once until it drains).
+    overflowing: AtomicBool,
 }
 
 /// A broadcast with ack another node asked for: its clients' acks go back to the requester.
@@ -102,8 +105,9 @@ impl Adapter {
             uid,
             channels,
             out,
-            next_ack: std::sync::atomic::AtomicU64::new(1),
+            next_ack: AtomicU64::new(1),
             acks: Mutex::default(),
+            overflowing: AtomicBool::new(false),
         });
         let starter = Starter {
             adapter: adapter.clone(),
@@ -120,7 +124,13 @@ impl Adapter {
 
     fn queue(&self, msg: Outgoing) {
         if let Err(mpsc::error::TrySendError::Full(_)) = self.out.try_send(msg) {
-            tracing::debug!("redis adapter queue full; broadcast not sent to other nodes");
+            if !self.overflowing.swap(true, Ordering::Relaxed) {
+                tracing::warn!(
+                    capacity = QUEUE,
+                    "redis adapter: broadcasts come faster than Redis takes them; \
+                     the other nodes miss some until the queue drains"
+                );
+            }
         }
     }
 
@@ -156,9 +166,7 @@ impl Adapter {
 
     /// Allocates the ack id for a broadcast with ack, forgetting expired ones.
     fn expect_acks(&self, request_id: String, channel: String, wait: Duration) -> u64 {
-        let id = self
-            .next_ack
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = self.next_ack.fetch_add(1, Ordering::Relaxed);
         let now = Instant::now();
         let mut acks = self.acks.lock().unwrap_or_else(PoisonError::into_inner);
         acks.retain(|_, p| p.until > now);
@@ -231,6 +239,9 @@ async fn publisher(adapter: Arc<Adapter>, client: redis::Client, mut rx: mpsc::R
     let mut retry_at = Instant::now();
     let mut batch = Vec::with_capacity(BATCH);
     while rx.recv_many(&mut batch, BATCH).await > 0 {
+        if rx.is_empty() {
+            adapter.overflowing.store(false, Ordering::Relaxed);
+        }
         if conn.is_none() && Instant::now() >= retry_at {
             match connect(&client).await {
                 Ok(c) => {
@@ -265,6 +276,9 @@ async fn publisher(adapter: Arc<Adapter>, client: redis::Client, mut rx: mpsc::R
                 }
             };
             pipe.cmd("PUBLISH").arg(channel).arg(payload).ignore();
+        }
+        if pipe.is_empty() {
+            continue;
         }
         if let Err(e) = pipe.query_async::<()>(c).await {
             outage.down("publish connection", &e);
