@@ -440,6 +440,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_service_has_its_own_adapter_key() {
+        use figment::providers::{Format, Toml};
+        let toml = "[adapter_keys]\ninterview = \"socket.io\"\nmarketplace = \" \"\n";
+        let rt: RealtimeSettings = figment::Figment::from(Toml::string(toml))
+            .extract()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(rt.adapter_key("interview"), "socket.io");
+        assert_eq!(rt.adapter_key("marketplace"), "switchboard/marketplace");
+        assert_eq!(
+            RealtimeSettings::default().adapter_key("marketplace-sandbox"),
+            "switchboard/marketplace-sandbox"
+        );
+    }
+
+    #[test]
     fn job_queue_settings_are_checked() {
         let mut s = CoreSettings::default();
         s.jobs.backoff_max_secs = s.jobs.backoff_base_secs - 1;
