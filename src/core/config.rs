@@ -176,6 +176,21 @@ pub struct RealtimeSettings {
     /// Event handlers of one connection running at once; a client that sends
     /// more is disconnected.
     pub max_handlers_in_flight: usize,
+    /// With `[cluster] redis_url`: the Redis channel prefix of each service's rooms (the
+    /// `key` of a Node `@socket.io/redis-adapter` in the same fleet), by service name;
+    /// a service not listed uses `switchboard/<service>`.
+    pub adapter_keys: std::collections::BTreeMap<String, String>,
+}
+
+impl RealtimeSettings {
+    /// The channel prefix of `service`'s rooms: its own, so that services in one process
+    /// (each with its own `/` namespace) never hear each other's broadcasts.
+    pub fn adapter_key(&self, service: &str) -> String {
+        match self.adapter_keys.get(service).map(|k| k.trim()) {
+            Some(key) if !key.is_empty() => key.to_owned(),
+            _ => format!("switchboard/{service}"),
+        }
+    }
 }
 
 /// Every request on a pacing worker may wait this long per wake-up, so more
@@ -192,6 +207,7 @@ impl Default for RealtimeSettings {
             admission_timeout_secs: 30,
             max_outbound_queue: 1_024,
             max_handlers_in_flight: 32,
+            adapter_keys: Default::default(),
         }
     }
 }
@@ -438,6 +454,21 @@ impl CoreSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_service_has_its_own_adapter_key() {
+        use figment::providers::{Format, Toml};
+        let toml = "[adapter_keys]\ninterview = \"socket.io\"\nmarketplace = \" \"\n";
+        let rt: RealtimeSettings = figment::Figment::from(Toml::string(toml))
+            .extract()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(rt.adapter_key("interview"), "socket.io");
+        assert_eq!(rt.adapter_key("marketplace"), "switchboard/marketplace");
+        assert_eq!(
+            RealtimeSettings::default().adapter_key("marketplace-sandbox"),
+            "switchboard/marketplace-sandbox"
+        );
+    }
 
     #[test]
     fn job_queue_settings_are_checked() {

@@ -1,6 +1,7 @@
 //! Engine.IO / Socket.IO server settings.
 
-use crate::core::config::RealtimeSettings;
+use super::adapter::RedisAdapterConfig;
+use crate::core::config::{ClusterSettings, RealtimeSettings};
 use std::time::Duration;
 
 /// Timing and size limits announced to clients in the open packet.
@@ -67,5 +68,19 @@ impl SocketIoConfig {
             max_handlers_in_flight: rt.max_handlers_in_flight,
             ..Self::default()
         }
+    }
+}
+
+impl RedisAdapterConfig {
+    /// Rooms of `service` across the cluster's nodes, when `[cluster]` has a Redis.
+    pub fn from_settings(
+        cluster: &ClusterSettings,
+        rt: &RealtimeSettings,
+        service: &str,
+    ) -> Option<Self> {
+        Some(Self {
+            url: cluster.redis()?.to_owned(),
+            key: rt.adapter_key(service),
+        })
     }
 }

@@ -12,6 +12,7 @@ use actix::Recipient;
 use actix_web::web::Bytes;
 use serde_json::Value;
 
+use super::adapter;
 use super::engineio::OutPacket;
 use super::hub;
 use super::shared::{random_id, Permit, Shared};
@@ -359,10 +360,20 @@ impl Conn {
         attachments: Vec<Bytes>,
         out: &mut impl Outbox,
     ) -> Flow {
-        // Acks are answers to server emits with callbacks, which this
-        // server does not offer yet; packets for namespaces the socket has
-        // not joined are ignored, as Socket.IO does.
+        // The only server emits with callbacks are other nodes' broadcasts with acks
+        // (the adapter); packets for namespaces the socket has not joined are ignored, as
+        // Socket.IO does.
         if !matches!(packet.kind, PacketKind::Event | PacketKind::BinaryEvent) {
+            if let (Some(adapter), Some(id)) = (self.shared.adapter(), packet.id) {
+                if let Some(s) = self
+                    .sockets
+                    .iter()
+                    .find(|s| s.handle.namespace() == packet.nsp)
+                {
+                    let arg = adapter::ack_arg(packet.data, &attachments);
+                    adapter.client_ack(s.handle.id_arc(), id, arg);
+                }
+            }
             return Flow::Continue;
         }
         let max_in_flight = self.shared.config().max_handlers_in_flight;

@@ -26,6 +26,7 @@
 //! actor (polling session or WebSocket) with no thread of its own; packets
 //! sent to a room are encoded once and shared by reference count.
 
+mod adapter;
 mod config;
 mod conn;
 pub mod echo;
@@ -42,6 +43,7 @@ mod socket;
 pub mod socketio;
 mod ws;
 
+pub use adapter::{RedisAdapterConfig, Target};
 pub use config::SocketIoConfig;
 pub use hub::Hub;
 pub use pacing::activations as coalescing_activations;

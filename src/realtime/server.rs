@@ -8,6 +8,7 @@ use std::sync::Arc;
 use actix::{Actor, Addr};
 use serde::Serialize;
 
+use super::adapter::{Adapter, RedisAdapterConfig, Target};
 use super::config::SocketIoConfig;
 use super::hub::{self, Hub};
 use super::polling::PollingSessions;
@@ -28,9 +29,17 @@ struct Inner {
 pub struct SocketIoServerBuilder {
     config: SocketIoConfig,
     namespaces: HashMap<String, Arc<dyn NamespaceHandler>>,
+    redis: Option<RedisAdapterConfig>,
 }
 
 impl SocketIoServerBuilder {
+    /// Rooms span every node (and Node socket.io server) on this Redis and key; `None`
+    /// keeps them on this node.
+    pub fn redis_adapter(mut self, config: Option<RedisAdapterConfig>) -> Self {
+        self.redis = config;
+        self
+    }
+
     /// Registers the handler for namespace `name` (`"/"` is the main one).
     pub fn namespace(mut self, name: &str, handler: impl NamespaceHandler) -> Self {
         self.namespaces.insert(name.to_owned(), Arc::new(handler));
@@ -40,12 +49,19 @@ impl SocketIoServerBuilder {
     /// Starts the hub actor; call from inside an actix `System`
     /// (e.g. under `#[actix_web::main]`).
     pub fn build(self) -> SocketIoServer {
+        let (adapter, starter) = match self.redis {
+            Some(config) => {
+                let (adapter, starter) = Adapter::new(config, self.namespaces.keys());
+                (Some(adapter), Some(starter))
+            }
+            None => (None, None),
+        };
+        let hub = Hub::new(adapter.clone()).start();
+        if let Some(starter) = starter {
+            starter.start(hub.clone());
+        }
         SocketIoServer(Arc::new(Inner {
-            shared: Arc::new(Shared::new(
-                self.config,
-                self.namespaces,
-                Hub::default().start(),
-            )),
+            shared: Arc::new(Shared::new(self.config, self.namespaces, hub, adapter)),
             polling: PollingSessions::default(),
         }))
     }
@@ -56,6 +72,7 @@ impl SocketIoServer {
         SocketIoServerBuilder {
             config,
             namespaces: HashMap::new(),
+            redis: None,
         }
     }
 
@@ -83,6 +100,25 @@ impl SocketIoServer {
             room: room.to_owned(),
             frame,
             except: None,
+        });
+        Ok(())
+    }
+
+    /// Emits `event` with one argument to the sockets `target` selects in `nsp` (every
+    /// socket of it when it names no room), on every node.
+    pub fn emit_to<T: Serialize + ?Sized>(
+        &self,
+        nsp: &str,
+        target: Target,
+        event: &str,
+        data: &T,
+    ) -> Result<(), EncodeError> {
+        let frame = socketio::event_frame_one(nsp, event, data)?;
+        self.hub().do_send(hub::Broadcast {
+            nsp: Arc::from(nsp),
+            target,
+            frame,
+            publish: true,
         });
         Ok(())
     }

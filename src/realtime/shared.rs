@@ -9,6 +9,7 @@ use std::sync::Arc;
 use actix::Addr;
 use dashmap::DashMap;
 
+use super::adapter::Adapter;
 use super::config::SocketIoConfig;
 use super::hub::Hub;
 use super::rooms::Rooms;
@@ -22,6 +23,8 @@ pub(crate) struct Shared {
     /// The same hub, as the port the socket handles reach it through.
     rooms: Arc<dyn Rooms>,
     connections: Arc<Connections>,
+    /// The other nodes, when rooms span a cluster (client acks may be theirs).
+    adapter: Option<Arc<Adapter>>,
 }
 
 /// Live Engine.IO connections of this process, in total and per client
@@ -63,6 +66,7 @@ impl Shared {
         config: SocketIoConfig,
         namespaces: HashMap<String, Arc<dyn NamespaceHandler>>,
         hub: Addr<Hub>,
+        adapter: Option<Arc<Adapter>>,
     ) -> Self {
         Self {
             config,
@@ -70,7 +74,12 @@ impl Shared {
             rooms: Arc::new(hub.clone()),
             hub,
             connections: Arc::default(),
+            adapter,
         }
+    }
+
+    pub(crate) fn adapter(&self) -> Option<&Arc<Adapter>> {
+        self.adapter.as_ref()
     }
 
     pub(crate) fn config(&self) -> &SocketIoConfig {

@@ -295,8 +295,19 @@ pub fn event_frame(
     args: &[Value],
     attachments: Vec<Bytes>,
 ) -> Result<Frame, EncodeError> {
+    event_frame_with_id(nsp, event, args, attachments, None)
+}
+
+/// [`event_frame`] asking the client to acknowledge it as packet `id`.
+pub fn event_frame_with_id(
+    nsp: &str,
+    event: &str,
+    args: &[Value],
+    attachments: Vec<Bytes>,
+    id: Option<u64>,
+) -> Result<Frame, EncodeError> {
     let refs: Vec<&dyn erased::Json> = args.iter().map(|a| a as &dyn erased::Json).collect();
-    event_frame_erased(nsp, event, &refs, attachments)
+    event_frame_erased(nsp, event, &refs, attachments, id)
 }
 
 /// EVENT with a single typed argument, serialised straight into the frame.
@@ -305,7 +316,7 @@ pub fn event_frame_one<T: Serialize + ?Sized>(
     event: &str,
     data: &T,
 ) -> Result<Frame, EncodeError> {
-    event_frame_erased(nsp, event, &[&data as &dyn erased::Json], Vec::new())
+    event_frame_erased(nsp, event, &[&data as &dyn erased::Json], Vec::new(), None)
 }
 
 fn event_frame_erased(
@@ -313,13 +324,14 @@ fn event_frame_erased(
     event: &str,
     args: &[&dyn erased::Json],
     attachments: Vec<Bytes>,
+    id: Option<u64>,
 ) -> Result<Frame, EncodeError> {
     let kind = if attachments.is_empty() {
         PacketKind::Event
     } else {
         PacketKind::BinaryEvent
     };
-    let mut buf = header(kind, nsp, attachments.len(), None);
+    let mut buf = header(kind, nsp, attachments.len(), id);
     write_event_array(&mut buf, Some(event), args)?;
     Ok(finish(buf, attachments))
 }

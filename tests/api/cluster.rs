@@ -10,60 +10,11 @@ use crate::sio::Sio;
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A throwaway `redis-server` on a free loopback port, stopped when dropped.
-pub struct Redis {
-    child: Child,
-    pub url: String,
-    port: u16,
-}
-
-impl Redis {
-    pub fn start() -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        Self::start_on(port)
-    }
-
-    /// On `port` (again, after a stopped one).
-    fn start_on(port: u16) -> Self {
-        let child = Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-            ])
-            .args(["--appendonly", "no"])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server (scripts/setup installs it)");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "redis-server did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Self {
-            child,
-            url: format!("redis://127.0.0.1:{port}/"),
-            port,
-        }
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+#[path = "../cluster/redis.rs"]
+mod redis_server;
+pub use redis_server::Redis;
 
 async fn node(redis_url: &str, limit: u32) -> TestApp {
     let url = redis_url.to_owned();
@@ -320,4 +271,39 @@ async fn a_conversation_runs_on_one_node_and_messages_through_another_reach_it()
         ["third, through B", "second, through B", "first, through A"],
         "{v}"
     );
+}
+
+#[actix_web::test]
+async fn a_chat_message_sent_through_one_node_reaches_a_socket_on_another() {
+    use crate::marketplace::{app_with, assert_ok, send, user};
+    let redis = Redis::start();
+    let url = redis.url.clone();
+    let a = app_with(move |s| s.cluster.redis_url = url).await;
+    // Node B: the same database and Redis.
+    let (url, db) = (redis.url.clone(), a.settings.database.url.clone());
+    let b = app_with(move |s| {
+        s.cluster.redis_url = url;
+        s.database.url = db;
+    })
+    .await;
+    redis.wait_for_servers("switchboard/marketplace", 2).await;
+
+    let (to, to_id) = user(&a).await;
+    let (from, _) = user(&a).await;
+    let mut on_b = crate::sio::Sio::open(&b.marketplace, serde_json::json!({"token": to}))
+        .await
+        .expect("connected to node B");
+    let body = serde_json::json!({"receiverId": to_id, "message": "across nodes"});
+    let res = send(
+        &a,
+        reqwest::Method::POST,
+        "/messages/send",
+        &from,
+        Some(body),
+    )
+    .await;
+    let m = assert_ok(res, 201).await;
+    let e = on_b.next("new_message").await;
+    assert_eq!(e["messageId"], m["_id"]);
+    assert_eq!(e["message"], "across nodes");
 }

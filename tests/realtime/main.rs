@@ -6,9 +6,11 @@
 
 mod support;
 
+mod cluster;
 mod engineio;
 mod lifecycle;
 mod limits;
+mod node_interop;
 mod pacing;
 mod payload;
 mod rooms;

@@ -8,8 +8,8 @@ use async_trait::async_trait;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use switchboard::realtime::{
-    self, echo, DisconnectReason, Event, NamespaceHandler, SocketHandle, SocketIoConfig,
-    SocketIoServer,
+    self, echo, DisconnectReason, Event, NamespaceHandler, RedisAdapterConfig, SocketHandle,
+    SocketIoConfig, SocketIoServer, SocketIoServerBuilder, Target,
 };
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -41,27 +41,48 @@ pub fn port() -> u16 {
 /// System and port (tests of limits get their own so that they neither
 /// see nor disturb the other tests' connections).
 pub fn spawn_server(config: SocketIoConfig) -> (u16, SocketIoServer) {
+    spawn(move |this| {
+        SocketIoServer::builder(config)
+            .namespace(
+                "/",
+                echo::Echo {
+                    echo_messages: true,
+                },
+            )
+            .namespace(
+                "/custom",
+                echo::Echo {
+                    echo_messages: false,
+                },
+            )
+            .namespace("/chat", Chat(this))
+    })
+}
+
+/// A node of a cluster over `redis`: the `/chat` API on `/` and on `/chat`, so that a Node
+/// socket.io server (which talks on `/`) shares its rooms.
+pub fn spawn_cluster_node(redis: RedisAdapterConfig) -> (u16, SocketIoServer) {
+    spawn(move |this| {
+        // The reference server's timings: sockets idle through a test step stay connected.
+        SocketIoServer::builder(SocketIoConfig::default())
+            .namespace("/", Chat(this.clone()))
+            .namespace("/chat", Chat(this))
+            .redis_adapter(Some(redis))
+    })
+}
+
+/// Starts the server `build` describes (its handlers get the server once built) on its own
+/// actix System and port.
+fn spawn(
+    build: impl FnOnce(Arc<OnceLock<SocketIoServer>>) -> SocketIoServerBuilder + Send + 'static,
+) -> (u16, SocketIoServer) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind test port");
     let port = listener.local_addr().expect("local addr").port();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         actix_web::rt::System::new().block_on(async move {
             let this = Arc::new(OnceLock::new());
-            let server = SocketIoServer::builder(config)
-                .namespace(
-                    "/",
-                    echo::Echo {
-                        echo_messages: true,
-                    },
-                )
-                .namespace(
-                    "/custom",
-                    echo::Echo {
-                        echo_messages: false,
-                    },
-                )
-                .namespace("/chat", Chat(this.clone()))
-                .build();
+            let server = build(this.clone()).build();
             let _ = this.set(server.clone());
             let _ = tx.send(server.clone());
             HttpServer::new(move || App::new().service(realtime::scope(server.clone())))
@@ -80,7 +101,11 @@ pub fn http_url(query: &str) -> String {
 }
 
 fn ws_url(query: &str) -> String {
-    format!("ws://127.0.0.1:{}/socket.io/?{query}", port())
+    ws_url_at(port(), query)
+}
+
+fn ws_url_at(port: u16, query: &str) -> String {
+    format!("ws://127.0.0.1:{port}/socket.io/?{query}")
 }
 
 pub async fn get(query: &str) -> (u16, String) {
@@ -164,9 +189,15 @@ pub async fn ws_connect(query: &str) -> Result<Ws, tokio_tungstenite::tungstenit
 
 /// A WebSocket session past the Engine.IO open packet (returned).
 pub async fn ws_open() -> (Ws, Value) {
-    let mut ws = ws_connect("EIO=4&transport=websocket")
-        .await
-        .expect("websocket connect");
+    ws_open_at(port()).await
+}
+
+/// [`ws_open`] on the server at `port`.
+pub async fn ws_open_at(port: u16) -> (Ws, Value) {
+    let (mut ws, _) =
+        tokio_tungstenite::connect_async(ws_url_at(port, "EIO=4&transport=websocket"))
+            .await
+            .expect("websocket connect");
     let open = recv_raw_text(&mut ws).await;
     let json = serde_json::from_str(open.strip_prefix('0').expect("open packet")).expect("JSON");
     (ws, json)
@@ -329,7 +360,7 @@ impl NamespaceHandler for Chat {
             "announce" => {
                 let server = self.0.get().expect("server");
                 server
-                    .emit_to_room("/chat", &room, "announced", &text)
+                    .emit_to_room(socket.namespace(), &room, "announced", &text)
                     .expect("encode");
                 return;
             }
@@ -364,6 +395,27 @@ impl NamespaceHandler for Chat {
                 json!("flooded")
             }
             "close" => return socket.close(),
+            // To the sockets in any of the rooms (every one when none) but the except rooms.
+            "tell" => {
+                let server = self.0.get().expect("server");
+                let rooms = |i: usize| -> Vec<String> {
+                    serde_json::from_value(event.args.get(i).cloned().unwrap_or_default())
+                        .unwrap_or_default()
+                };
+                let target = Target {
+                    rooms: rooms(0),
+                    except: rooms(1),
+                };
+                let text = event
+                    .args
+                    .get(2)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                server
+                    .emit_to(socket.namespace(), target, "told", text)
+                    .expect("encode");
+                return;
+            }
             _ => return,
         };
         if let Some(ack) = event.ack {
@@ -379,19 +431,31 @@ impl NamespaceHandler for Chat {
 
 /// A WebSocket joined to `/chat` as `user`; returns it and the socket id.
 pub async fn chat_connect(user: &str) -> (Ws, String) {
-    let (mut ws, _) = ws_open().await;
-    send(&mut ws, &format!(r#"40/chat,{{"token":"{user}"}}"#)).await;
+    chat_connect_at(port(), "/chat,", user).await
+}
+
+/// A WebSocket joined as `user` to the namespace `nsp` (its packet prefix: `""` for `/`,
+/// `"/chat,"`) of the server at `port`.
+pub async fn chat_connect_at(port: u16, nsp: &str, user: &str) -> (Ws, String) {
+    let (mut ws, _) = ws_open_at(port).await;
+    send(&mut ws, &format!(r#"40{nsp}{{"token":"{user}"}}"#)).await;
     let answer = recv_text(&mut ws).await;
     let handshake: Value =
-        serde_json::from_str(answer.strip_prefix("40/chat,").expect("CONNECT")).expect("JSON");
+        serde_json::from_str(answer.strip_prefix(&format!("40{nsp}")).expect("CONNECT"))
+            .expect("JSON");
     let sid = handshake["sid"].as_str().expect("sid").to_owned();
     (ws, sid)
 }
 
 /// Sends `42/chat,<id>[event, args…]` and returns the ack's JSON array.
 pub async fn chat_call(ws: &mut Ws, id: u32, args: Value) -> Value {
-    send(ws, &format!("42/chat,{id}{args}")).await;
+    chat_call_in(ws, "/chat,", id, args).await
+}
+
+/// [`chat_call`] in the namespace with packet prefix `nsp`.
+pub async fn chat_call_in(ws: &mut Ws, nsp: &str, id: u32, args: Value) -> Value {
+    send(ws, &format!("42{nsp}{id}{args}")).await;
     let answer = recv_text(ws).await;
-    let prefix = format!("43/chat,{id}");
+    let prefix = format!("43{nsp}{id}");
     serde_json::from_str(answer.strip_prefix(&prefix).expect("ACK")).expect("JSON")
 }

@@ -27,7 +27,7 @@ use crate::core::server::{serve, Listening, MountError};
 use crate::core::service::Service;
 use crate::core::CoreContext;
 use crate::providers::Providers;
-use crate::realtime::{self, SocketIoConfig, SocketIoServer};
+use crate::realtime::{self, RedisAdapterConfig, SocketIoConfig, SocketIoServer};
 use actix_web::web;
 use settings::InterviewSettings;
 use std::sync::Arc;
@@ -93,6 +93,11 @@ impl Service for Interview {
         };
         let sio = SocketIoServer::builder(SocketIoConfig::from_settings(&core.settings.realtime))
             .namespace("/", sessions::socket::Sessions::new(state.clone()))
+            .redis_adapter(RedisAdapterConfig::from_settings(
+                &core.settings.cluster,
+                &core.settings.realtime,
+                Self::NAME,
+            ))
             .build();
         let _ = broadcast.0.set(sio.clone());
 

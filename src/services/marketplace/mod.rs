@@ -39,7 +39,7 @@ use crate::core::session::Sessions;
 use crate::core::versioning::require_version;
 use crate::core::CoreContext;
 use crate::providers::Providers;
-use crate::realtime::{self, SocketIoConfig, SocketIoServer};
+use crate::realtime::{self, RedisAdapterConfig, SocketIoConfig, SocketIoServer};
 use actix_web::middleware::from_fn;
 use actix_web::web;
 use futures_util::future::BoxFuture;
@@ -122,6 +122,11 @@ fn listen(
     );
     let sio = SocketIoServer::builder(SocketIoConfig::from_settings(&core.settings.realtime))
         .namespace("/", live)
+        .redis_adapter(RedisAdapterConfig::from_settings(
+            &core.settings.cluster,
+            &core.settings.realtime,
+            name,
+        ))
         .build();
     socket::close_ended_sessions(sio.clone(), &sessions);
     let feed: Arc<dyn UserFeed> = Arc::new(socket::SocketFeed(sio.clone()));
