@@ -120,3 +120,55 @@ async fn without_redis_a_node_keeps_its_rooms_and_reconnects() {
         }
     }
 }
+
+#[tokio::test]
+async fn malformed_messages_from_the_fleet_are_ignored() {
+    let redis = Redis::start();
+    let (node_a, _) = spawn_cluster_node(adapter(&redis, "t-junk"));
+    let (node_b, _) = spawn_cluster_node(adapter(&redis, "t-junk"));
+    redis.wait_for_servers("t-junk", 2).await;
+    let (mut a, _) = chat_connect_at(node_a, "/chat,", "user-a").await;
+    let (mut b, _) = chat_connect_at(node_b, "/chat,", "user-b").await;
+    for ws in [&mut a, &mut b] {
+        join(ws, "r1").await;
+    }
+
+    let client = redis::Client::open(redis.url.as_str()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let junk: [(&str, &[u8]); 8] = [
+        ("t-junk#/chat#", br#"{"uid":"x"}"#),
+        ("t-junk#/chat#r1#", b"\x93\xa1x"),
+        ("t-junk#/chat#r1#", b"\x93\xa1x\x80\x80\x00"),
+        // An event without a name, and one whose opts are not arrays.
+        (
+            "t-junk#/chat#r1#",
+            b"\x93\xa1x\x82\xa4type\x02\xa4data\x91\x01\x80",
+        ),
+        (
+            "t-junk#/chat#",
+            b"\x93\xa1x\x82\xa4type\x02\xa4data\x91\xa1e\x81\xa5rooms\x01",
+        ),
+        (
+            "t-junk-request#/chat#",
+            br#"{"uid":"x","requestId":"r","type":5}"#,
+        ),
+        (
+            "t-junk-request#/chat#",
+            br#"{"uid":"x","type":7,"requestId":"r"}"#,
+        ),
+        ("t-junk-request#/chat#", b"not json, not msgpack \xc1"),
+    ];
+    for (channel, payload) in junk {
+        let _: () = redis::cmd("PUBLISH")
+            .arg(channel)
+            .arg(payload)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+    }
+
+    // Both nodes go on serving and hearing each other.
+    send(&mut a, r#"42/chat,["say","r1","still here"]"#).await;
+    assert_eq!(recv_text(&mut b).await, r#"42/chat,["said","still here"]"#);
+    got_nothing(&mut a).await;
+}
