@@ -28,6 +28,22 @@ async fn join(ws: &mut Ws, room: &str) {
     );
 }
 
+/// Two nodes under `key` and one client in r1 of `/chat` per entry of `on`, on node 0 or 1.
+async fn clients_in_r1<const N: usize>(redis: &Redis, key: &str, on: &[usize; N]) -> [Ws; N] {
+    let nodes = [
+        spawn_cluster_node(adapter(redis, key)).0,
+        spawn_cluster_node(adapter(redis, key)).0,
+    ];
+    redis.wait_for_servers(key, 2).await;
+    let mut clients = Vec::with_capacity(N);
+    for (i, node) in on.iter().enumerate() {
+        let (mut ws, _) = chat_connect_at(nodes[*node], "/chat,", &format!("user-{i}")).await;
+        join(&mut ws, "r1").await;
+        clients.push(ws);
+    }
+    clients.try_into().unwrap_or_else(|_| unreachable!())
+}
+
 /// Nothing came in for a while: the next message is the answer to a fresh call.
 async fn got_nothing(ws: &mut Ws) {
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -88,15 +104,7 @@ async fn a_broadcast_on_one_node_reaches_its_room_on_the_other() {
 #[tokio::test]
 async fn without_redis_a_node_keeps_its_rooms_and_reconnects() {
     let redis = Redis::start();
-    let (node_a, _) = spawn_cluster_node(adapter(&redis, "t-drop"));
-    let (node_b, _) = spawn_cluster_node(adapter(&redis, "t-drop"));
-    redis.wait_for_servers("t-drop", 2).await;
-    let (mut a, _) = chat_connect_at(node_a, "/chat,", "user-a").await;
-    let (mut a2, _) = chat_connect_at(node_a, "/chat,", "user-a2").await;
-    let (mut b, _) = chat_connect_at(node_b, "/chat,", "user-b").await;
-    for ws in [&mut a, &mut a2, &mut b] {
-        join(ws, "r1").await;
-    }
+    let [mut a, mut a2, mut b] = clients_in_r1(&redis, "t-drop", &[0, 0, 1]).await;
 
     let port = redis.stop();
     send(&mut a, r#"42/chat,["shout","r1","alone"]"#).await;
@@ -119,4 +127,49 @@ async fn without_redis_a_node_keeps_its_rooms_and_reconnects() {
             Err(_) => assert!(Instant::now() < deadline, "node B never heard A again"),
         }
     }
+}
+
+#[tokio::test]
+async fn malformed_messages_from_the_fleet_are_ignored() {
+    let redis = Redis::start();
+    let [mut a, mut b] = clients_in_r1(&redis, "t-junk", &[0, 1]).await;
+
+    let client = redis::Client::open(redis.url.as_str()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let junk: [(&str, &[u8]); 8] = [
+        ("t-junk#/chat#", br#"{"uid":"x"}"#),
+        ("t-junk#/chat#r1#", b"\x93\xa1x"),
+        ("t-junk#/chat#r1#", b"\x93\xa1x\x80\x80\x00"),
+        // An event without a name, and one whose opts are not arrays.
+        (
+            "t-junk#/chat#r1#",
+            b"\x93\xa1x\x82\xa4type\x02\xa4data\x91\x01\x80",
+        ),
+        (
+            "t-junk#/chat#",
+            b"\x93\xa1x\x82\xa4type\x02\xa4data\x91\xa1e\x81\xa5rooms\x01",
+        ),
+        (
+            "t-junk-request#/chat#",
+            br#"{"uid":"x","requestId":"r","type":5}"#,
+        ),
+        (
+            "t-junk-request#/chat#",
+            br#"{"uid":"x","type":7,"requestId":"r"}"#,
+        ),
+        ("t-junk-request#/chat#", b"not json, not msgpack \xc1"),
+    ];
+    for (channel, payload) in junk {
+        let _: () = redis::cmd("PUBLISH")
+            .arg(channel)
+            .arg(payload)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+    }
+
+    // Both nodes go on serving and hearing each other.
+    send(&mut a, r#"42/chat,["say","r1","still here"]"#).await;
+    assert_eq!(recv_text(&mut b).await, r#"42/chat,["said","still here"]"#);
+    got_nothing(&mut a).await;
 }
