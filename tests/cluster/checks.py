@@ -3,6 +3,7 @@
 A check is a function of the running Cluster, registered with @check(settings): the
 SWITCHBOARD__ settings (without the prefix) it needs on every node. It raises
 AssertionError with what it saw when the cluster misbehaves; what it prints is its report."""
+import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
@@ -327,3 +328,107 @@ def interview_timer_finishes_on_another_node(cluster):
 def parse_time(text):
     """Seconds since the epoch of an RFC 3339 time."""
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+class Receiver:
+    """A webhook receiver on a loopback port that answers 200 and records, in arrival order,
+    each delivery's id, event type and message id."""
+
+    def __init__(self):
+        import http.server
+        import json as jsonlib
+        self.calls, self.lock = [], threading.Lock()
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = jsonlib.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with receiver.lock:
+                    receiver.calls.append((self.headers["X-Service-Delivery-Id"],
+                                           body["type"], body["data"]["message_id"]))
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def seen(self):
+        with self.lock:
+            return list(self.calls)
+
+    def close(self):
+        self.server.shutdown()
+
+
+def endpoints_running(node):
+    res = call("GET", node.url("messaging") + "/health").json()
+    return res["details"]["webhook_endpoints_running"]
+
+
+WEBHOOK_MESSAGES = 250  # two events each: 500 deliveries
+
+
+@check(SERVICES__MESSAGING__WEBHOOKS__ALLOW_PRIVATE_URLS="true",
+       SERVICES__MESSAGING__WEBHOOKS__TIMEOUT_SECS=2,
+       SERVICES__MESSAGING__WEBHOOKS__SWEEP_INTERVAL_SECS=1,
+       CLUSTER__LEASE_SECS=LEASE_SECS, JOBS__POLL_INTERVAL_MS=250)
+def webhook_deliveries_survive_a_node_kill(cluster):
+    """A workspace's webhook (message.sent and message.delivered) gets 500 deliveries from
+    250 SMS sent in bulk through node A; the node running the endpoint's actor is killed
+    with SIGKILL midway. Every delivery arrives, each delivery id once (the one the dead node
+    may have been posting when it died is the only one allowed twice: its outcome was never
+    recorded), and each message's sent comes before its delivered."""
+    a = cluster["a"]
+    out = subprocess.run(a.command("admin", "create-workspace", "--name", "Cluster Co",
+                                   "--credits", "1000"),
+                         env=a.env, capture_output=True, text=True, check=True, timeout=60)
+    key = out.stdout.strip().splitlines()[-1].split(": ", 1)[1]
+    receiver = Receiver()
+    try:
+        headers = {"X-API-Key": key}
+        hook = call("POST", a.url("messaging") + "/api/v1/webhooks", headers=headers,
+                    json={"url": receiver.url, "events": ["message.sent", "message.delivered"]})
+        assert hook.status_code == 201, f"webhook: {hook.status_code} {hook.text[:300]}"
+        recipients = [{"to": f"+1415555{i:04d}"} for i in range(WEBHOOK_MESSAGES)]
+        bulk = call("POST", a.url("messaging") + "/api/v1/messages/bulk", headers=headers,
+                    json={"channel": "sms", "content": {"text": "Hi"}, "recipients": recipients})
+        assert bulk.status_code == 201, f"bulk: {bulk.status_code} {bulk.text[:300]}"
+        total = 2 * WEBHOOK_MESSAGES
+        until = time.monotonic() + 60
+        while time.monotonic() < until and len(receiver.seen()) < total // 4:
+            time.sleep(0.05)
+        owners = [n for n in cluster.nodes if endpoints_running(n)]
+        assert len(owners) == 1, f"endpoint actors on {[n.id for n in owners]}, not on one node"
+        owner = owners[0]
+        before = len(receiver.seen())
+        owner.kill()
+        killed = time.monotonic()
+        say(f"{owner.id} ran the endpoint and was killed after {before} of {total} deliveries")
+        until = killed + 120
+        while time.monotonic() < until and len({c[0] for c in receiver.seen()}) < total:
+            time.sleep(0.25)
+        calls = receiver.seen()
+        ids = [c[0] for c in calls]
+        distinct = set(ids)
+        say(f"{len(distinct)} distinct deliveries in {len(calls)} requests, all in "
+            f"{time.monotonic() - killed:.1f}s after the kill")
+        assert len(distinct) == total, f"{len(distinct)} of {total} deliveries arrived"
+        repeated = [i for i in distinct if ids.count(i) > 1]
+        assert len(repeated) <= 1 and len(calls) - total <= 1, \
+            f"deliveries repeated: {[(i, ids.count(i)) for i in repeated]}"
+        first = {}
+        for _, event, message in calls:
+            first.setdefault((message, event), len(first))
+        late = [m for (m, e), at in first.items()
+                if e == "message.delivered" and at < first.get((m, "message.sent"), -1)]
+        assert not late, f"delivered before sent for {len(late)} messages: {late[:5]}"
+        survivors = [n.id for n in cluster.nodes if n is not owner and endpoints_running(n)]
+        say(f"taken over by {survivors}; repeated {len(repeated)} (the one in flight at the kill)")
+    finally:
+        receiver.close()
