@@ -432,3 +432,86 @@ def webhook_deliveries_survive_a_node_kill(cluster):
         say(f"taken over by {survivors}; repeated {len(repeated)} (the one in flight at the kill)")
     finally:
         receiver.close()
+
+
+class NodePeer:
+    """tests/cluster/node/server.js: a Node socket.io server with @socket.io/redis-adapter on
+    the cluster's Redis under `key`, whose probe client joins `room` and prints its events."""
+
+    def __init__(self, cluster, key, room):
+        import json as jsonlib
+        import os
+        import queue
+        here = os.path.dirname(os.path.abspath(__file__))
+        env = dict(os.environ, REDIS_URL=cluster.redis.url, KEY=key, ROOM=room, PORT="0")
+        self.proc = subprocess.Popen(["node", os.path.join(here, "node", "server.js")], env=env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.events, self.ready = queue.Queue(), queue.Queue()
+
+        def read():
+            for line in self.proc.stdout:
+                try:
+                    msg = jsonlib.loads(line)
+                except ValueError:
+                    continue
+                if msg.get("ready"):
+                    self.ready.put(msg)
+                elif msg.get("probe") == "event":
+                    self.events.put((msg["event"], msg["args"]))
+
+        threading.Thread(target=read, daemon=True).start()
+        try:
+            self.port = self.ready.get(timeout=20)["port"]
+        except queue.Empty:
+            self.close()
+            raise AssertionError("the Node socket.io server did not start (npm ci in tests/cluster/node)")
+
+    def get(self, path, **params):
+        return call("GET", f"http://127.0.0.1:{self.port}{path}", params=params)
+
+    def next(self, timeout=5):
+        import queue
+        try:
+            return self.events.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def close(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@check()
+def a_node_socket_io_server_shares_rooms_with_the_cluster(cluster):
+    """A Node socket.io server (the npm @socket.io/redis-adapter) joins the fleet under the
+    marketplace's adapter key. A chat message sent through node A reaches the Node probe in
+    the receiver's room; an emit from Node to that room reaches the receiver's socket on
+    node B; Node's serverCount counts the three nodes and itself."""
+    import json as jsonlib
+    a, b = cluster["a"], cluster["b"]
+    sender = MarketplaceUser(cluster, a, "Sender")
+    receiver = MarketplaceUser(cluster, a, "Receiver")
+    room = f"user:{receiver.id}"
+    peer = NodePeer(cluster, "switchboard/marketplace", room)
+    on_b = Socket(b, receiver.token, events=("new_message", "from_node"))
+    try:
+        count = peer.get("/server-count").json()
+        say(f"Node's serverCount: {count}")
+        sent = data(sender.send(a, receiver, "to Node"))
+        heard = peer.next()
+        say(f"a message sent through node-a reached the Node probe: {heard}")
+        assert heard and heard[0] == "new_message" and heard[1][0]["messageId"] == sent["_id"], \
+            f"the Node probe heard {heard}"
+        on_b.next(timeout=5)  # the same message, on node B's socket
+        res = peer.get("/emit", room=room, event="from_node", args=jsonlib.dumps(["hello"]))
+        assert res.ok, f"Node /emit: {res.status_code}"
+        event = on_b.next()
+        say(f"an emit from Node reached the socket on node-b: {event}")
+        assert event == ("from_node", "hello"), f"node-b's socket heard {event}"
+        assert count == 4, f"serverCount {count}, not the three nodes and Node"
+    finally:
+        on_b.close()
+        peer.close()
