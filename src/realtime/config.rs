@@ -1,6 +1,5 @@
 //! Engine.IO / Socket.IO server settings.
 
-use super::adapter::RedisAdapterConfig;
 use crate::core::config::{ClusterSettings, RealtimeSettings};
 use std::time::Duration;
 
@@ -69,6 +68,14 @@ impl SocketIoConfig {
             ..Self::default()
         }
     }
+}
+
+/// Where a server's rooms meet the other nodes': the Redis URL and the channel prefix
+/// (the Node adapter's `key`).
+#[derive(Debug, Clone)]
+pub struct RedisAdapterConfig {
+    pub url: String,
+    pub key: String,
 }
 
 impl RedisAdapterConfig {

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use actix::{Actor, Addr, Context, Handler, Message, MessageResult};
 
-use super::adapter::{Adapter, Target};
 use super::rooms::Rooms;
+use super::rooms::{Fleet, Target};
 use super::socket::SocketHandle;
 use super::socketio::Frame;
 
@@ -23,7 +23,7 @@ pub struct Hub {
     sockets: HashMap<Arc<str>, Member>,
     rooms: HashMap<(Arc<str>, String), HashSet<Arc<str>>>,
     /// The other nodes, when rooms span a cluster.
-    adapter: Option<Arc<Adapter>>,
+    adapter: Option<Arc<dyn Fleet>>,
 }
 
 struct Member {
@@ -357,7 +357,7 @@ impl Handler<SocketCount> for Hub {
 }
 
 impl Hub {
-    pub(crate) fn new(adapter: Option<Arc<Adapter>>) -> Self {
+    pub(crate) fn new(adapter: Option<Arc<dyn Fleet>>) -> Self {
         Self {
             adapter,
             ..Self::default()

@@ -56,7 +56,8 @@ impl SocketIoServerBuilder {
             }
             None => (None, None),
         };
-        let hub = Hub::new(adapter.clone()).start();
+        let fleet = adapter.clone().map(|a| a as Arc<dyn super::rooms::Fleet>);
+        let hub = Hub::new(fleet).start();
         if let Some(starter) = starter {
             starter.start(hub.clone());
         }

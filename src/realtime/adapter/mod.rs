@@ -28,13 +28,7 @@ use super::socketio::Frame;
 pub use wire::Target;
 use wire::{field, Channels};
 
-/// Where a server's rooms meet the other nodes': the Redis URL and the channel prefix
-/// (the Node adapter's `key`).
-#[derive(Debug, Clone)]
-pub struct RedisAdapterConfig {
-    pub url: String,
-    pub key: String,
-}
+pub use super::config::RedisAdapterConfig;
 
 /// Broadcasts waiting for the publisher; past this (Redis slower than the emits) they are
 /// dropped for the other nodes, never for this node's own sockets.
@@ -96,7 +90,11 @@ impl Adapter {
     ) -> (Arc<Adapter>, Starter) {
         let (out, rx) = mpsc::channel(QUEUE);
         // Unique in the fleet and free of glob characters (it ends up in channel names).
-        let uid = super::shared::random_id()[..12].to_owned();
+        let uid = {
+            use base64::Engine as _;
+            let bytes: [u8; 9] = rand::random();
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+        };
         let channels = namespaces
             .into_iter()
             .map(|nsp| (nsp.clone(), Channels::new(&config.key, nsp)))
@@ -115,11 +113,6 @@ impl Adapter {
             rx,
         };
         (adapter, starter)
-    }
-
-    /// Sends a broadcast made on this node to the other nodes.
-    pub(crate) fn publish(&self, nsp: Arc<str>, target: Target, frame: Frame) {
-        self.queue(Outgoing::Broadcast { nsp, target, frame });
     }
 
     fn queue(&self, msg: Outgoing) {
@@ -227,6 +220,12 @@ async fn connect(client: &redis::Client) -> redis::RedisResult<MultiplexedConnec
     client
         .get_multiplexed_async_connection_with_config(&config)
         .await
+}
+
+impl super::rooms::Fleet for Adapter {
+    fn publish(&self, nsp: Arc<str>, target: Target, frame: Frame) {
+        self.queue(Outgoing::Broadcast { nsp, target, frame });
+    }
 }
 
 /// Encodes and sends what the hub and the request handlers queue, in batches; while Redis is

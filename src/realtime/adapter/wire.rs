@@ -7,6 +7,7 @@ use actix_web::web::Bytes;
 use rmpv::Value as Mp;
 use serde_json::{Map, Number, Value};
 
+pub use super::super::rooms::Target;
 use super::super::socketio::{self, Frame, PacketKind};
 
 /// The channels of one namespace under one key (the adapter's `key` option).
@@ -50,14 +51,6 @@ impl Channels {
         p.push('*');
         p
     }
-}
-
-/// Who a broadcast reaches: sockets in any of `rooms` (every socket when empty) but those in
-/// any `except` room. A socket id counts as a room holding that socket.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Target {
-    pub rooms: Vec<String>,
-    pub except: Vec<String>,
 }
 
 /// A broadcast another node published.
