@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from clients import IdentityUser, MarketplaceUser, Socket, call, data
+from clients import Events, IdentityUser, MarketplaceUser, Socket, call, data
 
 CHECKS = []
 
@@ -434,7 +434,7 @@ def webhook_deliveries_survive_a_node_kill(cluster):
         receiver.close()
 
 
-class NodePeer:
+class NodePeer(Events):
     """tests/cluster/node/server.js: a Node socket.io server with @socket.io/redis-adapter on
     the cluster's Redis under `key`, whose probe client joins `room` and prints its events."""
 
@@ -446,7 +446,8 @@ class NodePeer:
         env = dict(os.environ, REDIS_URL=cluster.redis.url, KEY=key, ROOM=room, PORT="0")
         self.proc = subprocess.Popen(["node", os.path.join(here, "node", "server.js")], env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self.events, self.ready = queue.Queue(), queue.Queue()
+        super().__init__()
+        self.ready = queue.Queue()
 
         def read():
             for line in self.proc.stdout:
@@ -468,13 +469,6 @@ class NodePeer:
 
     def get(self, path, **params):
         return call("GET", f"http://127.0.0.1:{self.port}{path}", params=params)
-
-    def next(self, timeout=5):
-        import queue
-        try:
-            return self.events.get(timeout=timeout)
-        except queue.Empty:
-            return None
 
     def close(self):
         self.proc.terminate()

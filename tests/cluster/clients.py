@@ -81,17 +81,11 @@ class IdentityUser:
         return call("POST", node.url("identity") + path, self.token, json=body)
 
 
-class Socket:
-    """A python-socketio client on the marketplace of `node` (a node or a proxy), recording
-    the named events; transports=["polling"] keeps it from upgrading to a WebSocket."""
+class Events:
+    """Events recorded by a client, in arrival order."""
 
-    def __init__(self, node, token, events=("new_message",), transports=None):
+    def __init__(self):
         self.events = queue.Queue()
-        self.sio = socketio.Client(reconnection=False)
-        for name in events:
-            self.sio.on(name, lambda payload=None, name=name: self.events.put((name, payload)))
-        self.sio.connect(node.url("marketplace"), auth={"token": token}, wait_timeout=TIMEOUT,
-                         transports=transports)
 
     def next(self, timeout=5):
         """The next event, or None after `timeout` seconds."""
@@ -99,6 +93,19 @@ class Socket:
             return self.events.get(timeout=timeout)
         except queue.Empty:
             return None
+
+
+class Socket(Events):
+    """A python-socketio client on the marketplace of `node` (a node or a proxy), recording
+    the named events; transports=["polling"] keeps it from upgrading to a WebSocket."""
+
+    def __init__(self, node, token, events=("new_message",), transports=None):
+        super().__init__()
+        self.sio = socketio.Client(reconnection=False)
+        for name in events:
+            self.sio.on(name, lambda payload=None, name=name: self.events.put((name, payload)))
+        self.sio.connect(node.url("marketplace"), auth={"token": token}, wait_timeout=TIMEOUT,
+                         transports=transports)
 
     def close(self):
         self.sio.disconnect()
