@@ -149,10 +149,6 @@ impl Bus {
         self.redis.is_some()
     }
 
-    pub fn node_id(&self) -> &str {
-        &self.node_id
-    }
-
     /// Asks `node` what it answers for `service` to `body`; waits at most `timeout`.
     pub async fn ask(
         &self,
