@@ -121,6 +121,7 @@ impl Application {
         let handles = self.handles();
         let jobs = self.ctx.jobs.clone();
         let leases = self.ctx.leases.clone();
+        let database_url = self.ctx.settings.database.url.clone();
         let grace = Duration::from_secs(self.ctx.settings.server.shutdown_timeout_secs);
         for s in &self.servers {
             tracing::info!(service = s.name, addr = %s.addr, "listening");
@@ -138,7 +139,13 @@ impl Application {
         jobs.stop(grace).await;
         // The other nodes take this node's actors over at once instead of after a lease.
         if let Some(leases) = leases {
-            if let Err(e) = leases.release_all().await {
+            // On a connection of its own: the pool's may have been opened by the HTTP
+            // workers, whose runtimes are gone now.
+            let released = match crate::core::db::connect(&database_url, 1).await {
+                Ok(db) => leases.on(db).release_all().await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = released {
                 tracing::warn!(error = %e, "handing actor leases back failed; they lapse");
             }
         }

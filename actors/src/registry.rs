@@ -3,8 +3,10 @@
 //! message starts a fresh one, which reads its state back from the database. A request that
 //! reaches an actor just stopping is not lost: it goes to the fresh one.
 //!
-//! On several nodes an [`Ownership`] decides where an id's actor runs: [`ActorRegistry::route`]
-//! answers this node's actor, or the node that owns it, to which the caller forwards.
+//! On several nodes a [`Placement`] decides where an id's actor runs: [`ActorRegistry::reach`]
+//! answers that the command runs here, or relays it to the node that owns the id. An owner
+//! whose node left the cluster is taken over at once; an actor whose id another node took
+//! is retired at this node's next check.
 
 use actix::prelude::*;
 use dashmap::DashMap;
@@ -13,6 +15,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
+use std::time::Duration;
 use uuid::Uuid;
 
 /// Retries of a message whose actor stopped before handling it.
@@ -32,21 +35,37 @@ pub enum Owner {
 pub trait Ownership: Send + Sync + 'static {
     /// Takes the id for this node unless another live node holds it.
     fn claim(&self, id: Uuid) -> BoxFuture<'_, Result<Owner, DbErr>>;
+    /// Takes the id from `node`, which left the cluster; claims it as usual if `node` no
+    /// longer holds it.
+    fn take_over<'a>(&'a self, id: Uuid, node: &'a str) -> BoxFuture<'a, Result<Owner, DbErr>>;
     /// Gives the id back: this node's actor stopped.
     fn release(&self, id: Uuid);
+    /// Every id this node holds now.
+    fn held(&self) -> BoxFuture<'_, Result<std::collections::HashSet<Uuid>, DbErr>>;
+    /// How often this node checks that it still holds the ids of its running actors.
+    fn check_every(&self) -> Duration;
+}
+
+/// Why the owner of an id gave no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unanswered {
+    /// Its node is not in the cluster any more (it died): its ids may be taken over.
+    Gone,
+    /// It did not answer in time.
+    Late,
 }
 
 /// Carries a command, as plain data, to the node that owns an id (the service's cluster
 /// bus); the owner answers through what the service serves for the actor's kind.
 pub trait Relay: Send + Sync + 'static {
-    /// The owner's answer; None when it did not answer in time.
+    /// The owner's answer.
     fn ask(
         &self,
         node: &str,
         kind: &'static str,
         id: Uuid,
         command: serde_json::Value,
-    ) -> BoxFuture<'_, Option<serde_json::Value>>;
+    ) -> BoxFuture<'_, Result<serde_json::Value, Unanswered>>;
     /// Hands the command over without waiting (what it says must also be in the database).
     fn tell(&self, node: &str, kind: &'static str, id: Uuid, command: serde_json::Value);
 }
@@ -55,8 +74,22 @@ pub trait Relay: Send + Sync + 'static {
 /// command reaches its owner.
 #[derive(Clone)]
 pub struct Placement {
+    pub kind: &'static str,
     pub ownership: Arc<dyn Ownership>,
     pub relay: Arc<dyn Relay>,
+}
+
+/// Stops an actor whose id another node took over (see [`ActorRegistry::owned`]).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Retire;
+
+/// Where a command for an id went (see [`ActorRegistry::reach`]).
+pub enum Reached {
+    /// This node owns the id now: run the command here.
+    Here,
+    /// The owner's answer; None when none came in time.
+    There(Option<serde_json::Value>),
 }
 
 /// Where a command for an id goes.
@@ -79,7 +112,7 @@ pub struct ActorRegistry<A: Actor<Context = Context<A>>> {
     arbiter: ArbiterHandle,
     make: Make<A>,
     /// None: one node, every actor runs here.
-    ownership: Option<Arc<dyn Ownership>>,
+    placement: Option<Placement>,
 }
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -104,8 +137,8 @@ impl<A: Actor<Context = Context<A>>> Lease<A> {
             let left = registry
                 .slots
                 .remove_if(&self.id, |_, slot| slot.generation == self.generation);
-            if let (Some(_), Some(ownership)) = (left, &registry.ownership) {
-                ownership.release(self.id);
+            if let (Some(_), Some(placement)) = (left, &registry.placement) {
+                placement.ownership.release(self.id);
             }
         }
     }
@@ -117,22 +150,81 @@ impl<A: Actor<Context = Context<A>> + Send> ActorRegistry<A> {
         arbiter: ArbiterHandle,
         make: impl Fn(Lease<A>) -> A + Send + Sync + 'static,
     ) -> Arc<Self> {
-        Self::owned(arbiter, make, None)
+        Self::build(arbiter, Box::new(make), None)
     }
 
-    /// As [`ActorRegistry::new`], each id run on the node `ownership` names.
-    pub fn owned(
-        arbiter: ArbiterHandle,
-        make: impl Fn(Lease<A>) -> A + Send + Sync + 'static,
-        ownership: Option<Arc<dyn Ownership>>,
-    ) -> Arc<Self> {
+    fn build(arbiter: ArbiterHandle, make: Make<A>, placement: Option<Placement>) -> Arc<Self> {
         Arc::new(Self {
             slots: DashMap::new(),
             generation: AtomicU64::new(0),
             arbiter,
-            make: Box::new(make),
-            ownership,
+            make,
+            placement,
         })
+    }
+
+    /// As [`ActorRegistry::new`], each id run on the node `placement` names (None: here).
+    /// Every [`Ownership::check_every`] the actors whose ids this node no longer holds are
+    /// retired: another node took them over while this one was off the bus.
+    pub fn owned(
+        arbiter: ArbiterHandle,
+        make: impl Fn(Lease<A>) -> A + Send + Sync + 'static,
+        placement: Option<Placement>,
+    ) -> Arc<Self>
+    where
+        A: Handler<Retire>,
+    {
+        let every = placement.as_ref().map(|p| p.ownership.check_every());
+        let registry = Self::build(arbiter, Box::new(make), placement);
+        let Some(every) = every else {
+            return registry;
+        };
+        let weak = Arc::downgrade(&registry);
+        registry.arbiter.spawn(async move {
+            loop {
+                actix::clock::sleep(every).await;
+                let Some(registry) = weak.upgrade() else {
+                    return;
+                };
+                if let Err(e) = registry.retire_lost().await {
+                    tracing::warn!(error = %e, "checking this node's actor leases failed");
+                }
+            }
+        });
+        registry
+    }
+
+    /// Retires the running actors whose ids this node no longer holds; how many.
+    pub async fn retire_lost(&self) -> Result<usize, DbErr>
+    where
+        A: Handler<Retire>,
+    {
+        let Some(placement) = &self.placement else {
+            return Ok(0);
+        };
+        // Running before the read: an actor starts only after its id is claimed, so one
+        // started since then is not taken for lost.
+        let running: Vec<(Uuid, u64)> = self
+            .slots
+            .iter()
+            .map(|s| (*s.key(), s.generation))
+            .collect();
+        if running.is_empty() {
+            return Ok(0);
+        }
+        let held = placement.ownership.held().await?;
+        let mut retired = 0;
+        for (id, generation) in running {
+            if held.contains(&id) {
+                continue;
+            }
+            if let Some((_, slot)) = self.slots.remove_if(&id, |_, s| s.generation == generation) {
+                tracing::warn!(kind = placement.kind, %id, "another node took this actor over; retiring it here");
+                slot.addr.do_send(Retire);
+                retired += 1;
+            }
+        }
+        Ok(retired)
     }
 
     /// Where a command for `id` goes: the actor running here, else the owner's node, else
@@ -143,13 +235,56 @@ impl<A: Actor<Context = Context<A>> + Send> ActorRegistry<A> {
                 return Ok(Route::Here(slot.addr.clone()));
             }
         }
-        let Some(ownership) = &self.ownership else {
+        let Some(placement) = &self.placement else {
             return Ok(Route::Here(self.get_or_start(id)));
         };
-        Ok(match ownership.claim(id).await? {
+        Ok(self.placed(id, placement.ownership.claim(id).await?))
+    }
+
+    fn placed(self: &Arc<Self>, id: Uuid, owner: Owner) -> Route<A> {
+        match owner {
             Owner::Here => Route::Here(self.get_or_start(id)),
             Owner::Elsewhere(node) => Route::Elsewhere(node),
-        })
+        }
+    }
+
+    /// Where `command` for `id` runs: here (the caller sends it to the actor), or relayed as
+    /// plain data to the node that owns the id, whose answer this returns. An owner that
+    /// left the cluster is taken over and the command runs here; one that does not answer
+    /// in time gives `There(None)`.
+    pub async fn reach<C: serde::Serialize>(
+        self: &Arc<Self>,
+        id: Uuid,
+        command: &C,
+    ) -> Result<Reached, DbErr> {
+        let mut route = self.route(id).await?;
+        // A node taken over once cannot be gone again; a second owner gone is a newer one.
+        for _ in 0..TRIES {
+            let (Route::Elsewhere(node), Some(placement)) = (&route, &self.placement) else {
+                return Ok(Reached::Here);
+            };
+            let Ok(command) = serde_json::to_value(command) else {
+                return Ok(Reached::There(None));
+            };
+            match placement.relay.ask(node, placement.kind, id, command).await {
+                Ok(answer) => return Ok(Reached::There(Some(answer))),
+                Err(Unanswered::Late) => return Ok(Reached::There(None)),
+                Err(Unanswered::Gone) => {
+                    tracing::info!(kind = placement.kind, %id, %node, "the owner left the cluster; taking its actor over");
+                    let owner = placement.ownership.take_over(id, node).await?;
+                    route = self.placed(id, owner);
+                }
+            }
+        }
+        Ok(Reached::There(None))
+    }
+
+    /// Hands `command` for `id`, as plain data, to `node` without waiting (see
+    /// [`Relay::tell`]); nothing on one node.
+    pub fn tell(&self, node: &str, id: Uuid, command: serde_json::Value) {
+        if let Some(p) = &self.placement {
+            p.relay.tell(node, p.kind, id, command);
+        }
     }
 
     /// Whether the id's actor runs here now.
@@ -159,7 +294,7 @@ impl<A: Actor<Context = Context<A>> + Send> ActorRegistry<A> {
 
     /// Whether several nodes share the actors of this kind.
     pub fn is_owned(&self) -> bool {
-        self.ownership.is_some()
+        self.placement.is_some()
     }
 
     fn start(self: &Arc<Self>, id: Uuid) -> Slot<A> {
@@ -314,5 +449,105 @@ mod tests {
         first.send(Halt).await.unwrap();
         assert_eq!(reg.send(a, Which).await.unwrap(), 3);
         assert_eq!(reg.send(b, Which).await.unwrap(), 4);
+    }
+
+    impl Handler<Retire> for Probe {
+        type Result = ();
+        fn handle(&mut self, _: Retire, ctx: &mut Self::Context) {
+            ctx.stop();
+        }
+    }
+
+    /// Leases as a test sets them: `owner` answers claims (None: here); `held` is what this
+    /// node holds.
+    #[derive(Default)]
+    struct Leases {
+        owner: std::sync::Mutex<Option<String>>,
+        held: std::sync::Mutex<std::collections::HashSet<Uuid>>,
+        taken_from: std::sync::Mutex<Vec<String>>,
+    }
+
+    impl Ownership for Arc<Leases> {
+        fn claim(&self, _: Uuid) -> BoxFuture<'_, Result<Owner, DbErr>> {
+            let owner = self.owner.lock().unwrap().clone();
+            Box::pin(async move { Ok(owner.map_or(Owner::Here, Owner::Elsewhere)) })
+        }
+        fn take_over<'a>(&'a self, _: Uuid, node: &'a str) -> BoxFuture<'a, Result<Owner, DbErr>> {
+            self.taken_from.lock().unwrap().push(node.to_owned());
+            *self.owner.lock().unwrap() = None;
+            Box::pin(async { Ok(Owner::Here) })
+        }
+        fn release(&self, _: Uuid) {}
+        fn held(&self) -> BoxFuture<'_, Result<std::collections::HashSet<Uuid>, DbErr>> {
+            let held = self.held.lock().unwrap().clone();
+            Box::pin(async move { Ok(held) })
+        }
+        fn check_every(&self) -> Duration {
+            Duration::from_secs(3600) // the tests check themselves
+        }
+    }
+
+    /// A relay whose every node left the cluster.
+    struct NobodyThere;
+
+    impl Relay for NobodyThere {
+        fn ask(
+            &self,
+            _: &str,
+            _: &'static str,
+            _: Uuid,
+            _: serde_json::Value,
+        ) -> BoxFuture<'_, Result<serde_json::Value, Unanswered>> {
+            Box::pin(async { Err(Unanswered::Gone) })
+        }
+        fn tell(&self, _: &str, _: &'static str, _: Uuid, _: serde_json::Value) {}
+    }
+
+    fn placed(leases: &Arc<Leases>) -> Arc<ActorRegistry<Probe>> {
+        let starts = AtomicUsize::new(0);
+        let placement = Placement {
+            kind: "probe",
+            ownership: Arc::new(leases.clone()),
+            relay: Arc::new(NobodyThere),
+        };
+        ActorRegistry::owned(
+            Arbiter::current(),
+            move |lease| Probe {
+                lease,
+                start: starts.fetch_add(1, Ordering::Relaxed) + 1,
+            },
+            Some(placement),
+        )
+    }
+
+    #[actix::test]
+    async fn an_actor_whose_id_another_node_took_is_retired() {
+        let leases = Arc::new(Leases::default());
+        let reg = placed(&leases);
+        let (kept, lost) = (Uuid::new_v4(), Uuid::new_v4());
+        assert_eq!(reg.send(kept, Which).await.unwrap(), 1);
+        assert_eq!(reg.send(lost, Which).await.unwrap(), 2);
+        leases.held.lock().unwrap().insert(kept);
+        let retired = reg.get_or_start(lost);
+        assert_eq!(reg.retire_lost().await.unwrap(), 1);
+        actix::clock::sleep(Duration::from_millis(20)).await;
+        assert!(!retired.connected(), "the lost one stopped");
+        assert_eq!(reg.running(), 1);
+        assert_eq!(
+            reg.send(kept, Which).await.unwrap(),
+            1,
+            "the kept one runs on"
+        );
+    }
+
+    #[actix::test]
+    async fn an_owner_gone_from_the_cluster_is_taken_over() {
+        let leases = Arc::new(Leases::default());
+        *leases.owner.lock().unwrap() = Some("node-dead".into());
+        let reg = placed(&leases);
+        let id = Uuid::new_v4();
+        assert!(matches!(reg.reach(id, &"hello").await, Ok(Reached::Here)));
+        assert_eq!(*leases.taken_from.lock().unwrap(), ["node-dead"]);
+        assert!(reg.is_running(id));
     }
 }

@@ -8,7 +8,7 @@
 //! stopped. The actor sleeps until its next delivery is due (a timer on the injected clock,
 //! re-armed whenever its pending set changes) and stops by a timer when it has been idle.
 
-use crate::registry::{ActorRegistry, Lease, Placement, Relay, Route};
+use crate::registry::{ActorRegistry, Lease, Placement, Retire, Route};
 use actix::prelude::*;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
@@ -371,6 +371,14 @@ impl Actor for WebhookEndpoint {
     }
 }
 
+/// Another node took this endpoint over (see `ActorRegistry::owned`).
+impl Handler<Retire> for WebhookEndpoint {
+    type Result = ();
+    fn handle(&mut self, _: Retire, ctx: &mut Self::Context) {
+        ctx.stop();
+    }
+}
+
 impl Handler<Loaded> for WebhookEndpoint {
     type Result = ();
     fn handle(&mut self, msg: Loaded, ctx: &mut Self::Context) {
@@ -675,7 +683,6 @@ pub const ENDPOINT_KIND: &str = "webhook.endpoint";
 pub struct WebhookRegistry {
     deps: Arc<EndpointDeps>,
     actors: Arc<ActorRegistry<WebhookEndpoint>>,
-    relay: Option<Arc<dyn Relay>>,
 }
 
 impl WebhookRegistry {
@@ -683,18 +690,13 @@ impl WebhookRegistry {
     pub fn new(deps: EndpointDeps, placement: Option<Placement>) -> Arc<Self> {
         let deps = Arc::new(deps);
         let shared = deps.clone();
-        let (ownership, relay) = match placement {
-            Some(p) => (Some(p.ownership), Some(p.relay)),
-            None => (None, None),
-        };
         Arc::new(Self {
             actors: ActorRegistry::owned(
                 Arbiter::current(),
                 move |lease| WebhookEndpoint::new(lease, shared.clone()),
-                ownership,
+                placement,
             ),
             deps,
-            relay,
         })
     }
 
@@ -705,17 +707,17 @@ impl WebhookRegistry {
     /// Hands a delivery (already a row) to its endpoint's actor, here or on its owner (a
     /// delivery that does not arrive there is in its row, read when that actor next loads).
     pub fn enqueue(self: &Arc<Self>, webhook_id: Uuid, delivery: Enqueue) {
-        let Some(relay) = self.relay.clone() else {
+        if !self.actors.is_owned() {
             self.actors.do_send(webhook_id, delivery);
             return;
-        };
+        }
         let registry = self.clone();
         // Not `actix::spawn`: jobs enqueue from Tokio tasks outside any actix arbiter.
         tokio::spawn(async move {
             match registry.actors.route(webhook_id).await {
                 Ok(Route::Here(_)) => registry.actors.do_send(webhook_id, delivery),
                 Ok(Route::Elsewhere(node)) => match serde_json::to_value(delivery) {
-                    Ok(d) => relay.tell(&node, ENDPOINT_KIND, webhook_id, d),
+                    Ok(d) => registry.actors.tell(&node, webhook_id, d),
                     Err(e) => {
                         tracing::warn!(%webhook_id, error = %e, "a delivery could not be handed over")
                     }

@@ -16,10 +16,17 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 use tokio::sync::{broadcast, oneshot};
 
-/// Every bus channel starts with this; the topic follows.
+/// Every channel heard by all nodes starts with this; the topic follows.
 const PREFIX: &str = "switchboard:bus:";
+/// Every channel heard by one node starts with this: `rpc:<node>` and `reply:<node>`. Each
+/// node subscribes to its own by name (not by the pattern), so a PUBLISH to one answers
+/// whether that node is on the bus now: a node killed is off at once (its connection
+/// closed), so nobody waits out a timeout for it.
+const DIRECT: &str = "switchboard:to:";
 /// Messages a slow subscriber may fall behind by before it is told it missed some.
 const BACKLOG: usize = 1024;
+/// How often a node waiting for another's answer checks that the other is still on the bus.
+const PRESENCE_EVERY: Duration = Duration::from_millis(250);
 const FIRST_RETRY: Duration = Duration::from_millis(100);
 const LAST_RETRY: Duration = Duration::from_secs(5);
 
@@ -77,7 +84,9 @@ struct Reply {
 pub enum AskError {
     /// Redis could not be reached.
     Unreachable(Unreachable),
-    /// Nobody answered in time: the node is gone, or does not serve that.
+    /// The node is not on the bus: it died, or lost Redis.
+    Gone,
+    /// Nobody answered in time: the node is stuck, or does not serve that.
     NoAnswer,
 }
 
@@ -85,6 +94,7 @@ impl std::fmt::Display for AskError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Unreachable(e) => e.fmt(f),
+            Self::Gone => f.write_str("the other node is not on the cluster bus"),
             Self::NoAnswer => f.write_str("the other node did not answer in time"),
         }
     }
@@ -170,26 +180,52 @@ impl Bus {
             service: service.to_owned(),
             body,
         };
-        let sent = self.publish(&format!("rpc:{node}"), &request).await;
+        let sent = self.send_to(node, "rpc", &request).await;
         let answer = match sent {
-            Err(e) => Err(AskError::Unreachable(e)),
-            Ok(()) => match tokio::time::timeout(timeout, rx).await {
-                Ok(Ok(body)) => Ok(body),
-                _ => Err(AskError::NoAnswer),
+            Err(e) => Err(e),
+            // A node that dies after it heard the question leaves the bus too: waiting
+            // stops there instead of at the timeout.
+            Ok(()) => tokio::select! {
+                answer = tokio::time::timeout(timeout, rx) => match answer {
+                    Ok(Ok(body)) => Ok(body),
+                    _ => Err(AskError::NoAnswer),
+                },
+                () = self.left(node) => Err(AskError::Gone),
             },
         };
         redis.rpc.waiting.remove(&id);
         answer
     }
 
+    /// Returns once `node` is seen off the bus (checked every [`PRESENCE_EVERY`]); never if
+    /// it stays, or while Redis cannot say.
+    async fn left(&self, node: &str) {
+        let Some(redis) = &self.redis else {
+            return std::future::pending().await;
+        };
+        let channel = format!("{DIRECT}{}", direct("rpc", node));
+        loop {
+            tokio::time::sleep(PRESENCE_EVERY).await;
+            let mut conn = redis.publisher.clone();
+            let subscribers = redis::cmd("PUBSUB")
+                .arg("NUMSUB")
+                .arg(&channel)
+                .query_async::<(String, i64)>(&mut conn)
+                .await;
+            if let Ok((_, 0)) = subscribers {
+                return;
+            }
+        }
+    }
+
     /// Hands `body` to what `node` serves for `service`, without waiting for an answer (lost
-    /// if that node is gone or Redis is down).
+    /// if that node dies before handling it).
     pub async fn tell(
         &self,
         node: &str,
         service: &str,
         body: serde_json::Value,
-    ) -> Result<(), Unreachable> {
+    ) -> Result<(), AskError> {
         let Some(redis) = &self.redis else {
             return Ok(());
         };
@@ -200,7 +236,7 @@ impl Bus {
             service: service.to_owned(),
             body,
         };
-        self.publish(&format!("rpc:{node}"), &request).await
+        self.send_to(node, "rpc", &request).await
     }
 
     /// Answers what other nodes ask this one for `service` (see [`Bus::ask`]).
@@ -214,8 +250,8 @@ impl Bus {
     /// Starts answering questions and taking answers, once.
     fn start_rpc(&self, redis: &Shared) {
         redis.rpc.started.get_or_init(|| {
-            let questions = self.subscribe(&format!("rpc:{}", self.node_id));
-            let answers = self.subscribe(&format!("reply:{}", self.node_id));
+            let questions = self.subscribe(&direct("rpc", &self.node_id));
+            let answers = self.subscribe(&direct("reply", &self.node_id));
             tokio::spawn(answer_questions(
                 self.clone(),
                 Arc::downgrade(&redis.rpc),
@@ -229,8 +265,30 @@ impl Bus {
     /// node subscribed at that moment (PUBLISH answers after delivering), so a client that
     /// hears back from this node and then asks another finds the message already there.
     pub async fn publish<T: Serialize>(&self, topic: &str, body: &T) -> Result<(), Unreachable> {
+        self.publish_on(&format!("{PREFIX}{topic}"), body)
+            .await
+            .map(drop)
+    }
+
+    /// Sends `body` on `node`'s own `kind` channel; Gone when that node is not subscribed.
+    async fn send_to<T: Serialize>(
+        &self,
+        node: &str,
+        kind: &str,
+        body: &T,
+    ) -> Result<(), AskError> {
+        let channel = format!("{DIRECT}{}", direct(kind, node));
+        match self.publish_on(&channel, body).await {
+            Ok(0) => Err(AskError::Gone),
+            Ok(_) => Ok(()),
+            Err(e) => Err(AskError::Unreachable(e)),
+        }
+    }
+
+    /// Publishes on `channel`; answers how many subscribers Redis handed it to.
+    async fn publish_on<T: Serialize>(&self, channel: &str, body: &T) -> Result<i64, Unreachable> {
         let Some(redis) = &self.redis else {
-            return Ok(());
+            return Ok(0);
         };
         let envelope = Envelope {
             from: &*self.node_id,
@@ -241,11 +299,10 @@ impl Bus {
         let payload = serde_json::to_vec(&envelope).unwrap_or_default();
         let mut conn = redis.publisher.clone();
         redis::cmd("PUBLISH")
-            .arg(format!("{PREFIX}{topic}"))
+            .arg(channel)
             .arg(payload)
             .query_async::<i64>(&mut conn)
             .await
-            .map(drop)
             .map_err(Unreachable)
     }
 
@@ -272,6 +329,11 @@ impl Bus {
     }
 }
 
+/// The topic of `node`'s own `kind` channel.
+fn direct(kind: &str, node: &str) -> String {
+    format!("{kind}:{node}")
+}
+
 async fn answer_questions(bus: Bus, rpc: Weak<Rpc>, mut heard: broadcast::Receiver<Heard>) {
     while let Some(body) = next_message(&mut heard).await {
         let Some(rpc) = rpc.upgrade() else {
@@ -294,9 +356,7 @@ async fn answer_questions(bus: Bus, rpc: Weak<Rpc>, mut heard: broadcast::Receiv
                 body,
             };
             // The asker times out if this is lost.
-            let _ = bus
-                .publish(&format!("reply:{}", request.reply_to), &reply)
-                .await;
+            let _ = bus.send_to(&request.reply_to, "reply", &reply).await;
         });
     }
 }
@@ -335,6 +395,11 @@ async fn listen(client: redis::Client, topics: Weak<Topics>, node_id: Arc<str>) 
         let subscribed = async {
             let mut pubsub = client.get_async_pubsub().await?;
             pubsub.psubscribe(format!("{PREFIX}*")).await?;
+            for kind in ["rpc", "reply"] {
+                pubsub
+                    .subscribe(format!("{DIRECT}{}", direct(kind, &node_id)))
+                    .await?;
+            }
             Ok::<_, redis::RedisError>(pubsub)
         };
         match subscribed.await {
@@ -373,7 +438,11 @@ async fn listen(client: redis::Client, topics: Weak<Topics>, node_id: Arc<str>) 
 }
 
 fn deliver(topics: &Topics, node_id: &str, msg: &redis::Msg) {
-    let Some(topic) = msg.get_channel_name().strip_prefix(PREFIX) else {
+    let channel = msg.get_channel_name();
+    let Some(topic) = channel
+        .strip_prefix(PREFIX)
+        .or_else(|| channel.strip_prefix(DIRECT))
+    else {
         return;
     };
     let Some(sender) = topics.get(topic) else {

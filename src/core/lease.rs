@@ -2,7 +2,10 @@
 //! before it starts the actor, renews every lease it holds in one statement a few times per
 //! lease, and gives a lease back when its actor stops. A node that dies stops renewing, and
 //! once its leases lapse any node may claim them: the next command, or the sweep of a service
-//! that has actors with timers, starts the actor there from the database.
+//! that has actors with timers, starts the actor there from the database. A node seen to
+//! have left the cluster bus (it was killed) has its leases taken over at once by the next
+//! command for them ([`Leases::take_over`]); should it still be alive, it retires those
+//! actors at its next check of what it holds.
 
 use super::clock::Clock;
 use super::cluster::Cluster;
@@ -12,8 +15,9 @@ use dashmap::DashMap;
 use sea_orm::sea_query::{Condition, Expr};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter,
-    TryInsertResult,
+    QuerySelect, TryInsertResult,
 };
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 use switchboard_actors::registry::{BoxFuture, Owner, Ownership};
@@ -66,6 +70,11 @@ impl Leases {
         leases.release_all().await?;
         leases.keep_renewing();
         Ok(Some(leases))
+    }
+
+    /// The same leases, read and written through `db`.
+    pub fn on(&self, db: DatabaseConnection) -> Self {
+        Self { db, ..self.clone() }
     }
 
     fn until(&self, now: DateTime<Utc>) -> DateTime<Utc> {
@@ -121,6 +130,36 @@ impl Leases {
         )))
     }
 
+    /// Takes `kind`/`id` from `node`, which left the cluster; an ordinary claim when `node`
+    /// no longer holds it.
+    pub async fn take_over(&self, kind: &str, id: Uuid, node: &str) -> Result<Owner, DbErr> {
+        let taken = Entity::update_many()
+            .col_expr(Column::Owner, Expr::value(&*self.node))
+            .col_expr(Column::ExpiresAt, Expr::value(self.until(self.clock.now())))
+            .filter(Column::Kind.eq(kind))
+            .filter(Column::ActorId.eq(id))
+            .filter(Column::Owner.eq(node))
+            .exec(&self.db)
+            .await?;
+        if taken.rows_affected == 1 {
+            return Ok(Owner::Here);
+        }
+        self.claim(kind, id).await
+    }
+
+    /// The ids of `kind` this node holds.
+    pub async fn held(&self, kind: &str) -> Result<HashSet<Uuid>, DbErr> {
+        let ids: Vec<Uuid> = Entity::find()
+            .select_only()
+            .column(Column::ActorId)
+            .filter(Column::Kind.eq(kind))
+            .filter(Column::Owner.eq(&*self.node))
+            .into_tuple()
+            .all(&self.db)
+            .await?;
+        Ok(ids.into_iter().collect())
+    }
+
     /// Gives `kind`/`id` back, if this node holds it.
     pub async fn release(&self, kind: &str, id: Uuid) -> Result<(), DbErr> {
         Entity::delete_many()
@@ -152,12 +191,17 @@ impl Leases {
             .map(drop)
     }
 
+    /// Three times per lease: a renewal (or a check) may fail twice before a lease lapses.
+    fn renew_every(&self) -> Duration {
+        (self.ttl / 3).max(Duration::from_millis(100))
+    }
+
     /// Renews this node's leases three times per lease until the process ends. Must be
     /// called inside a Tokio runtime.
     pub fn keep_renewing(&self) {
         let leases = self.clone();
         tokio::spawn(async move {
-            let every = (leases.ttl / 3).max(Duration::from_millis(100));
+            let every = leases.renew_every();
             let mut ticks = tokio::time::interval(every);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
@@ -203,6 +247,22 @@ impl Ownership for KindLeases {
             released(earlier).await;
             self.leases.claim(self.kind, id).await
         })
+    }
+
+    fn take_over<'a>(&'a self, id: Uuid, node: &'a str) -> BoxFuture<'a, Result<Owner, DbErr>> {
+        let earlier = self.releasing.get(&id).map(|r| r.clone());
+        Box::pin(async move {
+            released(earlier).await;
+            self.leases.take_over(self.kind, id, node).await
+        })
+    }
+
+    fn held(&self) -> BoxFuture<'_, Result<HashSet<Uuid>, DbErr>> {
+        Box::pin(self.leases.held(self.kind))
+    }
+
+    fn check_every(&self) -> Duration {
+        self.leases.renew_every()
     }
 
     fn release(&self, id: Uuid) {

@@ -2,14 +2,14 @@
 //! (`core::lease`) and a relay over the cluster bus (`core::bus`), and [`serve`] for the
 //! commands other nodes relay to the actors this node owns.
 
-use super::bus::Bus;
+use super::bus::{AskError, Bus};
 use super::CoreContext;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
-use switchboard_actors::registry::{Placement, Relay};
+use switchboard_actors::registry::{Placement, Relay, Unanswered};
 use uuid::Uuid;
 
 /// A command for one actor as it crosses the bus.
@@ -38,16 +38,18 @@ impl Relay for OverBus {
         kind: &'static str,
         id: Uuid,
         command: Value,
-    ) -> switchboard_actors::registry::BoxFuture<'_, Option<Value>> {
+    ) -> switchboard_actors::registry::BoxFuture<'_, Result<Value, Unanswered>> {
         let node = node.to_owned();
         Box::pin(async move {
-            let body = serde_json::to_value(Relayed { id, command }).ok()?;
+            let body =
+                serde_json::to_value(Relayed { id, command }).map_err(|_| Unanswered::Late)?;
             let service = service(&self.listener, kind);
             match self.bus.ask(&node, &service, body, self.timeout).await {
-                Ok(answer) => Some(answer),
+                Ok(answer) => Ok(answer),
+                Err(AskError::Gone) => Err(Unanswered::Gone),
                 Err(e) => {
                     tracing::warn!(kind, %id, %node, error = %e, "a relayed command got no answer");
-                    None
+                    Err(Unanswered::Late)
                 }
             }
         })
@@ -73,6 +75,7 @@ impl CoreContext {
     pub fn placement(&self, listener: &str, kind: &'static str) -> Option<Placement> {
         let leases = self.leases.as_ref()?;
         Some(Placement {
+            kind,
             ownership: leases.of(kind),
             relay: Arc::new(OverBus {
                 bus: self.cluster.bus.clone(),

@@ -4,7 +4,7 @@
 //! meanwhile; `/health` reports the database and Redis.
 
 use crate::helpers::{assert_error, phone, spawn_app_with, TestApp};
-use crate::marketplace::{app_with, assert_ok, get, send, signup};
+use crate::marketplace::{app_with, assert_ok, get, send, signup, sql};
 use crate::messaging::{assert_err, json_body};
 use crate::sio::Sio;
 use reqwest::Method;
@@ -225,6 +225,18 @@ async fn health_reports_the_database_and_redis_on_every_service() {
     assert!(v["checks"]["redis"].get("latency_ms").is_none(), "{v}");
 }
 
+/// The texts of the caller's conversation with `other`, newest first, read through `node`.
+async fn texts_with(node: &TestApp, token: &str, other: &str) -> Vec<String> {
+    let path = format!("/messages/conversations/{other}?limit=10");
+    let v = json_body(get(node, &path, Some(token)).await).await;
+    v["data"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| m["message"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
 async fn conversations_running(node: &TestApp) -> u64 {
     let res = reqwest::get(format!("{}/health", node.marketplace))
         .await
@@ -258,18 +270,9 @@ async fn a_conversation_runs_on_one_node_and_messages_through_another_reach_it()
         assert_ok(res, 201).await;
     }
     assert_eq!(conversations_running(&b).await, 0);
-    let path = format!("/messages/conversations/{bob_id}?limit=10");
-    let v = json_body(get(&b, &path, Some(&ann)).await).await;
-    let texts: Vec<&str> = v["data"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .map(|m| m["message"].as_str().unwrap_or_default())
-        .collect();
     assert_eq!(
-        texts,
-        ["third, through B", "second, through B", "first, through A"],
-        "{v}"
+        texts_with(&b, &ann, &bob_id).await,
+        ["third, through B", "second, through B", "first, through A"]
     );
 }
 
@@ -306,4 +309,81 @@ async fn a_chat_message_sent_through_one_node_reaches_a_socket_on_another() {
     let e = on_b.next("new_message").await;
     assert_eq!(e["messageId"], m["_id"]);
     assert_eq!(e["message"], "across nodes");
+}
+
+/// Who holds the lease of every conversation now.
+async fn conversation_owners(node: &TestApp) -> Vec<String> {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    use switchboard_entities::core::actor_lease::{Column, Entity};
+    let db = sea_orm::Database::connect(&node.settings.database.url)
+        .await
+        .expect("database");
+    let leases = Entity::find()
+        .filter(Column::Kind.eq("marketplace.conversation"))
+        .all(&db)
+        .await
+        .expect("leases");
+    db.close().await.ok();
+    leases.into_iter().map(|l| l.owner).collect()
+}
+
+async fn until(what: &str, mut done: impl AsyncFnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done().await {
+        assert!(Instant::now() < deadline, "{what}: not within 10 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[actix_web::test]
+async fn a_conversation_whose_node_left_the_cluster_is_taken_over_at_the_next_message() {
+    let redis = Redis::start();
+    let node = |first: Option<&TestApp>, id: &str| {
+        let (url, id) = (redis.url.clone(), id.to_owned());
+        let database = first.map(|a| a.settings.database.url.clone());
+        app_with(move |s| {
+            s.cluster.redis_url = url;
+            s.cluster.node_id = id;
+            // Checks what it holds every second.
+            s.cluster.lease_secs = 3;
+            if let Some(db) = database {
+                s.database.url = db;
+            }
+        })
+    };
+    let a = node(None, "node-a").await;
+    let b = node(Some(&a), "node-b").await;
+    let (ann, _) = crate::marketplace::user(&a).await;
+    let (_, bob_id) = crate::marketplace::user(&a).await;
+    let say = |text: &str| Some(json!({"receiverId": bob_id, "message": text}));
+    let res = send(&a, Method::POST, "/messages/send", &ann, say("one")).await;
+    assert_ok(res, 201).await;
+    assert_eq!(conversations_running(&a).await, 1);
+    assert_eq!(conversation_owners(&a).await, ["node-a"]);
+
+    // A node that is on no bus takes the conversation, as if A had been cut off meanwhile:
+    // A retires its actor at its next check.
+    sql(&a, "UPDATE core_actor_leases SET owner = 'node-gone'").await;
+    until("A retires the conversation it lost", async || {
+        conversations_running(&a).await == 0
+    })
+    .await;
+
+    // Its owner is not on the bus: B takes it over at once (no wait for the relay's 10 s
+    // timeout, nor for the lease to lapse) and the message is stored in sequence.
+    let started = Instant::now();
+    let res = send(&b, Method::POST, "/messages/send", &ann, say("two")).await;
+    assert_ok(res, 201).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(conversation_owners(&a).await, ["node-b"]);
+    assert_eq!(conversations_running(&b).await, 1);
+    // And A relays to B now.
+    let res = send(&a, Method::POST, "/messages/send", &ann, say("three")).await;
+    assert_ok(res, 201).await;
+    assert_eq!(conversations_running(&a).await, 0);
+    assert_eq!(texts_with(&a, &ann, &bob_id).await, ["three", "two", "one"]);
 }

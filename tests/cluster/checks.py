@@ -119,28 +119,36 @@ def chat_message_reaches_socket_on_other_node(cluster):
 
 @check()
 def sigkill_leaves_other_nodes_serving(cluster):
-    """Reads (GET /auth/me) and message sends on every node from four threads; node A is
-    killed with SIGKILL a second in. Every request to B and C succeeds before and after, and
-    every send a node accepted (A's before it died included) is in the conversation, with at
-    most the sends A was answering when it died besides (their outcome is unknown)."""
+    """Reads (GET /auth/me) and message sends on every node from four threads; node A, which
+    runs the conversation's actor, is killed with SIGKILL a second in. Every request to B and
+    C succeeds before and after, well within the relay's timeout (the first send after the
+    kill takes the conversation over from the dead node at once), and every send a node
+    accepted (A's before it died included) is in the conversation, with at most the sends A
+    was answering when it died besides (their outcome is unknown)."""
     a, survivors = cluster["a"], [cluster["b"], cluster["c"]]
     sender = MarketplaceUser(cluster, cluster["b"], "Sender")
     receiver = MarketplaceUser(cluster, cluster["c"], "Receiver")
     stop, killing = threading.Event(), threading.Event()
-    accepted, errors, refused_on_a, unknown = [], [], [], []
+    accepted, errors, refused_on_a, unknown, slowest = [], [], [], [], [0.0]
     lock = threading.Lock()
+    # The first send claims the conversation: through A, so A's death takes its owner away.
+    accepted.append(data(sender.send(a, receiver, "first, through node-a"))["_id"])
 
     def traffic(worker):
         i = 0
         while not stop.is_set():
             node = cluster.nodes[(worker + i) % len(cluster.nodes)]
             i += 1
+            started = time.monotonic()
             try:
                 res = (sender.send(node, receiver, f"w{worker} #{i}") if i % 2 else
                        sender.get(node, "/auth/me"))
             except OSError as e:  # requests' ConnectionError is an OSError
                 res = e
+            took = time.monotonic() - started
             with lock:
+                if node is not a and killing.is_set():
+                    slowest[0] = max(slowest[0], took)
                 if not isinstance(res, OSError) and res.ok:
                     if res.request.method == "POST":
                         accepted.append(res.json()["data"]["_id"])
@@ -165,8 +173,10 @@ def sigkill_leaves_other_nodes_serving(cluster):
     for t in threads:
         t.join()
     say(f"sends accepted: {killed_at} before the kill, {len(accepted) - killed_at} after; "
-        f"{len(refused_on_a)} requests to the dead node failed as expected")
+        f"{len(refused_on_a)} requests to the dead node failed as expected; the slowest "
+        f"answer of a live node after the kill took {slowest[0] * 1000:.0f} ms")
     assert not errors, f"requests to live nodes failed: {errors[:10]}"
+    assert slowest[0] < 5, f"a live node took {slowest[0]:.1f} s to answer after the kill"
     assert len(accepted) > killed_at, "no send was accepted after the kill"
     for node in survivors:
         assert node.healthy(), f"{node.id} is not healthy after node-a's death"

@@ -8,6 +8,7 @@ API, and stops them.
 Prints a report per check; exits non-zero when any failed."""
 import argparse
 import os
+import re
 import shutil
 import sys
 import time
@@ -15,6 +16,8 @@ import traceback
 
 from checks import CHECKS
 from cluster import Cluster, log
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def main():
@@ -33,8 +36,10 @@ def main():
     for c in wanted:
         log(f"{c.name}: starting a cluster")
         started = time.monotonic()
+        work = None
         try:
             with Cluster(os.path.realpath(a.binary), a.postgres, 3, c.settings) as cluster:
+                work = cluster.work
                 log(f"{c.name}: running (logs in {cluster.work})")
                 c.run(cluster)
             # Stopped (SIGTERM) by now: a node that panicked, running or shutting down, fails.
@@ -48,11 +53,26 @@ def main():
         except Exception:
             results.append((c.name, traceback.format_exc(), time.monotonic() - started))
         log(f"{c.name}: {'passed' if results[-1][1] is None else 'FAILED'}")
+        if results[-1][1] is not None and work:
+            print_warnings(work)
     print("\n== tests/cluster")
     for name, failure, secs in results:
         print(f"{'ok  ' if failure is None else 'FAIL'} {name} ({secs:.0f}s)"
               + ("" if failure is None else f"\n       {failure}"))
     return 1 if any(f for _, f, _ in results) else 0
+
+
+def print_warnings(work, most=20):
+    """The last warnings and errors of each node of a failed check: CI keeps no files."""
+    for name in sorted(os.listdir(work)):
+        if not name.endswith(".log") or name == "redis.log":
+            continue
+        with open(os.path.join(work, name), encoding="utf-8", errors="replace") as f:
+            lines = [ANSI.sub("", line.rstrip()) for line in f
+                     if " WARN " in ANSI.sub("", line) or " ERROR " in ANSI.sub("", line)]
+        print(f"    {name}: {len(lines)} warnings and errors" + (", the last:" if lines else ""))
+        for line in lines[-most:]:
+            print(f"      {line[:400]}")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ use super::ports::Deps;
 use super::session::{
     ActorError, AnswerOutcome, CompleteOutcome, Session, StartOutcome, REASON_TIME,
 };
-use crate::registry::Lease;
+use crate::registry::{Lease, Retire};
 use actix::prelude::*;
 use sea_orm::DbErr;
 use std::future::Future;
@@ -191,6 +191,14 @@ impl Actor for InterviewSession {
 
     fn stopped(&mut self, _: &mut Self::Context) {
         self.lease.release();
+    }
+}
+
+/// Another node took this session over (see `ActorRegistry::owned`).
+impl Handler<Retire> for InterviewSession {
+    type Result = ();
+    fn handle(&mut self, _: Retire, ctx: &mut Self::Context) {
+        ctx.stop();
     }
 }
 

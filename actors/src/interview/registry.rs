@@ -7,7 +7,7 @@ use super::forward::{self, Command, Outcome, WireError};
 use super::ports::Deps;
 use super::session::{ActorError, AnswerOutcome, CompleteOutcome, StartOutcome};
 use super::status;
-use crate::registry::{ActorRegistry, Placement, Relay, Route};
+use crate::registry::{ActorRegistry, Placement, Reached, Route};
 use actix::{Arbiter, Handler, Message};
 use sea_orm::sea_query::Query;
 use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, QuerySelect};
@@ -21,7 +21,6 @@ use uuid::Uuid;
 pub struct Registry {
     deps: Arc<Deps>,
     actors: Arc<ActorRegistry<InterviewSession>>,
-    relay: Option<Arc<dyn Relay>>,
 }
 
 impl Registry {
@@ -31,18 +30,13 @@ impl Registry {
     pub fn new(deps: Deps, placement: Option<Placement>) -> Self {
         let deps = Arc::new(deps);
         let shared = deps.clone();
-        let (ownership, relay) = match placement {
-            Some(p) => (Some(p.ownership), Some(p.relay)),
-            None => (None, None),
-        };
         Self {
             actors: ActorRegistry::owned(
                 Arbiter::current(),
                 move |lease| InterviewSession::new(lease, shared.clone()),
-                ownership,
+                placement,
             ),
             deps,
-            relay,
         }
     }
 
@@ -71,17 +65,12 @@ impl Registry {
 
     /// Runs `command` on the session's actor, here or on the node that owns it.
     async fn run(&self, id: Uuid, command: Command) -> Result<Outcome, ActorError> {
-        match self.actors.route(id).await? {
-            Route::Here(_) => self.run_here(id, command).await,
-            Route::Elsewhere(node) => {
-                let relay = self.relay.as_ref().ok_or(ActorError::Unavailable)?;
-                let command = serde_json::to_value(command).map_err(|_| ActorError::Unavailable)?;
-                let answer = relay.ask(&node, forward::KIND, id, command).await;
-                let answer: forward::Answer = answer
-                    .and_then(|a| serde_json::from_value(a).ok())
-                    .unwrap_or(Err(WireError::Unavailable));
-                answer.map_err(ActorError::from)
-            }
+        match self.actors.reach(id, &command).await? {
+            Reached::Here => self.run_here(id, command).await,
+            Reached::There(answer) => answer
+                .and_then(|a| serde_json::from_value::<forward::Answer>(a).ok())
+                .unwrap_or(Err(WireError::Unavailable))
+                .map_err(ActorError::from),
         }
     }
 

@@ -8,7 +8,7 @@ use super::events::{MESSAGE_READ, NEW_MESSAGE};
 use super::writes::{append, mark_read, ConversationError};
 use super::UserFeed;
 use crate::interview::TimeSource;
-use crate::registry::{ActorRegistry, Lease, Placement, Relay, Route};
+use crate::registry::{ActorRegistry, Lease, Placement, Reached, Retire, Route};
 use actix::prelude::*;
 use sea_orm::{DatabaseConnection, DbErr};
 use serde::{Deserialize, Serialize};
@@ -72,6 +72,14 @@ impl Actor for Conversation {
 
     fn stopped(&mut self, _: &mut Self::Context) {
         self.lease.release();
+    }
+}
+
+/// Another node took this conversation over (see `ActorRegistry::owned`).
+impl Handler<Retire> for Conversation {
+    type Result = ();
+    fn handle(&mut self, _: Retire, ctx: &mut Self::Context) {
+        ctx.stop();
     }
 }
 
@@ -167,7 +175,6 @@ impl From<WireError> for ConversationError {
 #[derive(Clone)]
 pub struct Conversations {
     actors: Arc<ActorRegistry<Conversation>>,
-    relay: Option<Arc<dyn Relay>>,
 }
 
 impl Conversations {
@@ -175,10 +182,6 @@ impl Conversations {
     /// Without `placement` every conversation runs here.
     pub fn new(deps: Deps, placement: Option<Placement>) -> Self {
         let deps = Arc::new(deps);
-        let (ownership, relay) = match placement {
-            Some(p) => (Some(p.ownership), Some(p.relay)),
-            None => (None, None),
-        };
         Self {
             actors: ActorRegistry::owned(
                 Arbiter::current(),
@@ -187,27 +190,26 @@ impl Conversations {
                     deps: deps.clone(),
                     idle_timer: None,
                 },
-                ownership,
+                placement,
             ),
-            relay,
         }
     }
 
-    /// Relays `command` to `node`, which owns the conversation, and answers its answer.
-    async fn relay<T: serde::de::DeserializeOwned>(
-        &self,
-        node: &str,
-        id: Uuid,
-        command: Command,
-    ) -> Result<T, ConversationError> {
-        let relay = self.relay.as_ref().ok_or(ConversationError::Unavailable)?;
-        let command = serde_json::to_value(command).map_err(|_| ConversationError::Unavailable)?;
-        let answer: Result<T, WireError> = relay
-            .ask(node, KIND, id, command)
-            .await
-            .and_then(|a| serde_json::from_value(a).ok())
-            .unwrap_or(Err(WireError::Unavailable));
-        answer.map_err(ConversationError::from)
+    /// Runs `msg` on the conversation's actor, here or on the node that owns it (relayed
+    /// there as `command`).
+    async fn run<M, T>(&self, id: Uuid, msg: M, command: Command) -> Result<T, ConversationError>
+    where
+        M: actix::Message<Result = Result<T, ConversationError>> + Clone + Send + 'static,
+        T: serde::de::DeserializeOwned + Send + 'static,
+        Conversation: Handler<M>,
+    {
+        match self.actors.reach(id, &command).await? {
+            Reached::Here => self.send(id, msg).await,
+            Reached::There(answer) => answer
+                .and_then(|a| serde_json::from_value::<Result<T, WireError>>(a).ok())
+                .unwrap_or(Err(WireError::Unavailable))
+                .map_err(ConversationError::from),
+        }
     }
 
     /// Runs a command another node relayed: here, when this node owns the conversation (or
@@ -264,10 +266,7 @@ impl Conversations {
             receiver,
             text,
         };
-        match self.actors.route(id).await? {
-            Route::Here(_) => self.send(id, post).await,
-            Route::Elsewhere(node) => self.relay(&node, id, Command::Post(post)).await,
-        }
+        self.run(id, post.clone(), Command::Post(post)).await
     }
 
     /// Marks read what `reader` received in conversation `id` (`only`: that message), then
@@ -279,10 +278,7 @@ impl Conversations {
         only: Option<Uuid>,
     ) -> Result<Vec<message::Model>, ConversationError> {
         let read = Read { reader, only };
-        match self.actors.route(id).await? {
-            Route::Here(_) => self.send(id, read).await,
-            Route::Elsewhere(node) => self.relay(&node, id, Command::Read(read)).await,
-        }
+        self.run(id, read.clone(), Command::Read(read)).await
     }
 }
 
