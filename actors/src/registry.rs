@@ -66,8 +66,22 @@ pub trait Relay: Send + Sync + 'static {
         id: Uuid,
         command: serde_json::Value,
     ) -> BoxFuture<'_, Result<serde_json::Value, Unanswered>>;
-    /// Hands the command over without waiting (what it says must also be in the database).
-    fn tell(&self, node: &str, kind: &'static str, id: Uuid, command: serde_json::Value);
+    /// Hands the command over without waiting for it to be handled (what it says must
+    /// also be in the database).
+    fn tell(
+        &self,
+        node: &str,
+        kind: &'static str,
+        id: Uuid,
+        command: serde_json::Value,
+    ) -> BoxFuture<'_, Result<(), Unanswered>>;
+}
+
+/// Whether [`ActorRegistry::place`] waits for the owner's answer.
+#[derive(Clone, Copy)]
+enum Wait {
+    ForAnswer,
+    No,
 }
 
 /// How the nodes of a cluster share the actors of one kind: who owns each id, and how a
@@ -257,6 +271,25 @@ impl<A: Actor<Context = Context<A>> + Send> ActorRegistry<A> {
         id: Uuid,
         command: &C,
     ) -> Result<Reached, DbErr> {
+        self.place(id, command, Wait::ForAnswer).await
+    }
+
+    /// As [`ActorRegistry::reach`], without waiting for the owner to handle the command
+    /// (`There(None)` once it has it): what the command says must also be in the database.
+    pub async fn hand_over<C: serde::Serialize>(
+        self: &Arc<Self>,
+        id: Uuid,
+        command: &C,
+    ) -> Result<Reached, DbErr> {
+        self.place(id, command, Wait::No).await
+    }
+
+    async fn place<C: serde::Serialize>(
+        self: &Arc<Self>,
+        id: Uuid,
+        command: &C,
+        wait: Wait,
+    ) -> Result<Reached, DbErr> {
         let mut route = self.route(id).await?;
         // A node taken over once cannot be gone again; a second owner gone is a newer one.
         for _ in 0..TRIES {
@@ -266,25 +299,22 @@ impl<A: Actor<Context = Context<A>> + Send> ActorRegistry<A> {
             let Ok(command) = serde_json::to_value(command) else {
                 return Ok(Reached::There(None));
             };
-            match placement.relay.ask(node, placement.kind, id, command).await {
-                Ok(answer) => return Ok(Reached::There(Some(answer))),
+            let (relay, kind) = (&placement.relay, placement.kind);
+            let sent = match wait {
+                Wait::ForAnswer => relay.ask(node, kind, id, command).await.map(Some),
+                Wait::No => relay.tell(node, kind, id, command).await.map(|()| None),
+            };
+            match sent {
+                Ok(answer) => return Ok(Reached::There(answer)),
                 Err(Unanswered::Late) => return Ok(Reached::There(None)),
                 Err(Unanswered::Gone) => {
-                    tracing::info!(kind = placement.kind, %id, %node, "the owner left the cluster; taking its actor over");
+                    tracing::info!(kind, %id, %node, "the owner left the cluster; taking its actor over");
                     let owner = placement.ownership.take_over(id, node).await?;
                     route = self.placed(id, owner);
                 }
             }
         }
         Ok(Reached::There(None))
-    }
-
-    /// Hands `command` for `id`, as plain data, to `node` without waiting (see
-    /// [`Relay::tell`]); nothing on one node.
-    pub fn tell(&self, node: &str, id: Uuid, command: serde_json::Value) {
-        if let Some(p) = &self.placement {
-            p.relay.tell(node, p.kind, id, command);
-        }
     }
 
     /// Whether the id's actor runs here now.
@@ -500,7 +530,15 @@ mod tests {
         ) -> BoxFuture<'_, Result<serde_json::Value, Unanswered>> {
             Box::pin(async { Err(Unanswered::Gone) })
         }
-        fn tell(&self, _: &str, _: &'static str, _: Uuid, _: serde_json::Value) {}
+        fn tell(
+            &self,
+            _: &str,
+            _: &'static str,
+            _: Uuid,
+            _: serde_json::Value,
+        ) -> BoxFuture<'_, Result<(), Unanswered>> {
+            Box::pin(async { Err(Unanswered::Gone) })
+        }
     }
 
     fn placed(leases: &Arc<Leases>) -> Arc<ActorRegistry<Probe>> {
@@ -549,5 +587,16 @@ mod tests {
         assert!(matches!(reg.reach(id, &"hello").await, Ok(Reached::Here)));
         assert_eq!(*leases.taken_from.lock().unwrap(), ["node-dead"]);
         assert!(reg.is_running(id));
+        // Handed over without waiting, the same.
+        let other = Uuid::new_v4();
+        *leases.owner.lock().unwrap() = Some("node-dead-too".into());
+        assert!(matches!(
+            reg.hand_over(other, &"hi").await,
+            Ok(Reached::Here)
+        ));
+        assert_eq!(
+            *leases.taken_from.lock().unwrap(),
+            ["node-dead", "node-dead-too"]
+        );
     }
 }

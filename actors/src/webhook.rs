@@ -8,7 +8,7 @@
 //! stopped. The actor sleeps until its next delivery is due (a timer on the injected clock,
 //! re-armed whenever its pending set changes) and stops by a timer when it has been idle.
 
-use crate::registry::{ActorRegistry, Lease, Placement, Retire, Route};
+use crate::registry::{ActorRegistry, Lease, Placement, Reached, Retire, Route};
 use actix::prelude::*;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
@@ -714,15 +714,10 @@ impl WebhookRegistry {
         let registry = self.clone();
         // Not `actix::spawn`: jobs enqueue from Tokio tasks outside any actix arbiter.
         tokio::spawn(async move {
-            match registry.actors.route(webhook_id).await {
-                Ok(Route::Here(_)) => registry.actors.do_send(webhook_id, delivery),
-                Ok(Route::Elsewhere(node)) => match serde_json::to_value(delivery) {
-                    Ok(d) => registry.actors.tell(&node, webhook_id, d),
-                    Err(e) => {
-                        tracing::warn!(%webhook_id, error = %e, "a delivery could not be handed over")
-                    }
-                },
-                // The row waits for the recurring resume.
+            match registry.actors.hand_over(webhook_id, &delivery).await {
+                Ok(Reached::Here) => registry.actors.do_send(webhook_id, delivery),
+                // Handed over, or waiting in its row for the owner or the recurring resume.
+                Ok(Reached::There(_)) => {}
                 Err(e) => {
                     tracing::warn!(%webhook_id, error = %e, "claiming a webhook endpoint failed")
                 }

@@ -55,17 +55,27 @@ impl Relay for OverBus {
         })
     }
 
-    fn tell(&self, node: &str, kind: &'static str, id: Uuid, command: Value) {
-        let (bus, node) = (self.bus.clone(), node.to_owned());
-        let service = service(&self.listener, kind);
-        let Ok(body) = serde_json::to_value(Relayed { id, command }) else {
-            return;
-        };
-        tokio::spawn(async move {
-            if let Err(e) = bus.tell(&node, &service, body).await {
-                tracing::warn!(kind, %id, %node, error = %e, "handing a command over failed");
+    fn tell(
+        &self,
+        node: &str,
+        kind: &'static str,
+        id: Uuid,
+        command: Value,
+    ) -> switchboard_actors::registry::BoxFuture<'_, Result<(), Unanswered>> {
+        let node = node.to_owned();
+        Box::pin(async move {
+            let body =
+                serde_json::to_value(Relayed { id, command }).map_err(|_| Unanswered::Late)?;
+            let service = service(&self.listener, kind);
+            match self.bus.tell(&node, &service, body).await {
+                Ok(()) => Ok(()),
+                Err(AskError::Gone) => Err(Unanswered::Gone),
+                Err(e) => {
+                    tracing::warn!(kind, %id, %node, error = %e, "handing a command over failed");
+                    Err(Unanswered::Late)
+                }
             }
-        });
+        })
     }
 }
 

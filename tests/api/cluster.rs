@@ -4,7 +4,7 @@
 //! meanwhile; `/health` reports the database and Redis.
 
 use crate::helpers::{assert_error, phone, spawn_app_with, TestApp};
-use crate::marketplace::{app_with, assert_ok, get, send, signup, sql};
+use crate::marketplace::{app_with, assert_ok, get, send, signup};
 use crate::messaging::{assert_err, json_body};
 use crate::sio::Sio;
 use reqwest::Method;
@@ -311,15 +311,15 @@ async fn a_chat_message_sent_through_one_node_reaches_a_socket_on_another() {
     assert_eq!(e["message"], "across nodes");
 }
 
-/// Who holds the lease of every conversation now.
-async fn conversation_owners(node: &TestApp) -> Vec<String> {
+/// Who holds the lease of every actor of `kind` now.
+pub async fn owners(node: &TestApp, kind: &str) -> Vec<String> {
     use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
     use switchboard_entities::core::actor_lease::{Column, Entity};
     let db = sea_orm::Database::connect(&node.settings.database.url)
         .await
         .expect("database");
     let leases = Entity::find()
-        .filter(Column::Kind.eq("marketplace.conversation"))
+        .filter(Column::Kind.eq(kind))
         .all(&db)
         .await
         .expect("leases");
@@ -327,7 +327,30 @@ async fn conversation_owners(node: &TestApp) -> Vec<String> {
     leases.into_iter().map(|l| l.owner).collect()
 }
 
-async fn until(what: &str, mut done: impl AsyncFnMut() -> bool) {
+/// Hands every lease of `kind` to `owner` for a day, as if that node had taken them over
+/// (a node on no bus: gone from the cluster).
+pub async fn hand_leases_to(node: &TestApp, kind: &str, owner: &str) {
+    use sea_orm::sea_query::Expr;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    use switchboard_entities::core::actor_lease::{Column, Entity};
+    let db = sea_orm::Database::connect(&node.settings.database.url)
+        .await
+        .expect("database");
+    let a_day_on = node.now() + chrono::Duration::days(1);
+    Entity::update_many()
+        .col_expr(Column::Owner, Expr::value(owner))
+        .col_expr(Column::ExpiresAt, Expr::value(a_day_on))
+        .filter(Column::Kind.eq(kind))
+        .exec(&db)
+        .await
+        .expect("leases handed over");
+    db.close().await.ok();
+}
+
+const CONVERSATION: &str = "marketplace.conversation";
+
+/// Waits until `done` (10 s at most).
+pub async fn until(what: &str, mut done: impl AsyncFnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while !done().await {
         assert!(Instant::now() < deadline, "{what}: not within 10 s");
@@ -359,18 +382,18 @@ async fn a_conversation_whose_node_left_the_cluster_is_taken_over_at_the_next_me
     let res = send(&a, Method::POST, "/messages/send", &ann, say("one")).await;
     assert_ok(res, 201).await;
     assert_eq!(conversations_running(&a).await, 1);
-    assert_eq!(conversation_owners(&a).await, ["node-a"]);
+    assert_eq!(owners(&a, CONVERSATION).await, ["node-a"]);
 
     // A node that is on no bus takes the conversation, as if A had been cut off meanwhile:
     // A retires its actor at its next check.
-    sql(&a, "UPDATE core_actor_leases SET owner = 'node-gone'").await;
+    hand_leases_to(&a, CONVERSATION, "node-gone").await;
     until("A retires the conversation it lost", async || {
         conversations_running(&a).await == 0
     })
     .await;
 
     // Its owner is not on the bus: B takes it over at once (no wait for the relay's 10 s
-    // timeout, nor for the lease to lapse) and the message is stored in sequence.
+    // timeout, nor for the lease, good for a day) and the message is stored in sequence.
     let started = Instant::now();
     let res = send(&b, Method::POST, "/messages/send", &ann, say("two")).await;
     assert_ok(res, 201).await;
@@ -379,7 +402,7 @@ async fn a_conversation_whose_node_left_the_cluster_is_taken_over_at_the_next_me
         "took {:?}",
         started.elapsed()
     );
-    assert_eq!(conversation_owners(&a).await, ["node-b"]);
+    assert_eq!(owners(&a, CONVERSATION).await, ["node-b"]);
     assert_eq!(conversations_running(&b).await, 1);
     // And A relays to B now.
     let res = send(&a, Method::POST, "/messages/send", &ann, say("three")).await;

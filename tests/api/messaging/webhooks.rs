@@ -1411,33 +1411,46 @@ async fn endpoints_running(app: &TestApp) -> u64 {
         .expect("webhook_endpoints_running")
 }
 
-/// Three nodes over one database and one Redis: the webhook's actor runs on one of them,
-/// whichever node wrote the delivery, so the receiver gets every event once and in order.
-#[actix_web::test]
-async fn on_a_cluster_one_node_runs_each_endpoint() {
-    let redis = crate::cluster::Redis::start();
-    let on_cluster = |db: Option<String>| {
-        let url = redis.url.clone();
-        move |s: &mut switchboard::settings::Settings| {
-            s.cluster.redis_url = url;
-            if let Some(db) = db {
-                s.database.url = db;
-            }
+/// A node's settings on `redis`, on the database of `first` (else a fresh one).
+fn on_cluster(
+    redis: &crate::cluster::Redis,
+    first: Option<&TestApp>,
+) -> impl FnOnce(&mut switchboard::settings::Settings) {
+    let url = redis.url.clone();
+    let db = first.map(|a| a.settings.database.url.clone());
+    move |s| {
+        s.cluster.redis_url = url;
+        // Each node checks what it holds every second.
+        s.cluster.lease_secs = 3;
+        if let Some(db) = db {
+            s.database.url = db;
         }
-    };
-    let a = app_with(on_cluster(None)).await;
-    let db = Some(a.settings.database.url.clone());
-    let b = app_with(on_cluster(db.clone())).await;
-    let c = app_with(on_cluster(db)).await;
-    let ws = workspace(&a, "30").await;
+    }
+}
+
+/// A workspace with a `message.sent` webhook to a receiver answering 200; its id.
+async fn sent_hook(app: &TestApp) -> (Ws, MockServer, String) {
+    let ws = workspace(app, "30").await;
     let rx = receiver(200).await;
     let (hook, _) = webhook(
-        &a,
+        app,
         &ws.key,
         &format!("{}/hook", rx.uri()),
         &["message.sent"],
     )
     .await;
+    (ws, rx, hook)
+}
+
+/// Three nodes over one database and one Redis: the webhook's actor runs on one of them,
+/// whichever node wrote the delivery, so the receiver gets every event once and in order.
+#[actix_web::test]
+async fn on_a_cluster_one_node_runs_each_endpoint() {
+    let redis = crate::cluster::Redis::start();
+    let a = app_with(on_cluster(&redis, None)).await;
+    let b = app_with(on_cluster(&redis, Some(&a))).await;
+    let c = app_with(on_cluster(&redis, Some(&a))).await;
+    let (ws, rx, hook) = sent_hook(&a).await;
     let nodes = [&a, &b, &c];
     for i in 0..12 {
         let node = nodes[i % 3];
@@ -1469,4 +1482,43 @@ async fn on_a_cluster_one_node_runs_each_endpoint() {
         running, 1,
         "one actor for the endpoint in the whole cluster"
     );
+}
+
+/// An endpoint whose node left the cluster (its lease still good for a day) is taken over
+/// by the next delivery written: delivered at once, and the node that ran it retires its
+/// actor.
+#[actix_web::test]
+async fn an_endpoint_whose_node_left_the_cluster_is_taken_over_by_the_next_delivery() {
+    use crate::cluster::{hand_leases_to, owners, until};
+    let redis = crate::cluster::Redis::start();
+    let a = app_with(on_cluster(&redis, None)).await;
+    let b = app_with(on_cluster(&redis, Some(&a))).await;
+    let (ws, rx, hook) = sent_hook(&a).await;
+    let res = a
+        .post_key("/api/v1/messages/send", &ws.key, sms("+14155550100", "one"))
+        .await;
+    assert_eq!(res.status(), 201);
+    received(&rx, 1).await;
+    assert_eq!(endpoints_running(&a).await + endpoints_running(&b).await, 1);
+
+    hand_leases_to(&a, "webhook.endpoint", "node-gone").await;
+    until("the node running the endpoint retires it", async || {
+        endpoints_running(&a).await + endpoints_running(&b).await == 0
+    })
+    .await;
+    let res = b
+        .post_key("/api/v1/messages/send", &ws.key, sms("+14155550101", "two"))
+        .await;
+    assert_eq!(res.status(), 201);
+    let calls = received(&rx, 2).await;
+    assert_eq!(calls.len(), 2);
+    let owner = owners(&a, "webhook.endpoint").await;
+    assert_eq!(owner.len(), 1);
+    assert_ne!(owner[0], "node-gone", "taken over");
+    let rows = eventually("both deliveries settled", || async {
+        let rows = settled_rows(&a, &hook).await;
+        (rows.len() == 2).then_some(rows)
+    })
+    .await;
+    assert!(rows.iter().all(|r| r.status == "succeeded"), "{rows:?}");
 }
