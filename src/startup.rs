@@ -126,16 +126,19 @@ impl Application {
         for s in &self.servers {
             tracing::info!(service = s.name, addr = %s.addr, "listening");
         }
+        let stopping = jobs.clone();
         tokio::spawn(async move {
             shutdown_signal().await;
             tracing::info!("shutdown signal received; draining requests");
-            for h in handles {
-                h.stop(true).await;
-            }
+            // The worker stops claiming at once, while the pool's connections still work
+            // (those the HTTP workers opened end with their runtimes); running jobs get the
+            // shutdown timeout, as requests do.
+            let drained = futures_util::future::join_all(handles.iter().map(|h| h.stop(true)));
+            futures_util::future::join(drained, stopping.stop(grace)).await;
         });
         let runs = self.servers.into_iter().map(|s| s.server);
         let results = futures_util::future::join_all(runs).await;
-        // Background jobs end with the listeners; running ones get the shutdown timeout.
+        // Background jobs end with the listeners (already, after a signal).
         jobs.stop(grace).await;
         // The other nodes take this node's actors over at once instead of after a lease.
         if let Some(leases) = leases {

@@ -49,10 +49,26 @@ pub trait Ownership: Send + Sync + 'static {
 /// Why the owner of an id gave no answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unanswered {
-    /// Its node is not in the cluster any more (it died): its ids may be taken over.
+    /// Its node is not in the cluster any more (it died) and never heard the command: its
+    /// ids may be taken over.
     Gone,
+    /// Its node heard the command, then left the cluster before answering: it may have run
+    /// it. Its ids may be taken over.
+    Lost,
     /// It did not answer in time.
     Late,
+}
+
+/// Whether running a command twice does what running it once does (see
+/// [`ActorRegistry::reach`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rerun {
+    /// It is: a command whose owner died while running it runs again on the node that
+    /// takes the id over.
+    Safe,
+    /// It is not: such a command has no answer (the caller says "try again", and may find
+    /// it done).
+    Unsafe,
 }
 
 /// Carries a command, as plain data, to the node that owns an id (the service's cluster
@@ -78,9 +94,9 @@ pub trait Relay: Send + Sync + 'static {
 }
 
 /// Whether [`ActorRegistry::place`] waits for the owner's answer.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Wait {
-    ForAnswer,
+    ForAnswer(Rerun),
     No,
 }
 
@@ -264,14 +280,16 @@ impl<A: Actor<Context = Context<A>> + Send> ActorRegistry<A> {
 
     /// Where `command` for `id` runs: here (the caller sends it to the actor), or relayed as
     /// plain data to the node that owns the id, whose answer this returns. An owner that
-    /// left the cluster is taken over and the command runs here; one that does not answer
-    /// in time gives `There(None)`.
+    /// left the cluster is taken over and the command runs here, unless the owner had
+    /// heard it and `rerun` is unsafe; an owner that does not answer in time, or such a
+    /// command, gives `There(None)`.
     pub async fn reach<C: serde::Serialize>(
         self: &Arc<Self>,
         id: Uuid,
         command: &C,
+        rerun: Rerun,
     ) -> Result<Reached, DbErr> {
-        self.place(id, command, Wait::ForAnswer).await
+        self.place(id, command, Wait::ForAnswer(rerun)).await
     }
 
     /// As [`ActorRegistry::reach`], without waiting for the owner to handle the command
@@ -301,13 +319,19 @@ impl<A: Actor<Context = Context<A>> + Send> ActorRegistry<A> {
             };
             let (relay, kind) = (&placement.relay, placement.kind);
             let sent = match wait {
-                Wait::ForAnswer => relay.ask(node, kind, id, command).await.map(Some),
+                Wait::ForAnswer(_) => relay.ask(node, kind, id, command).await.map(Some),
                 Wait::No => relay.tell(node, kind, id, command).await.map(|()| None),
             };
             match sent {
                 Ok(answer) => return Ok(Reached::There(answer)),
                 Err(Unanswered::Late) => return Ok(Reached::There(None)),
-                Err(Unanswered::Gone) => {
+                Err(Unanswered::Lost) if wait != Wait::ForAnswer(Rerun::Safe) => {
+                    // Taken over all the same, so the next command runs at once.
+                    tracing::info!(kind, %id, %node, "the owner left the cluster while running a command");
+                    placement.ownership.take_over(id, node).await?;
+                    return Ok(Reached::There(None));
+                }
+                Err(Unanswered::Gone | Unanswered::Lost) => {
                     tracing::info!(kind, %id, %node, "the owner left the cluster; taking its actor over");
                     let owner = placement.ownership.take_over(id, node).await?;
                     route = self.placed(id, owner);
@@ -517,8 +541,9 @@ mod tests {
         }
     }
 
-    /// A relay whose every node left the cluster.
-    struct NobodyThere;
+    /// A relay whose every node left the cluster: before it heard a command (`Gone`), or
+    /// after (`Lost`).
+    struct NobodyThere(Unanswered);
 
     impl Relay for NobodyThere {
         fn ask(
@@ -528,7 +553,8 @@ mod tests {
             _: Uuid,
             _: serde_json::Value,
         ) -> BoxFuture<'_, Result<serde_json::Value, Unanswered>> {
-            Box::pin(async { Err(Unanswered::Gone) })
+            let why = self.0;
+            Box::pin(async move { Err(why) })
         }
         fn tell(
             &self,
@@ -541,12 +567,12 @@ mod tests {
         }
     }
 
-    fn placed(leases: &Arc<Leases>) -> Arc<ActorRegistry<Probe>> {
+    fn placed(leases: &Arc<Leases>, why: Unanswered) -> Arc<ActorRegistry<Probe>> {
         let starts = AtomicUsize::new(0);
         let placement = Placement {
             kind: "probe",
             ownership: Arc::new(leases.clone()),
-            relay: Arc::new(NobodyThere),
+            relay: Arc::new(NobodyThere(why)),
         };
         ActorRegistry::owned(
             Arbiter::current(),
@@ -561,7 +587,7 @@ mod tests {
     #[actix::test]
     async fn an_actor_whose_id_another_node_took_is_retired() {
         let leases = Arc::new(Leases::default());
-        let reg = placed(&leases);
+        let reg = placed(&leases, Unanswered::Gone);
         let (kept, lost) = (Uuid::new_v4(), Uuid::new_v4());
         assert_eq!(reg.send(kept, Which).await.unwrap(), 1);
         assert_eq!(reg.send(lost, Which).await.unwrap(), 2);
@@ -582,9 +608,12 @@ mod tests {
     async fn an_owner_gone_from_the_cluster_is_taken_over() {
         let leases = Arc::new(Leases::default());
         *leases.owner.lock().unwrap() = Some("node-dead".into());
-        let reg = placed(&leases);
+        let reg = placed(&leases, Unanswered::Gone);
         let id = Uuid::new_v4();
-        assert!(matches!(reg.reach(id, &"hello").await, Ok(Reached::Here)));
+        assert!(matches!(
+            reg.reach(id, &"hello", Rerun::Unsafe).await,
+            Ok(Reached::Here)
+        ));
         assert_eq!(*leases.taken_from.lock().unwrap(), ["node-dead"]);
         assert!(reg.is_running(id));
         // Handed over without waiting, the same.
@@ -598,5 +627,27 @@ mod tests {
             *leases.taken_from.lock().unwrap(),
             ["node-dead", "node-dead-too"]
         );
+    }
+
+    #[actix::test]
+    async fn a_command_its_dead_owner_heard_runs_again_only_if_that_is_safe() {
+        let leases = Arc::new(Leases::default());
+        let reg = placed(&leases, Unanswered::Lost);
+        let (unsafe_id, safe_id) = (Uuid::new_v4(), Uuid::new_v4());
+        *leases.owner.lock().unwrap() = Some("node-a".into());
+        let answer = reg.reach(unsafe_id, &"answer", Rerun::Unsafe).await;
+        assert!(
+            matches!(answer, Ok(Reached::There(None))),
+            "no answer: try again"
+        );
+        assert_eq!(
+            *leases.taken_from.lock().unwrap(),
+            ["node-a"],
+            "taken over all the same"
+        );
+        *leases.owner.lock().unwrap() = Some("node-b".into());
+        let answer = reg.reach(safe_id, &"post", Rerun::Safe).await;
+        assert!(matches!(answer, Ok(Reached::Here)), "runs here again");
+        assert_eq!(*leases.taken_from.lock().unwrap(), ["node-a", "node-b"]);
     }
 }

@@ -84,8 +84,11 @@ struct Reply {
 pub enum AskError {
     /// Redis could not be reached.
     Unreachable(Unreachable),
-    /// The node is not on the bus: it died, or lost Redis.
+    /// The node is not on the bus: it died, or lost Redis. It never heard the question.
     Gone,
+    /// The node heard the question, then left the bus before answering: it may or may not
+    /// have acted on it.
+    Left,
     /// Nobody answered in time: the node is stuck, or does not serve that.
     NoAnswer,
 }
@@ -95,6 +98,7 @@ impl std::fmt::Display for AskError {
         match self {
             Self::Unreachable(e) => e.fmt(f),
             Self::Gone => f.write_str("the other node is not on the cluster bus"),
+            Self::Left => f.write_str("the other node left the cluster bus before answering"),
             Self::NoAnswer => f.write_str("the other node did not answer in time"),
         }
     }
@@ -190,7 +194,7 @@ impl Bus {
                     Ok(Ok(body)) => Ok(body),
                     _ => Err(AskError::NoAnswer),
                 },
-                () = self.left(node) => Err(AskError::Gone),
+                () = self.left(node) => Err(AskError::Left),
             },
         };
         redis.rpc.waiting.remove(&id);

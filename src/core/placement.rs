@@ -47,6 +47,7 @@ impl Relay for OverBus {
             match self.bus.ask(&node, &service, body, self.timeout).await {
                 Ok(answer) => Ok(answer),
                 Err(AskError::Gone) => Err(Unanswered::Gone),
+                Err(AskError::Left) => Err(Unanswered::Lost),
                 Err(e) => {
                     tracing::warn!(kind, %id, %node, error = %e, "a relayed command got no answer");
                     Err(Unanswered::Late)
@@ -69,7 +70,7 @@ impl Relay for OverBus {
             let service = service(&self.listener, kind);
             match self.bus.tell(&node, &service, body).await {
                 Ok(()) => Ok(()),
-                Err(AskError::Gone) => Err(Unanswered::Gone),
+                Err(AskError::Gone | AskError::Left) => Err(Unanswered::Gone),
                 Err(e) => {
                     tracing::warn!(kind, %id, %node, error = %e, "handing a command over failed");
                     Err(Unanswered::Late)

@@ -7,7 +7,7 @@ use super::forward::{self, Command, Outcome, WireError};
 use super::ports::Deps;
 use super::session::{ActorError, AnswerOutcome, CompleteOutcome, StartOutcome};
 use super::status;
-use crate::registry::{ActorRegistry, Placement, Reached, Route};
+use crate::registry::{ActorRegistry, Placement, Reached, Rerun, Route};
 use actix::{Arbiter, Handler, Message};
 use sea_orm::sea_query::Query;
 use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, QuerySelect};
@@ -65,7 +65,8 @@ impl Registry {
 
     /// Runs `command` on the session's actor, here or on the node that owns it.
     async fn run(&self, id: Uuid, command: Command) -> Result<Outcome, ActorError> {
-        match self.actors.reach(id, &command).await? {
+        // An answer run twice would answer the next question too.
+        match self.actors.reach(id, &command, Rerun::Unsafe).await? {
             Reached::Here => self.run_here(id, command).await,
             Reached::There(answer) => answer
                 .and_then(|a| serde_json::from_value::<forward::Answer>(a).ok())

@@ -8,7 +8,7 @@ use super::events::{MESSAGE_READ, NEW_MESSAGE};
 use super::writes::{append, mark_read, ConversationError};
 use super::UserFeed;
 use crate::interview::TimeSource;
-use crate::registry::{ActorRegistry, Lease, Placement, Reached, Retire, Route};
+use crate::registry::{ActorRegistry, Lease, Placement, Reached, Rerun, Retire, Route};
 use actix::prelude::*;
 use sea_orm::{DatabaseConnection, DbErr};
 use serde::{Deserialize, Serialize};
@@ -33,6 +33,9 @@ pub const KIND: &str = "marketplace.conversation";
 #[derive(Message, Clone, Serialize, Deserialize)]
 #[rtype(result = "Result<message::Model, ConversationError>")]
 struct Post {
+    /// The new message's id, chosen by the node that took the request: a post run again
+    /// (its owner died before answering) finds its message stored and stores no other.
+    message: Uuid,
     sender: Uuid,
     receiver: Uuid,
     text: String,
@@ -92,7 +95,16 @@ impl Handler<Post> for Conversation {
         let id = self.lease.id();
         let work = async move {
             let now = deps.clock.now();
-            let created = append(&deps.db, id, msg.sender, msg.receiver, msg.text, now).await?;
+            let created = append(
+                &deps.db,
+                id,
+                msg.message,
+                msg.sender,
+                msg.receiver,
+                msg.text,
+                now,
+            )
+            .await?;
             let payload = json!({
                 "senderId": created.sender_id,
                 "message": created.text,
@@ -203,7 +215,8 @@ impl Conversations {
         T: serde::de::DeserializeOwned + Send + 'static,
         Conversation: Handler<M>,
     {
-        match self.actors.reach(id, &command).await? {
+        // A post carries its message's id and a read marks what is unread: both may run twice.
+        match self.actors.reach(id, &command, Rerun::Safe).await? {
             Reached::Here => self.send(id, msg).await,
             Reached::There(answer) => answer
                 .and_then(|a| serde_json::from_value::<Result<T, WireError>>(a).ok())
@@ -262,6 +275,7 @@ impl Conversations {
         text: String,
     ) -> Result<message::Model, ConversationError> {
         let post = Post {
+            message: Uuid::new_v4(),
             sender,
             receiver,
             text,
@@ -427,5 +441,33 @@ mod tests {
         let receipts = heard.of(MESSAGE_READ);
         assert_eq!(receipts.len(), 1);
         assert_eq!(receipts[0].0, a, "to the sender");
+    }
+
+    #[actix::test]
+    async fn a_post_run_twice_stores_its_message_once() {
+        let (conv, _, id, a, b, db) = setup(Duration::from_secs(60)).await;
+        // As a node relays it, and again after its owner died before answering.
+        let post = serde_json::to_value(Command::Post(Post {
+            message: Uuid::new_v4(),
+            sender: a,
+            receiver: b,
+            text: "once".into(),
+        }))
+        .unwrap();
+        let first = conv.run_forwarded(id, post.clone()).await;
+        assert_eq!(first["Ok"]["seq"], 1, "{first}");
+        assert_eq!(
+            conv.run_forwarded(id, post).await,
+            first,
+            "the same message"
+        );
+        let stored = message::Entity::find().all(&db).await.unwrap();
+        assert_eq!(stored.len(), 1);
+        let row = conversation::Entity::find_by_id(id)
+            .one(&db)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(row.last_seq, 1);
     }
 }

@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, LockType, Query};
-use sea_orm::{ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, SqlErr};
 use switchboard_entities::marketplace::{conversation, message};
 use uuid::Uuid;
 
@@ -25,9 +25,13 @@ pub enum ConversationError {
 /// statement. A statement is atomic and, on SQLite, takes the write lock before it reads;
 /// on PostgreSQL `FOR UPDATE` makes a second writer wait for the first's number. One
 /// statement is one round trip to SQLite's connection thread instead of four.
+///
+/// The message's id is the caller's: appending it again (a command run twice because the
+/// node running it died before answering) answers the message stored the first time.
 pub(super) async fn append(
     db: &DatabaseConnection,
     conversation_id: Uuid,
+    message_id: Uuid,
     sender: Uuid,
     receiver: Uuid,
     text: String,
@@ -35,7 +39,7 @@ pub(super) async fn append(
 ) -> Result<message::Model, ConversationError> {
     use message::Column as M;
     let next = Query::select()
-        .expr(Expr::val(Uuid::new_v4()))
+        .expr(Expr::val(message_id))
         .column(conversation::Column::Id)
         .expr(Expr::col(conversation::Column::LastSeq).add(1))
         .expr(Expr::val(sender))
@@ -62,11 +66,18 @@ pub(super) async fn append(
         .returning_all()
         .to_owned();
     let stmt = db.get_database_backend().build(&insert);
-    message::Entity::find()
-        .from_raw_sql(stmt)
-        .one(db)
-        .await?
-        .ok_or(ConversationError::NotFound)
+    match message::Entity::find().from_raw_sql(stmt).one(db).await {
+        Ok(created) => created.ok_or(ConversationError::NotFound),
+        Err(e) if matches!(e.sql_err(), Some(SqlErr::UniqueConstraintViolation(_))) => {
+            message::Entity::find_by_id(message_id)
+                .filter(message::Column::ConversationId.eq(conversation_id))
+                .filter(message::Column::SenderId.eq(sender))
+                .one(db)
+                .await?
+                .ok_or(ConversationError::Db(e))
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Marks read what `reader` received in the conversation and had not read (`only`: just
