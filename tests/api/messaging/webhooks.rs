@@ -113,6 +113,25 @@ pub(super) async fn settled_rows(
     .await
 }
 
+/// Waits until `n` deliveries of `hook` are finished; asserts each one succeeded.
+async fn all_succeeded(app: &TestApp, hook: &str, n: usize) {
+    let rows = eventually(&format!("{n} deliveries settled"), || async {
+        let rows = settled_rows(app, hook).await;
+        (rows.len() == n).then_some(rows)
+    })
+    .await;
+    assert!(rows.iter().all(|r| r.status == "succeeded"), "{rows:?}");
+}
+
+/// How many requests reached a receiver, and how many distinct deliveries they carried.
+fn distinct_deliveries(calls: &[Request]) -> (usize, usize) {
+    let ids: BTreeSet<&str> = calls
+        .iter()
+        .map(|r| header(r, "x-service-delivery-id"))
+        .collect();
+    (calls.len(), ids.len())
+}
+
 fn at(a: &serde_json::Value) -> chrono::DateTime<chrono::Utc> {
     chrono::DateTime::parse_from_rfc3339(a["delivered_at"].as_str().unwrap())
         .unwrap()
@@ -1378,26 +1397,13 @@ async fn two_nodes_deliver_each_event_once() {
         assert_eq!(res.status(), 201);
     }
     // Both nodes' actors are at work for about two seconds (8 deliveries of 250 ms).
-    let rows = eventually("eight deliveries settled", || async {
-        let rows = settled_rows(&a, &hook).await;
-        (rows.len() == 8).then_some(rows)
-    })
-    .await;
-    assert!(rows.iter().all(|r| r.status == "succeeded"), "{rows:?}");
+    all_succeeded(&a, &hook, 8).await;
     let calls = rx.received_requests().await.unwrap();
-    let mut ids: Vec<String> = calls
-        .iter()
-        .map(|r| {
-            r.headers["x-service-delivery-id"]
-                .to_str()
-                .unwrap()
-                .to_owned()
-        })
-        .collect();
-    ids.sort();
-    ids.dedup();
-    assert_eq!(ids.len(), 8, "eight distinct deliveries");
-    assert_eq!(calls.len(), 8, "each delivered once, not once per node");
+    assert_eq!(
+        distinct_deliveries(&calls),
+        (8, 8),
+        "eight distinct deliveries, each delivered once, not once per node"
+    );
     drop(b);
 }
 
@@ -1460,20 +1466,9 @@ async fn on_a_cluster_one_node_runs_each_endpoint() {
             .await;
         assert_eq!(res.status(), 201);
     }
-    let rows = eventually("twelve deliveries settled", || async {
-        let rows = settled_rows(&a, &hook).await;
-        (rows.len() == 12).then_some(rows)
-    })
-    .await;
-    assert!(rows.iter().all(|r| r.status == "succeeded"), "{rows:?}");
+    all_succeeded(&a, &hook, 12).await;
     let calls = received(&rx, 12).await;
-    let mut ids: Vec<&str> = calls
-        .iter()
-        .map(|r| header(r, "x-service-delivery-id"))
-        .collect();
-    ids.sort();
-    ids.dedup();
-    assert_eq!((calls.len(), ids.len()), (12, 12), "each once");
+    assert_eq!(distinct_deliveries(&calls), (12, 12), "each once");
     let mut running = 0;
     for node in nodes {
         running += endpoints_running(node).await;
@@ -1515,10 +1510,5 @@ async fn an_endpoint_whose_node_left_the_cluster_is_taken_over_by_the_next_deliv
     let owner = owners(&a, "webhook.endpoint").await;
     assert_eq!(owner.len(), 1);
     assert_ne!(owner[0], "node-gone", "taken over");
-    let rows = eventually("both deliveries settled", || async {
-        let rows = settled_rows(&a, &hook).await;
-        (rows.len() == 2).then_some(rows)
-    })
-    .await;
-    assert!(rows.iter().all(|r| r.status == "succeeded"), "{rows:?}");
+    all_succeeded(&a, &hook, 2).await;
 }
