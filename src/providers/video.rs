@@ -1,6 +1,7 @@
 //! Video port: probing, personalising (the poster's referral code burnt into the ad) and
 //! transcoding ads. The built-in adapter runs Debian's ffmpeg and ffprobe as child processes.
 
+use super::screenshot::Fraction;
 use super::tool::{self, ToolError};
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -53,6 +54,23 @@ pub struct VideoInfo {
     pub format_name: String,
 }
 
+/// A personalised video: its probe and the code's box, as fractions of the frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Personalised {
+    pub info: VideoInfo,
+    pub code_box: Fraction,
+}
+
+/// Key frames side by side: `frames` of them, each `jpeg`'s width / `frames` wide.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyFrameStrip {
+    pub jpeg: Vec<u8>,
+    pub frames: u32,
+}
+
+/// The longer side of a key frame, in pixels.
+pub const KEY_FRAME_SIDE: u32 = 320;
+
 #[derive(Debug, thiserror::Error)]
 pub enum VideoError {
     /// The input is not a usable video: retrying will not help.
@@ -84,13 +102,17 @@ pub trait VideoProcessor: Send + Sync + 'static {
     /// Duration, size and streams of `path`; `BadSource` when it holds no video.
     async fn probe(&self, path: &Path) -> Result<VideoInfo, VideoError>;
     /// Writes `input` to `output` as an H.264/AAC MP4 of at most 720p with `code` drawn large
-    /// and high-contrast over the lower part of every frame; returns the output's probe.
+    /// and high-contrast in an opaque box over the lower part of every frame; returns the
+    /// output's probe and where the box is.
     async fn personalise(
         &self,
         input: &Path,
         output: &Path,
         code: &str,
-    ) -> Result<VideoInfo, VideoError>;
+    ) -> Result<Personalised, VideoError>;
+    /// Up to `count` frames of `video`, evenly spaced from its start, each at most
+    /// [`KEY_FRAME_SIDE`] pixels on its longer side, side by side in one JPEG.
+    async fn key_frames(&self, video: &Path, count: u32) -> Result<KeyFrameStrip, VideoError>;
     /// Writes `input` to `output` as an H.264/AAC MP4 of at most 720p and a JPEG frame to
     /// `thumbnail`; returns the output's probe.
     async fn transcode_ad(
@@ -136,8 +158,13 @@ impl Ffmpeg {
             .map_err(|e| VideoError::Tool(format!("ffmpeg wrote no readable video: {e}")))
     }
 
-    /// The filter drawing `code` on frames `height` pixels tall.
-    fn drawtext(&self, code: &str, height: u32) -> Result<String, VideoError> {
+    /// The filters drawing `code` in its box on frames `width`×`height`, and the box.
+    fn drawtext(
+        &self,
+        code: &str,
+        width: u32,
+        height: u32,
+    ) -> Result<(String, Fraction), VideoError> {
         let valid = !code.is_empty()
             && code.len() <= 32
             && code.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
@@ -155,13 +182,57 @@ impl Ffmpeg {
         } else {
             "font=Sans".to_owned()
         };
-        // White on an opaque black box with a wide margin, a ninth of the height tall, in
-        // the lower part: readable (by people and OCR) on any footage, clear of the top bars.
-        let border = (height / 20).max(6);
-        Ok(format!(
-            "drawtext={font}:text={code}:fontsize=h/9:fontcolor=white:box=1:\
-             boxcolor=black:boxborderw={border}:x=(w-text_w)/2:y=h-text_h-h/8"
-        ))
+        let b = CodeBox::for_frame(width.max(2), height.max(2), code.len());
+        // White on an opaque black box of our own size (so the verifier knows where to look),
+        // in the lower part: readable (by people and OCR) on any footage, clear of the top bars.
+        let filter = format!(
+            "drawbox=x={}:y={}:w={}:h={}:color=black:t=fill,\
+             drawtext={font}:text={code}:fontsize={}:fontcolor=white:\
+             x=(w-text_w)/2:y={}+({}-text_h)/2",
+            b.x, b.y, b.w, b.h, b.font_size, b.y, b.h
+        );
+        Ok((filter, b.fraction(width.max(2), height.max(2))))
+    }
+}
+
+/// Where a code of `len` characters is drawn on a `w`×`h` frame: the font as large as a
+/// ninth of the height allows while the text (DejaVu Sans Mono, 0.6 em per character) fills
+/// at most 84 % of the width, in a box a third of the font size wider on every side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct CodeBox {
+    x: u32,
+    y: u32,
+    w: u32,
+    h: u32,
+    font_size: u32,
+}
+
+impl CodeBox {
+    fn for_frame(w: u32, h: u32, len: usize) -> Self {
+        let len = len.max(1) as f32;
+        let by_height = h as f32 / 9.0;
+        let by_width = 0.84 * w as f32 / (0.602 * len);
+        let font_size = by_height.min(by_width).floor().max(8.0);
+        let pad = (font_size / 3.0).max(4.0);
+        let bw = (0.602 * font_size * len * 1.04 + 2.0 * pad).min(w as f32);
+        let bh = (font_size * 1.05 + 2.0 * pad).min(h as f32);
+        let y = (h as f32 - bh - h as f32 / 8.0).max(0.0);
+        Self {
+            x: ((w as f32 - bw) / 2.0).max(0.0).round() as u32,
+            y: y.round() as u32,
+            w: bw.round() as u32,
+            h: bh.round() as u32,
+            font_size: font_size as u32,
+        }
+    }
+
+    fn fraction(&self, w: u32, h: u32) -> Fraction {
+        Fraction {
+            x: self.x as f32 / w as f32,
+            y: self.y as f32 / h as f32,
+            w: self.w as f32 / w as f32,
+            h: self.h as f32 / h as f32,
+        }
     }
 }
 
@@ -175,6 +246,47 @@ pub fn fit_720(width: u32, height: u32) -> (u32, u32) {
         (scaled & !1).max(2)
     };
     (even(width), even(height))
+}
+
+/// A size with the longer side at most `side` (the aspect kept, both even).
+pub fn fit_side(width: u32, height: u32, side: u32) -> (u32, u32) {
+    let long = width.max(height).max(1);
+    let scale = (f64::from(side) / f64::from(long)).min(1.0);
+    let even = |v: u32| (((f64::from(v) * scale).round() as u32) & !1).max(2);
+    (even(width), even(height))
+}
+
+/// The frames ffmpeg wrote into `dir` (`001.png`, …), side by side in one JPEG.
+fn strip(dir: &Path, count: u32) -> Result<KeyFrameStrip, VideoError> {
+    let bad = |e: String| VideoError::Tool(format!("key frames: {e}"));
+    let mut frames = Vec::new();
+    for i in 1..=count {
+        let path = dir.join(format!("{i:03}.png"));
+        if !path.is_file() {
+            break;
+        }
+        frames.push(
+            image::open(&path)
+                .map_err(|e| bad(e.to_string()))?
+                .into_rgb8(),
+        );
+    }
+    let first = frames
+        .first()
+        .ok_or_else(|| bad("ffmpeg wrote no frame".into()))?;
+    let (fw, fh) = first.dimensions();
+    let mut sheet = image::RgbImage::new(fw * frames.len() as u32, fh);
+    for (i, f) in frames.iter().enumerate() {
+        image::imageops::replace(&mut sheet, f, i64::from(fw) * i as i64, 0);
+    }
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90)
+        .encode_image(&sheet)
+        .map_err(|e| bad(e.to_string()))?;
+    Ok(KeyFrameStrip {
+        jpeg,
+        frames: frames.len() as u32,
+    })
 }
 
 fn os(args: &[&str]) -> Vec<OsString> {
@@ -232,18 +344,40 @@ impl VideoProcessor for Ffmpeg {
         input: &Path,
         output: &Path,
         code: &str,
-    ) -> Result<VideoInfo, VideoError> {
+    ) -> Result<Personalised, VideoError> {
         // The code is checked before anything runs: a bad one is the caller's mistake.
-        self.drawtext(code, 0)?;
+        self.drawtext(code, 720, 1280)?;
         let info = self.probe(input).await?;
         let (w, h) = fit_720(info.width, info.height);
-        let drawtext = self.drawtext(code, h)?;
+        let (drawtext, code_box) = self.drawtext(code, w, h)?;
         let mut args = input_args(input);
         args.extend(os(&["-map", "0:v:0", "-map", "0:a:0?", "-vf"]));
         args.push(format!("scale={w}:{h},setsar=1,{drawtext}").into());
         args.extend(mp4_args(&info, output));
         self.encode(args).await?;
-        self.check_output(output).await
+        Ok(Personalised {
+            info: self.check_output(output).await?,
+            code_box,
+        })
+    }
+
+    async fn key_frames(&self, video: &Path, count: u32) -> Result<KeyFrameStrip, VideoError> {
+        let info = self.probe(video).await?;
+        let count = count.clamp(1, 32);
+        let dir = tempfile::tempdir().map_err(|e| VideoError::Tool(e.to_string()))?;
+        let (w, h) = fit_side(info.width, info.height, KEY_FRAME_SIDE);
+        // Frames at 0, d/n, 2d/n, …: the fps filter keeps the frame nearest each instant.
+        let rate = f64::from(count) / info.duration_secs.max(0.04);
+        let mut args = input_args(video);
+        args.extend(os(&["-an", "-vf"]));
+        args.push(format!("fps={rate:.6},scale={w}:{h},setsar=1").into());
+        args.extend(os(&["-frames:v", &count.to_string(), "-f", "image2"]));
+        args.push(dir.path().join("%03d.png").into());
+        self.encode(args).await?;
+        let dir_path = dir.path().to_owned();
+        tokio::task::spawn_blocking(move || strip(&dir_path, count))
+            .await
+            .map_err(|e| VideoError::Tool(e.to_string()))?
     }
 
     async fn transcode_ad(
@@ -391,13 +525,26 @@ mod tests {
             settings: VideoSettings::default(),
             permits: Arc::new(Semaphore::new(1)),
         };
-        assert!(f.drawtext("K7M9QX2P", 720).is_ok());
+        assert!(f.drawtext("K7M9QX2P", 1280, 720).is_ok());
         for bad in ["", "a:b", "x'y", "a,b", "a b", &"A".repeat(33)] {
             assert!(
-                matches!(f.drawtext(bad, 720), Err(VideoError::InvalidCode)),
+                matches!(f.drawtext(bad, 1280, 720), Err(VideoError::InvalidCode)),
                 "{bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn the_code_box_fits_the_frame_and_is_reported_as_drawn() {
+        for (w, h) in [(720, 1280), (1280, 720), (640, 360), (320, 240)] {
+            let b = CodeBox::for_frame(w, h, "K7M9QX2P-ACEF".len());
+            assert!(b.x + b.w <= w && b.y + b.h <= h, "{w}x{h}: {b:?}");
+            assert!(b.w as f32 >= 0.5 * w as f32, "{w}x{h}: {b:?}");
+            let f = b.fraction(w, h);
+            assert!((f.x * w as f32 - b.x as f32).abs() < 0.5);
+        }
+        // A short code on a wide frame: a ninth of the height, as before.
+        assert_eq!(CodeBox::for_frame(1280, 720, 8).font_size, 80);
     }
 
     #[test]

@@ -29,6 +29,13 @@ pub struct Model {
     /// `pending`, `needs_review`, `approved` or `rejected`.
     pub status: String,
     pub reason: Option<String>,
+    /// A stable name for the reason: `shown`, `video_without_code`, `code_without_video`,
+    /// `not_shown`, `unsure`, `duplicate` or `staff`.
+    pub reason_code: Option<String>,
+    /// Why the verifier decided as it did (JSON), for staff.
+    pub evidence: Option<String>,
+    /// A small grey print (`WxH:base64`) of where the code is, or of the whole picture.
+    pub detail_print: Option<String>,
     /// The ad's payout reserved for this screenshot at submission.
     pub payout_cents: i64,
     /// Set (to the subscription) while undecided: unique, so one is open per subscription.

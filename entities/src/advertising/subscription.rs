@@ -16,6 +16,11 @@ pub struct Model {
     pub failure_reason: Option<String>,
     /// The personalised video's storage key once ready.
     pub video_key: Option<String>,
+    /// The exact text burnt into the personalised video: the referral code and a tag of this
+    /// subscription (`K7M9QX2P-ACEF`); the referral code alone for older subscriptions.
+    pub proof_code: String,
+    /// The video's key frames as JSON (`{key, frames, codeBox}`), once made.
+    pub proof_frames: Option<String>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

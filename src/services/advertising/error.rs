@@ -47,6 +47,11 @@ pub enum AdvertisingError {
     ScreenshotPending,
     #[error("a screenshot of this subscription is already approved")]
     ScreenshotApproved,
+    #[error("too many of your screenshots did not show your video; try again later")]
+    ProofsRefused {
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+    },
     #[error("this ad's budget no longer covers a payout")]
     BudgetExhausted,
     #[error("the amount is more than your available balance")]
@@ -166,6 +171,9 @@ impl From<AdvertisingError> for ApiError {
             }
             AdvertisingError::ScreenshotPending => conflict("screenshot_pending"),
             AdvertisingError::ScreenshotApproved => conflict("screenshot_already_approved"),
+            AdvertisingError::ProofsRefused { until, now } => {
+                wait(message, "too_many_rejected_screenshots", until, now)
+            }
             AdvertisingError::BudgetExhausted => {
                 ApiError::bad_request(message).code("budget_exhausted")
             }

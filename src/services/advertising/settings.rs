@@ -28,6 +28,10 @@ pub struct AdvertisingSettings {
     /// Attempts at a personalised video (the first and the retries, with the queue's backoff)
     /// before the subscription fails.
     pub video_attempts: i32,
+    /// Screenshots rejected as not showing the poster's video that stop them submitting,
+    /// and the window they are counted in (0 turns the limit off).
+    pub proof_rejection_limit: u32,
+    pub proof_rejection_window_secs: i64,
     /// Largest ad video fetched from a URL, in bytes (200 MB).
     pub max_video_bytes: u64,
     /// Fetch ad videos from loopback and private addresses too (local development and
@@ -86,6 +90,8 @@ impl Default for AdvertisingSettings {
             video_link_ttl_secs: 6 * 3600,
             max_screenshot_bytes: 10 * 1024 * 1024,
             video_attempts: 4,
+            proof_rejection_limit: 5,
+            proof_rejection_window_secs: 24 * 3600,
             max_video_bytes: 200 * 1024 * 1024,
             allow_private_video_urls: false,
             advertiser_app_url: "http://localhost:3000".into(),
@@ -147,6 +153,9 @@ impl AdvertisingSettings {
         }
         if !(1..=20).contains(&self.video_attempts) {
             return invalid("video_attempts must be 1 to 20");
+        }
+        if self.proof_rejection_window_secs < 60 {
+            return invalid("proof_rejection_window_secs must be at least 60");
         }
         if self.max_video_bytes < 1024 {
             return invalid("max_video_bytes must be at least 1024");

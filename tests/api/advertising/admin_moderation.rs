@@ -33,6 +33,8 @@ pub async fn pending_shot(app: &TestApp, poster: &str, ad_id: &str, payout: i64)
         status: Set("ready".into()),
         failure_reason: Set(None),
         video_key: Set(None),
+        proof_code: Set("SEEDED22-ACEF".into()),
+        proof_frames: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
     }
@@ -61,6 +63,9 @@ pub async fn pending_shot(app: &TestApp, poster: &str, ad_id: &str, payout: i64)
         band7: Set(b[7]),
         status: Set("pending".into()),
         reason: Set(None),
+        reason_code: Set(None),
+        evidence: Set(None),
+        detail_print: Set(None),
         payout_cents: Set(payout),
         open_subscription_id: Set(Some(sub.id)),
         approved_subscription_id: Set(None),

@@ -1,14 +1,13 @@
-//! The poster's whole path: subscribe, a real ffmpeg video behind a signed link (ranges
-//! included), a screenshot read by tesseract and approved, duplicates and unreadable ones,
-//! and the money that follows.
+//! The poster's whole path: subscribe, a real ffmpeg video with the subscription's proof
+//! code behind a signed link (ranges included), a phone screenshot of it found and read and
+//! approved, duplicates and doubtful ones, and the money that follows.
 
 use super::*;
-use crate::providers::media::{frame_at, test_clip, text_picture};
+use crate::providers::media::{test_clip, text_picture, PhoneShot};
 use reqwest::header;
 use serde_json::json;
 use std::path::Path;
 use std::time::Duration;
-use switchboard::providers::screenshot::{self, Outcome};
 
 /// An ad made from a 2 s generated clip copied into the app's storage.
 pub fn clip_ad(app: &TestApp, dir: &Path, payout: &str, budget: &str) -> String {
@@ -112,6 +111,44 @@ pub async fn decided(app: &TestApp, token: &str, shot: &str) -> Value {
     .await
 }
 
+/// The subscription's personalised video, fetched through its signed link into `dir`.
+pub async fn video_file(app: &TestApp, token: &str, sub: &str, dir: &Path) -> std::path::PathBuf {
+    let file = dir.join(format!("{sub}.mp4"));
+    if !file.exists() {
+        let link = ready(app, token, sub).await;
+        let url = link["videoUrl"].as_str().expect("a ready video");
+        let body = app
+            .client
+            .get(url)
+            .send()
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        std::fs::write(&file, &body).unwrap();
+    }
+    file
+}
+
+/// A genuine proof: a phone screenshot of the poster's own video `at` seconds in.
+pub async fn genuine(
+    app: &TestApp,
+    token: &str,
+    sub: &str,
+    dir: &Path,
+    at: &'static str,
+) -> Vec<u8> {
+    let video = video_file(app, token, sub, dir).await;
+    PhoneShot::of(&video, at).write(&dir.join(format!("{sub}-{at}.jpg")))
+}
+
+/// A phone screenshot of the ad's own clip (as `clip_ad` left it in `dir`): the video, but
+/// no code on it.
+fn source_shot(dir: &Path) -> Vec<u8> {
+    PhoneShot::of(&dir.join("ad.mp4"), "1.0").write(&dir.join("source.jpg"))
+}
+
 fn picture(dir: &Path, name: &str, lines: &[&str]) -> Vec<u8> {
     let path = dir.join(name);
     text_picture(&path, lines);
@@ -191,17 +228,10 @@ async fn a_poster_gets_their_video_and_earns_from_an_approved_screenshot() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "h264");
-    let frame = frame_at(&video, "1.0", &dir.path().join("frame.png"));
-    let ocr = screenshot::from_settings(
-        &Default::default(),
-        &Default::default(),
-        reqwest::Client::new(),
-    );
-    assert_eq!(
-        ocr.verify(&frame, &code).await,
-        Outcome::Found,
-        "the code is burnt into the video"
-    );
+    // The code burnt in is the subscription's own: the referral code and a tag.
+    let mine = data(get(&app, &format!("/subscriptions/{sub}"), Some(&token)).await).await;
+    let proof = mine["proofCode"].as_str().unwrap().to_owned();
+    assert!(proof.starts_with(&format!("{code}-")), "{proof}");
     // A link that was tampered with, or has expired, opens nothing.
     // The poster was told (WhatsApp to their phone; no device token, so no push).
     let _ = app.jobs.run_due().await;
@@ -214,15 +244,15 @@ async fn a_poster_gets_their_video_and_earns_from_an_approved_screenshot() {
     let forged = url.replace(&url[url.len() - 4..], "0000");
     assert_eq!(app.client.get(&forged).send().await.unwrap().status(), 404);
 
-    // The screenshot: the referral code on it, read by tesseract, approved, paid.
+    // The screenshot: the video in a phone's app, its proof code read, approved, paid.
     let shot = data(
         upload(
             &app,
             &token,
             &sub,
-            picture(dir.path(), "shot.png", &["Posted!", &code]),
+            PhoneShot::of(&video, "1.0").write(&dir.path().join("shot.jpg")),
             "screenshot",
-            "image/png",
+            "image/jpeg",
         )
         .await,
     )
@@ -232,6 +262,7 @@ async fn a_poster_gets_their_video_and_earns_from_an_approved_screenshot() {
     let id = shot["id"].as_str().unwrap().to_owned();
     let outcome = decided(&app, &token, &id).await;
     assert_eq!(outcome["status"], "approved", "{outcome}");
+    assert_eq!(outcome["reasonCode"], "shown", "{outcome}");
     let _ = app.jobs.run_due().await;
     assert!(told("You earned $1.50"), "{:?}", app.outbox_for(&number));
     let b = data(get(&app, "/users/balance", Some(&token)).await).await;
@@ -293,32 +324,31 @@ async fn a_poster_gets_their_video_and_earns_from_an_approved_screenshot() {
 }
 
 #[actix_web::test]
-async fn duplicates_are_rejected_and_unreadable_screenshots_wait_for_a_person() {
+async fn duplicates_are_rejected_and_doubtful_screenshots_wait_for_a_person() {
     let dir = tempfile::tempdir().unwrap();
     let app = app().await;
     let ad = clip_ad(&app, dir.path(), "2", "20");
-    let (first, user) = sign_in(&app, &phone()).await;
-    let code = user["referralCode"].as_str().unwrap().to_owned();
+    let (first, _) = sign_in(&app, &phone()).await;
     let sub1 = subscribe(&app, &first, &ad).await;
-    let second_phone = phone();
-    let (second, _) = sign_in(&app, &second_phone).await;
+    let (second, _) = sign_in(&app, &phone()).await;
     let sub2 = subscribe(&app, &second, &ad).await;
-    ready(&app, &first, &sub1).await;
-    ready(&app, &second, &sub2).await;
+    let (third, _) = sign_in(&app, &phone()).await;
+    let sub3 = subscribe(&app, &third, &ad).await;
 
-    let pic = picture(dir.path(), "a.jpg", &["Shared it", &code]);
+    let pic = genuine(&app, &first, &sub1, dir.path(), "1.0").await;
     let s1 = data(upload(&app, &first, &sub1, pic.clone(), "file", "image/jpeg").await).await;
-    assert_eq!(
-        decided(&app, &first, s1["id"].as_str().unwrap()).await["status"],
-        "approved"
-    );
-    // The same picture from someone else: a duplicate, and the reservation goes back.
+    let s1_id = s1["id"].as_str().unwrap().to_owned();
+    assert_eq!(decided(&app, &first, &s1_id).await["status"], "approved");
+    // The same picture from someone else: a duplicate naming the first, and the reservation
+    // goes back.
     let s2 = data(upload(&app, &second, &sub2, pic, "screenshot", "image/jpeg").await).await;
     let out = decided(&app, &second, s2["id"].as_str().unwrap()).await;
     assert_eq!(
-        (out["status"].as_str(), out["reason"].as_str()),
-        (Some("rejected"), Some("duplicate"))
+        (out["status"].as_str(), out["reasonCode"].as_str()),
+        (Some("rejected"), Some("duplicate")),
+        "{out}"
     );
+    assert!(out["reason"].as_str().unwrap().contains(&s1_id), "{out}");
     let stats = data(get(&app, &format!("/ads/{ad}/stats"), Some(&second)).await).await;
     assert_eq!(
         (
@@ -327,12 +357,23 @@ async fn duplicates_are_rejected_and_unreadable_screenshots_wait_for_a_person() 
         ),
         (Some(0), Some(200))
     );
+    // Another poster's own screenshot of the same moment of the same ad looks alike by
+    // design: their code decides, and it is theirs.
+    let own = genuine(&app, &third, &sub3, dir.path(), "1.0").await;
+    let s3 = data(upload(&app, &third, &sub3, own, "screenshot", "image/jpeg").await).await;
+    let out = decided(&app, &third, s3["id"].as_str().unwrap()).await;
+    assert_eq!(out["status"], "approved", "{out}");
 
-    // A picture without the code: a person will look; the payout stays reserved meanwhile.
-    let blank = picture(dir.path(), "b.png", &["Nothing to see"]);
-    let s3 = data(upload(&app, &second, &sub2, blank, "screenshot", "image/png").await).await;
-    let out = decided(&app, &second, s3["id"].as_str().unwrap()).await;
-    assert_eq!(out["status"], "needs_review", "{out}");
+    // The ad's video without the poster's code: a person will look; the payout stays
+    // reserved meanwhile.
+    let doubtful = source_shot(dir.path());
+    let s4 = data(upload(&app, &second, &sub2, doubtful, "screenshot", "image/jpeg").await).await;
+    let out = decided(&app, &second, s4["id"].as_str().unwrap()).await;
+    assert_eq!(
+        (out["status"].as_str(), out["reasonCode"].as_str()),
+        (Some("needs_review"), Some("video_without_code")),
+        "{out}"
+    );
     let b = data(get(&app, "/transactions/pending-amount", Some(&second)).await).await;
     assert_eq!(b["underReviewUsd"], "2.00");
     let again = upload(
@@ -350,7 +391,7 @@ async fn duplicates_are_rejected_and_unreadable_screenshots_wait_for_a_person() 
     refused(
         get(
             &app,
-            &format!("/screenshots/{}", s3["id"].as_str().unwrap()),
+            &format!("/screenshots/{}", s4["id"].as_str().unwrap()),
             Some(&first),
         )
         .await,
@@ -573,23 +614,11 @@ async fn money_stays_exact_under_racing_approvals_and_withdrawals() {
     use switchboard::core::jobs::NewJob;
     let dir = tempfile::tempdir().unwrap();
     let app = app().await;
-    let (token, user) = sign_in(&app, &phone()).await;
-    let code = user["referralCode"].as_str().unwrap().to_owned();
+    let token = poster(&app).await;
     let ad = clip_ad(&app, dir.path(), "3", "30");
     let sub = subscribe(&app, &token, &ad).await;
-    ready(&app, &token, &sub).await;
-    let shot = data(
-        upload(
-            &app,
-            &token,
-            &sub,
-            picture(dir.path(), "s.png", &["Done", &code]),
-            "screenshot",
-            "image/png",
-        )
-        .await,
-    )
-    .await;
+    let proof = genuine(&app, &token, &sub, dir.path(), "1.0").await;
+    let shot = data(upload(&app, &token, &sub, proof, "screenshot", "image/jpeg").await).await;
     let id = shot["id"].as_str().unwrap().to_owned();
     // Three deciders race the verifier for one pending screenshot.
     let db = sea_orm::Database::connect(&app.settings.database.url)
@@ -723,9 +752,8 @@ async fn list_totals_and_trending_follow_an_ad_running_out_of_budget_and_back() 
     // Budget for two payouts; the other ad (Technology) is never touched.
     let ad = clip_ad(&app, dir.path(), "2", "4");
     let _other = super::ad(&app, "Other", "GB", "1", "10");
-    let (first, user) = sign_in(&app, &phone()).await;
-    let code = user["referralCode"].as_str().unwrap().to_owned();
-    let (second, _) = sign_in(&app, &phone()).await;
+    let first = poster(&app).await;
+    let second = poster(&app).await;
     assert_eq!(totals(&app, &first).await, (2, 1));
     let sub1 = subscribe(&app, &first, &ad).await;
     let sub2 = subscribe(&app, &second, &ad).await;
@@ -733,15 +761,15 @@ async fn list_totals_and_trending_follow_an_ad_running_out_of_budget_and_back() 
     ready(&app, &second, &sub2).await;
 
     // Approved: spent 2 of 4, still open to a second payout.
-    let pic = picture(dir.path(), "a.png", &["Posted it", &code]);
-    let s1 = data(upload(&app, &first, &sub1, pic.clone(), "screenshot", "image/png").await).await;
+    let pic = genuine(&app, &first, &sub1, dir.path(), "1.0").await;
+    let s1 = data(upload(&app, &first, &sub1, pic.clone(), "screenshot", "image/jpeg").await).await;
     assert_eq!(
         decided(&app, &first, s1["id"].as_str().unwrap()).await["status"],
         "approved"
     );
     assert_eq!(totals(&app, &first).await, (2, 1));
     // A duplicate reserves the last payout, then is rejected: listed again.
-    let s2 = data(upload(&app, &second, &sub2, pic, "screenshot", "image/png").await).await;
+    let s2 = data(upload(&app, &second, &sub2, pic, "screenshot", "image/jpeg").await).await;
     assert_eq!(
         decided(&app, &second, s2["id"].as_str().unwrap()).await["status"],
         "rejected"
@@ -760,8 +788,8 @@ async fn list_totals_and_trending_follow_an_ad_running_out_of_budget_and_back() 
 
     // A screenshot waiting for a person holds the last payout: the ad leaves the list, its
     // total and trending.
-    let blank = picture(dir.path(), "b.png", &["Nothing to see"]);
-    let s3 = data(upload(&app, &second, &sub2, blank, "screenshot", "image/png").await).await;
+    let doubtful = source_shot(dir.path());
+    let s3 = data(upload(&app, &second, &sub2, doubtful, "screenshot", "image/jpeg").await).await;
     assert_eq!(
         decided(&app, &second, s3["id"].as_str().unwrap()).await["status"],
         "needs_review"

@@ -13,6 +13,7 @@ mod money;
 pub mod payments;
 mod places;
 mod posters;
+mod proofs;
 mod support;
 
 use crate::helpers::{spawn_app_with, TestApp};

@@ -31,6 +31,22 @@ pub fn test_clip(out: &Path, size: &str, secs: u32, audio: bool) {
     ffmpeg(&args);
 }
 
+/// A silent clip of `secs` seconds of the lavfi test `source` (testsrc2, mandelbrot, …) at
+/// `size`.
+pub fn source_clip(out: &Path, source: &str, size: &str, secs: u32) {
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        &format!("{source}=size={size}:rate=25"),
+        "-t",
+        &secs.to_string(),
+        "-pix_fmt",
+        "yuv420p",
+        out.to_str().unwrap(),
+    ]);
+}
+
 /// A phone-sized white picture with `lines` of black text drawn large (in the font codes are
 /// burnt into videos with, as a poster's screenshot shows them), one under another,
 /// written in the format `out`'s extension names.
@@ -64,16 +80,52 @@ pub fn text_picture(out: &Path, lines: &[&str]) {
     ]);
 }
 
-/// One frame of `video` at `at` seconds, as PNG bytes.
-pub fn frame_at(video: &Path, at: &str, out: &Path) -> Vec<u8> {
-    ffmpeg(&[
-        "-ss",
-        at,
-        "-i",
-        video.to_str().unwrap(),
-        "-frames:v",
-        "1",
-        out.to_str().unwrap(),
-    ]);
-    std::fs::read(out).unwrap()
+/// What a poster's phone screenshot of a video looks like: the frame of `video` at `at`
+/// seconds scaled to `width` pixels of a 1080×1920 screen at (`x`, `y`), in dark app
+/// chrome (a status bar, a caption, a row of buttons), saved as a JPEG.
+pub struct PhoneShot<'a> {
+    pub video: &'a Path,
+    pub at: &'a str,
+    pub width: u32,
+    pub x: u32,
+    pub y: u32,
+}
+
+impl PhoneShot<'_> {
+    pub fn of<'v>(video: &'v Path, at: &'v str) -> PhoneShot<'v> {
+        PhoneShot {
+            video,
+            at,
+            width: 860,
+            x: 110,
+            y: 560,
+        }
+    }
+
+    pub fn write(&self, out: &Path) -> Vec<u8> {
+        let font = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf";
+        let (w, x, y) = (self.width, self.x, self.y);
+        let filter = format!(
+            "scale={w}:-2,pad=1080:1920:{x}:{y}:color=0x121212,\
+             drawbox=x=0:y=0:w=1080:h=72:color=0x2a2a2a:t=fill,\
+             drawtext=fontfile={font}:text='9\\:41':fontsize=36:fontcolor=white:x=36:y=18,\
+             drawtext=fontfile={font}:text='New post':fontsize=44:fontcolor=white:x=60:y=1480,\
+             drawbox=x=80:y=1700:w=260:h=90:color=0x3b82f6:t=fill,\
+             drawbox=x=740:y=1700:w=260:h=90:color=0x444444:t=fill"
+        );
+        ffmpeg(&[
+            "-ss",
+            self.at,
+            "-i",
+            self.video.to_str().unwrap(),
+            "-frames:v",
+            "1",
+            "-vf",
+            &filter,
+            "-q:v",
+            "4",
+            out.to_str().unwrap(),
+        ]);
+        std::fs::read(out).unwrap()
+    }
 }

@@ -1,17 +1,20 @@
-//! Screenshot checks: format by content, plausible size and a perceptual hash that survives
-//! re-encoding; the built-in verifier reading a referral code with Debian's tesseract; the
-//! `openai` verifier against a fake vision model.
+//! Screenshot checks: format by content, plausible size and perceptual hashes that survive
+//! re-encoding; the built-in verifier, which approves only a picture showing the
+//! subscription's video with its proof code on it; the `openai` verifier against a fake
+//! vision model.
 
-use super::media::{ffmpeg, text_picture};
+use super::media::{ffmpeg, source_clip, text_picture, PhoneShot};
 use serde_json::{json, Value};
 use switchboard::providers::screenshot::{
-    self, inspect, Outcome, ScreenshotError, ScreenshotFormat, ScreenshotSettings,
+    self, inspect, DetailPrint, Finding, ProofRequest, ScreenshotError, ScreenshotFormat,
+    ScreenshotSettings, VideoRef,
 };
 use switchboard::providers::settings::AiSettings;
+use switchboard::providers::video::{self, VideoSettings};
 use wiremock::matchers::{body_string_contains, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-const CODE: &str = "K7M9QX2P";
+const CODE: &str = "K7M9QX2P-ACEF";
 
 fn picture(dir: &std::path::Path, name: &str, lines: &[&str]) -> Vec<u8> {
     let file = dir.join(name);
@@ -19,40 +22,92 @@ fn picture(dir: &std::path::Path, name: &str, lines: &[&str]) -> Vec<u8> {
     std::fs::read(file).unwrap()
 }
 
+/// A personalised clip of `source` (a lavfi test source) with `code`, and its key frames.
+async fn personalised(
+    dir: &std::path::Path,
+    source: &str,
+    code: &str,
+) -> (std::path::PathBuf, VideoRef) {
+    let input = dir.join(format!("{source}.mp4"));
+    source_clip(&input, source, "640x360", 2);
+    let output = dir.join(format!("{source}-{code}.mp4"));
+    let videos = video::from_settings(&VideoSettings::default());
+    let made = videos.personalise(&input, &output, code).await.unwrap();
+    let strip = videos.key_frames(&output, 4).await.unwrap();
+    (
+        output,
+        VideoRef {
+            sprite: strip.jpeg,
+            frames: strip.frames,
+            code_box: Some(made.code_box),
+        },
+    )
+}
+
 #[tokio::test]
-async fn the_built_in_verifier_finds_the_code_by_ocr_and_only_when_it_is_there() {
+async fn the_built_in_verifier_wants_the_video_and_the_code_on_it() {
     let dir = tempfile::tempdir().unwrap();
-    let with_code = picture(dir.path(), "with.png", &["My status", "Use code", CODE]);
-    let without = picture(
-        dir.path(),
-        "without.png",
-        &["My status", "Use code", "HWRT4ZC3"],
-    );
+    let (video, frames) = personalised(dir.path(), "testsrc", CODE).await;
     let verifier = screenshot::from_settings(
         &ScreenshotSettings::default(),
         &AiSettings::default(),
         reqwest::Client::new(),
     );
-    assert_eq!(verifier.verify(&with_code, CODE).await, Outcome::Found);
-    assert_eq!(verifier.verify(&without, CODE).await, Outcome::NotFound);
-
-    // JPEG and WebP are read as well.
-    for (name, format) in [("with.jpg", "mjpeg"), ("with.webp", "libwebp")] {
-        let file = dir.path().join(name);
-        ffmpeg(&[
-            "-i",
-            dir.path().join("with.png").to_str().unwrap(),
-            "-c:v",
-            format,
-            file.to_str().unwrap(),
-        ]);
-        let bytes = std::fs::read(&file).unwrap();
-        assert_eq!(
-            verifier.verify(&bytes, CODE).await,
-            Outcome::Found,
-            "{name}"
-        );
+    let ask = |image: Vec<u8>, code: &str| ProofRequest {
+        image,
+        code: code.into(),
+        video: Some(frames.clone()),
+    };
+    // The video at 70 % of the screen, the code in its box: approved, with the evidence.
+    let genuine = PhoneShot {
+        width: 760,
+        x: 160,
+        y: 420,
+        ..PhoneShot::of(&video, "0.7")
     }
+    .write(&dir.path().join("genuine.jpg"));
+    let v = verifier.verify(ask(genuine.clone(), CODE)).await;
+    assert_eq!(v.finding, Finding::Shown, "{:?}", v.evidence);
+    let e = &v.evidence;
+    assert!(e.video_found && e.code_matched, "{e:?}");
+    assert_eq!(e.code_found_in.as_deref(), Some("code_box"));
+    let video_match = e.video.as_ref().unwrap();
+    assert!(
+        video_match["score"].as_f64().unwrap() > 0.9,
+        "{video_match}"
+    );
+    let rect = &video_match["rect"];
+    assert!((rect["x"].as_i64().unwrap() - 160).abs() <= 8, "{rect}");
+    assert!((rect["w"].as_i64().unwrap() - 760).abs() <= 16, "{rect}");
+    assert!(v.code_rect.is_some());
+
+    // The same picture for another of the poster's subscriptions: the video, not its code.
+    let v = verifier.verify(ask(genuine, "K7M9QX2P-TUVW")).await;
+    assert_eq!(v.finding, Finding::VideoWithoutCode, "{:?}", v.evidence);
+
+    // The code typed on a white page: the code but no video.
+    let white = picture(dir.path(), "white.png", &["My status", "Use code", CODE]);
+    let v = verifier.verify(ask(white, CODE)).await;
+    assert_eq!(v.finding, Finding::CodeWithoutVideo, "{:?}", v.evidence);
+    assert_eq!(v.evidence.code_found_in.as_deref(), Some("picture"));
+
+    // Another video with another code: neither.
+    let (other, _) = personalised(dir.path(), "mandelbrot", "HWRT4ZC3-KMNP").await;
+    let elsewhere = PhoneShot::of(&other, "1.0").write(&dir.path().join("other.jpg"));
+    let v = verifier.verify(ask(elsewhere, CODE)).await;
+    assert_eq!(v.finding, Finding::NotShown, "{:?}", v.evidence);
+    assert_eq!(v.finding.status(), "rejected");
+
+    // Without key frames the video cannot be found: the code alone is not enough.
+    let plain = picture(dir.path(), "plain.png", &[CODE]);
+    let v = verifier
+        .verify(ProofRequest {
+            image: plain.clone(),
+            code: CODE.into(),
+            video: None,
+        })
+        .await;
+    assert_eq!(v.finding, Finding::CodeWithoutVideo);
 
     // Without its tool the verifier cannot tell, and says so.
     let blind = screenshot::from_settings(
@@ -64,13 +119,68 @@ async fn the_built_in_verifier_finds_the_code_by_ocr_and_only_when_it_is_there()
         reqwest::Client::new(),
     );
     assert!(matches!(
-        blind.verify(&with_code, CODE).await,
-        Outcome::Unsure(_)
+        blind.verify(ask(plain, CODE)).await.finding,
+        Finding::Unsure(_)
     ));
     assert!(matches!(
-        verifier.verify(b"GIF89a not a screenshot", CODE).await,
-        Outcome::Unsure(_)
+        verifier
+            .verify(ask(b"GIF89a not a screenshot".to_vec(), CODE))
+            .await
+            .finding,
+        Finding::Unsure(_)
     ));
+}
+
+#[tokio::test]
+async fn two_posters_screenshots_of_one_frame_differ_where_their_codes_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, frames) = personalised(dir.path(), "testsrc", CODE).await;
+    let (b, _) = personalised(dir.path(), "testsrc", "HWRT4ZC3-KMNP").await;
+    let verifier = screenshot::from_settings(
+        &ScreenshotSettings::default(),
+        &AiSettings::default(),
+        reqwest::Client::new(),
+    );
+    let shot_a = PhoneShot::of(&a, "1.0").write(&dir.path().join("a.jpg"));
+    let shot_b = PhoneShot::of(&b, "1.0").write(&dir.path().join("b.jpg"));
+    let v = verifier
+        .verify(ProofRequest {
+            image: shot_a.clone(),
+            code: CODE.into(),
+            video: Some(frames),
+        })
+        .await;
+    let rect = v.code_rect;
+    let grey = |bytes: &[u8]| image::load_from_memory(bytes).unwrap().into_luma8();
+    let (ga, gb) = (grey(&shot_a), grey(&shot_b));
+    // On the whole picture the two are one (the old duplicate check's mistake)…
+    let (ia, ib) = (inspect(&shot_a).unwrap(), inspect(&shot_b).unwrap());
+    assert!(
+        ia.hash.distance(ib.hash) <= 4,
+        "{}",
+        ia.hash.distance(ib.hash)
+    );
+    // …where the code is they are not, while a re-encoded copy is.
+    let limit = ScreenshotSettings::default().detail_min_similarity;
+    let (da, db) = (DetailPrint::of(&ga, rect), DetailPrint::of(&gb, rect));
+    assert!(da.similarity(&db) < limit, "{}", da.similarity(&db));
+    let copy_file = dir.path().join("copy.jpg");
+    ffmpeg(&[
+        "-i",
+        dir.path().join("a.jpg").to_str().unwrap(),
+        "-q:v",
+        "9",
+        copy_file.to_str().unwrap(),
+    ]);
+    // A copy, re-encoded and with the box found a few pixels off.
+    let off = rect.map(|r| switchboard::providers::screenshot::Rect {
+        x: r.x + 3,
+        y: r.y + 2,
+        ..r
+    });
+    let copy = DetailPrint::of(&grey(&std::fs::read(&copy_file).unwrap()), off);
+    assert!(da.similarity(&copy) >= limit, "{}", da.similarity(&copy));
+    assert_eq!(DetailPrint::from_text(&da.to_text()), Some(da));
 }
 
 #[test]
@@ -164,12 +274,13 @@ fn chat(content: &str) -> ResponseTemplate {
     }))
 }
 
-async fn vision_verdict(reply: ResponseTemplate) -> Outcome {
+async fn vision_verdict(reply: ResponseTemplate) -> screenshot::Verdict {
     let model = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .and(header("authorization", "Bearer sk-test"))
         .and(body_string_contains("data:image/png;base64,"))
+        .and(body_string_contains("data:image/jpeg;base64,"))
         .and(body_string_contains(CODE))
         .respond_with(reply)
         .mount(&model)
@@ -188,29 +299,67 @@ async fn vision_verdict(reply: ResponseTemplate) -> Outcome {
     let verifier = screenshot::from_settings(&settings, &ai, reqwest::Client::new());
     let dir = tempfile::tempdir().unwrap();
     let shot = picture(dir.path(), "shot.png", &[CODE]);
-    let outcome = verifier.verify(&shot, CODE).await;
+    let (_, frames) = personalised(dir.path(), "testsrc", CODE).await;
+    let verdict = verifier
+        .verify(ProofRequest {
+            image: shot,
+            code: CODE.into(),
+            video: Some(frames),
+        })
+        .await;
     let sent = model.received_requests().await.unwrap();
     if let Some(first) = sent.first() {
         let body: Value = serde_json::from_slice(&first.body).unwrap();
         assert_eq!(body["model"], "vision-test");
-        assert_eq!(body["messages"][1]["content"][1]["type"], "image_url");
+        // The key frame, then the screenshot.
+        let content = &body["messages"][1]["content"];
+        assert_eq!(content[1]["type"], "image_url");
+        assert!(content[1]["image_url"]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("data:image/jpeg"));
+        assert!(content[2]["image_url"]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("data:image/png"));
     }
-    outcome
+    verdict
 }
 
 #[tokio::test]
 async fn the_openai_verifier_answers_from_a_confident_vision_model_only() {
-    let yes = chat("```json\n{\"found\": true, \"confidence\": 0.93}\n```");
-    assert_eq!(vision_verdict(yes).await, Outcome::Found);
-    let no = chat("{\"found\": false, \"confidence\": 0.9}");
-    assert_eq!(vision_verdict(no).await, Outcome::NotFound);
+    let answer = |video: bool, code: bool, confidence: f64| {
+        chat(&format!(
+            "```json\n{}\n```",
+            json!({"videoFound": video, "codeFound": code, "codeRead": CODE, "confidence": confidence})
+        ))
+    };
+    let yes = vision_verdict(answer(true, true, 0.93)).await;
+    assert_eq!(yes.finding, Finding::Shown);
+    assert_eq!(yes.evidence.verifier, "openai");
+    assert_eq!(yes.evidence.confidence, Some(0.93));
+    assert_eq!(yes.evidence.ocr_text.as_deref(), Some(CODE));
+    assert_eq!(
+        vision_verdict(answer(true, false, 0.9)).await.finding,
+        Finding::VideoWithoutCode
+    );
+    assert_eq!(
+        vision_verdict(answer(false, true, 0.9)).await.finding,
+        Finding::CodeWithoutVideo
+    );
+    assert_eq!(
+        vision_verdict(answer(false, false, 0.9)).await.finding,
+        Finding::NotShown
+    );
     for unsure in [
-        chat("{\"found\": true, \"confidence\": 0.4}"),
+        answer(true, true, 0.4),
         chat("I think so"),
         ResponseTemplate::new(500),
-        chat("{\"found\": true, \"confidence\": 0.99}")
-            .set_delay(std::time::Duration::from_secs(3)),
+        answer(true, true, 0.99).set_delay(std::time::Duration::from_secs(3)),
     ] {
-        assert!(matches!(vision_verdict(unsure).await, Outcome::Unsure(_)));
+        let v = vision_verdict(unsure).await;
+        assert!(matches!(v.finding, Finding::Unsure(_)), "{:?}", v.finding);
+        assert_eq!(v.finding.status(), "needs_review");
+        assert!(v.evidence.note.is_some());
     }
 }

@@ -1,13 +1,14 @@
-//! The video port on Debian's ffmpeg: a referral code burnt into a generated clip that
-//! ffprobe reads as H.264 MP4 and tesseract reads the code from, ads capped at 720p with a
-//! JPEG thumbnail, and errors told apart (a bad source is permanent, a tool failure is not).
+//! The video port on Debian's ffmpeg: a proof code burnt into a generated clip in the box
+//! the port reports, that ffprobe reads as H.264 MP4 and the screenshot verifier finds in
+//! phone screenshots of any moment of it, key frames, ads capped at 720p with a JPEG
+//! thumbnail, and errors told apart (a bad source is permanent, a tool failure is not).
 
-use super::media::{frame_at, test_clip};
-use switchboard::providers::screenshot::{self, Outcome, ScreenshotSettings};
+use super::media::{test_clip, PhoneShot};
+use switchboard::providers::screenshot::{self, Finding, ProofRequest, VideoRef};
 use switchboard::providers::settings::AiSettings;
 use switchboard::providers::video::{self, VideoError, VideoSettings};
 
-const CODE: &str = "K7M9QX2P";
+const CODE: &str = "K7M9QX2P-ACEF";
 
 #[tokio::test]
 async fn a_personalised_video_is_h264_mp4_showing_the_code_throughout() {
@@ -16,7 +17,8 @@ async fn a_personalised_video_is_h264_mp4_showing_the_code_throughout() {
     test_clip(&input, "640x360", 2, true);
     let videos = video::from_settings(&VideoSettings::default());
 
-    let info = videos.personalise(&input, &output, CODE).await.unwrap();
+    let made = videos.personalise(&input, &output, CODE).await.unwrap();
+    let info = &made.info;
     assert_eq!(info.video_codec.as_deref(), Some("h264"));
     assert_eq!(info.audio_codec.as_deref(), Some("aac"));
     assert!(info.format_name.contains("mp4"), "{}", info.format_name);
@@ -25,6 +27,12 @@ async fn a_personalised_video_is_h264_mp4_showing_the_code_throughout() {
         (info.duration_secs - 2.0).abs() < 0.2,
         "{}",
         info.duration_secs
+    );
+    // The box sits in the lower part of the frame, centred.
+    let b = made.code_box;
+    assert!(
+        b.y > 0.5 && b.y + b.h < 1.0 && (b.x + b.w / 2.0 - 0.5).abs() < 0.01,
+        "{b:?}"
     );
     // ffprobe's own word, apart from the port's reading of it.
     let probe = std::process::Command::new("ffprobe")
@@ -41,20 +49,38 @@ async fn a_personalised_video_is_h264_mp4_showing_the_code_throughout() {
     let said = String::from_utf8_lossy(&probe.stdout);
     assert!(said.contains("h264") && said.contains("mp4"), "{said}");
 
-    // Tesseract (through the screenshot verifier, as posters' screenshots will be read)
-    // finds the code on the first, a middle and the last frame…
-    let ocr = screenshot::from_settings(
-        &ScreenshotSettings::default(),
+    // Key frames: one every half second of the 2 s clip, 320 pixels wide, side by side.
+    let strip = videos.key_frames(&output, 4).await.unwrap();
+    assert_eq!(strip.frames, 4);
+    let sheet = image::load_from_memory(&strip.jpeg).unwrap();
+    assert_eq!((sheet.width(), sheet.height()), (4 * 320, 180));
+    let frames = VideoRef {
+        sprite: strip.jpeg,
+        frames: strip.frames,
+        code_box: Some(made.code_box),
+    };
+
+    // The verifier finds the video and the code in phone screenshots of the first, a middle
+    // and the last moment…
+    let verifier = screenshot::from_settings(
+        &Default::default(),
         &AiSettings::default(),
         reqwest::Client::new(),
     );
-    for at in ["0.1", "1.0", "1.9"] {
-        let frame = frame_at(&output, at, &dir.path().join(format!("frame-{at}.png")));
-        assert_eq!(ocr.verify(&frame, CODE).await, Outcome::Found, "at {at}s");
+    let ask = |image: Vec<u8>| ProofRequest {
+        image,
+        code: CODE.into(),
+        video: Some(frames.clone()),
+    };
+    for at in ["0.1", "1.2", "1.9"] {
+        let shot = PhoneShot::of(&output, at).write(&dir.path().join(format!("at-{at}.jpg")));
+        let v = verifier.verify(ask(shot)).await;
+        assert_eq!(v.finding, Finding::Shown, "at {at}s: {:?}", v.evidence);
     }
-    // …and not in the source.
-    let plain = frame_at(&input, "1.0", &dir.path().join("plain.png"));
-    assert_eq!(ocr.verify(&plain, CODE).await, Outcome::NotFound);
+    // …and not the code in a screenshot of the source.
+    let plain = PhoneShot::of(&input, "1.0").write(&dir.path().join("plain.jpg"));
+    let v = verifier.verify(ask(plain)).await;
+    assert_eq!(v.finding, Finding::VideoWithoutCode, "{:?}", v.evidence);
 }
 
 #[tokio::test]
@@ -82,7 +108,11 @@ async fn a_silent_clip_stays_silent_and_ads_are_capped_at_720p_with_a_thumbnail(
     );
 
     let personal = dir.path().join("personal.mp4");
-    let info = videos.personalise(&input, &personal, CODE).await.unwrap();
+    let info = videos
+        .personalise(&input, &personal, CODE)
+        .await
+        .unwrap()
+        .info;
     assert_eq!((info.width, info.height, info.has_audio), (960, 720, false));
 }
 

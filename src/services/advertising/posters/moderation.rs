@@ -7,6 +7,7 @@ use super::super::money::dto::{TransactionView, TransactionsQuery};
 use super::super::money::ledger::{KINDS, STATUSES as TX_STATUSES};
 use super::super::money::store as money;
 use super::super::openapi::Errors;
+use super::super::screenshots::limit::{self as rejections, ProofRejections};
 use super::super::sessions;
 use super::super::staff::invalid_transition;
 use super::super::state::AdvertisingState;
@@ -19,7 +20,7 @@ use crate::core::session::{Change, EndReason};
 use actix_web::{get, post, put, web, HttpResponse};
 use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, Set};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use switchboard_entities::advertising::poster;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
@@ -128,15 +129,29 @@ pub async fn list_users(
     Ok(ok(List::from(page.map(|p| PosterView::from(&p)))))
 }
 
+/// A poster as staff see them: the profile and how many of their screenshots were recently
+/// rejected as not showing their video.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdminUserView {
+    #[serde(flatten)]
+    pub user: PosterView,
+    pub proof_rejections: ProofRejections,
+}
+
 #[utoipa::path(tag = "admin", params(("id" = String, Path)),
-    responses((status = 200, body = Data<PosterView>), Errors), security(("bearer" = [])))]
+    responses((status = 200, body = Data<AdminUserView>), Errors), security(("bearer" = [])))]
 #[get("/admin/users/{id}")]
 pub async fn one_user(
     st: web::Data<AdvertisingState>,
     _staff: Bearer<ModeratorRole>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
-    Ok(ok(PosterView::from(&find(&st, user_id(&id)?).await?)))
+    let p = find(&st, user_id(&id)?).await?;
+    Ok(ok(AdminUserView {
+        proof_rejections: rejections::of(&st, &st.core.db, p.id).await?,
+        user: PosterView::from(&p),
+    }))
 }
 
 /// Changes the given fields; `status: banned` bans as `/ban` does.

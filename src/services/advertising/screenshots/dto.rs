@@ -24,8 +24,11 @@ pub struct ScreenshotView {
     pub ad_id: String,
     /// `pending`, `needs_review`, `approved` or `rejected`.
     pub status: String,
-    /// Why it was rejected (e.g. `duplicate`) or sent to a person.
+    /// Why it was rejected or sent to a person, for people.
     pub reason: Option<String>,
+    /// The reason for programs: `shown`, `video_without_code`, `code_without_video`,
+    /// `not_shown`, `unsure`, `duplicate` or `staff`.
+    pub reason_code: Option<String>,
     /// The payout reserved for it (earned when approved).
     pub payout_cents: i64,
     pub payout_usd: String,
@@ -44,6 +47,7 @@ impl From<&screenshot::Model> for ScreenshotView {
             ad_id: s.ad_id.to_string(),
             status: s.status.clone(),
             reason: s.reason.clone(),
+            reason_code: s.reason_code.clone(),
             payout_cents: s.payout_cents,
             payout_usd: usd(s.payout_cents),
             width: s.width,
@@ -61,5 +65,6 @@ pub struct ScreenshotStatus {
     pub id: String,
     pub status: String,
     pub reason: Option<String>,
+    pub reason_code: Option<String>,
     pub decided_at: Option<chrono::DateTime<chrono::Utc>>,
 }

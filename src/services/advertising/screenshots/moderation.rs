@@ -12,10 +12,11 @@ use super::super::staff::invalid_transition;
 use super::super::state::AdvertisingState;
 use super::super::wire::{self, ok, one_of, Data, List};
 use super::dto::ScreenshotView;
-use super::store::{self, Verdict};
+use super::store::{self, Outcome, Verdict};
 use crate::core::auth::{Bearer, ModeratorRole};
 use crate::core::error::ApiError;
 use crate::core::json_body::Json;
+use crate::providers::screenshot::Evidence;
 use actix_web::{get, post, web, HttpResponse};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
@@ -52,6 +53,10 @@ pub struct AdminScreenshotView {
     pub user_id: String,
     /// `verifier` or the deciding administrator's id.
     pub decided_by: Option<String>,
+    /// What the verifier saw: the text read, whether the code matched, the video match
+    /// (score, key frame, where) and duplicate neighbours (ids and distances). Null until
+    /// the verifier has looked.
+    pub evidence: Option<Evidence>,
 }
 
 impl From<&screenshot::Model> for AdminScreenshotView {
@@ -60,6 +65,10 @@ impl From<&screenshot::Model> for AdminScreenshotView {
             screenshot: ScreenshotView::from(s),
             user_id: s.poster_id.to_string(),
             decided_by: s.decided_by.clone(),
+            evidence: s
+                .evidence
+                .as_deref()
+                .and_then(|e| serde_json::from_str(e).ok()),
         }
     }
 }
@@ -151,7 +160,7 @@ async fn decide(
     why: Option<String>,
     by: &str,
 ) -> Result<screenshot::Model> {
-    store::decide(st, id, verdict, why, by, &UNDECIDED)
+    store::decide(st, id, Outcome::staff(verdict, why), by, &UNDECIDED)
         .await?
         .ok_or_else(|| invalid_transition("this screenshot is already decided"))
 }

@@ -173,6 +173,7 @@ pub async fn screenshot_status(
         id: s.id.to_string(),
         status: s.status,
         reason: s.reason,
+        reason_code: s.reason_code,
         decided_at: s.decided_at,
     }))
 }

@@ -9,7 +9,7 @@ use super::super::state::AdvertisingState;
 use super::super::support::notify::{self, Notice};
 use super::verify::{VerifyJob, VERIFY};
 use crate::core::jobs::NewJob;
-use crate::providers::screenshot::PerceptualHash;
+use crate::providers::screenshot::{DetailPrint, Neighbour, PerceptualHash};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, Set,
@@ -45,6 +45,7 @@ pub async fn submit(
 ) -> Result<screenshot::Model> {
     let now = st.core.now();
     let txn = crate::core::db::begin_write(&st.core.db).await?;
+    super::limit::check(st, &*txn, poster_id).await?;
     let sub = subscription::Entity::find_by_id(subscription_id)
         .filter(subscription::Column::PosterId.eq(poster_id))
         .one(&*txn)
@@ -95,6 +96,9 @@ pub async fn submit(
         band7: Set(b7),
         status: Set("pending".into()),
         reason: Set(None),
+        reason_code: Set(None),
+        evidence: Set(None),
+        detail_print: Set(None),
         payout_cents: Set(a.payout_cents),
         open_subscription_id: Set(Some(sub.id)),
         approved_subscription_id: Set(None),
@@ -135,6 +139,15 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The verdict a status names (`needs_review` for anything but approved and rejected).
+    pub fn from_status(status: &str) -> Self {
+        match status {
+            "approved" => Self::Approved,
+            "rejected" => Self::Rejected,
+            _ => Self::NeedsReview,
+        }
+    }
+
     pub fn status(self) -> &'static str {
         match self {
             Self::Approved => "approved",
@@ -144,18 +157,48 @@ impl Verdict {
     }
 }
 
-/// Applies `verdict` to the screenshot if its status is one of `from` (the verifier decides
+/// A decision and what it rests on.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub verdict: Verdict,
+    /// What the poster reads.
+    pub reason: Option<String>,
+    /// The reason's stable name (see the entity).
+    pub reason_code: Option<String>,
+    /// The verifier's evidence (JSON); None keeps what is there (a person's decision keeps
+    /// the verifier's).
+    pub evidence: Option<String>,
+}
+
+impl Outcome {
+    /// A person's decision.
+    pub fn staff(verdict: Verdict, reason: Option<String>) -> Self {
+        Self {
+            verdict,
+            reason,
+            reason_code: Some("staff".into()),
+            evidence: None,
+        }
+    }
+}
+
+/// Applies the outcome to the screenshot if its status is one of `from` (the verifier decides
 /// only `pending` ones; an administrator also `needs_review`). Answers the decided row, or
 /// None when it was decided meanwhile: one conditional update decides, so two deciders at
 /// once move the money once.
 pub async fn decide(
     st: &AdvertisingState,
     id: Uuid,
-    verdict: Verdict,
-    reason: Option<String>,
+    outcome: Outcome,
     by: &str,
     from: &[&str],
 ) -> Result<Option<screenshot::Model>> {
+    let Outcome {
+        verdict,
+        reason,
+        reason_code,
+        evidence,
+    } = outcome;
     let now = st.core.now();
     let txn = crate::core::db::begin_write(&st.core.db).await?;
     let Some(shot) = screenshot::Entity::find_by_id(id).one(&*txn).await? else {
@@ -164,9 +207,13 @@ pub async fn decide(
     let mut update = screenshot::Entity::update_many()
         .col_expr(screenshot::Column::Status, Expr::value(verdict.status()))
         .col_expr(screenshot::Column::Reason, Expr::value(reason))
+        .col_expr(screenshot::Column::ReasonCode, Expr::value(reason_code))
         .col_expr(screenshot::Column::UpdatedAt, Expr::value(now))
         .filter(screenshot::Column::Id.eq(id))
         .filter(screenshot::Column::Status.is_in(from.iter().copied()));
+    if let Some(evidence) = evidence {
+        update = update.col_expr(screenshot::Column::Evidence, Expr::value(evidence));
+    }
     if verdict != Verdict::NeedsReview {
         update = update
             .col_expr(
@@ -258,19 +305,26 @@ async fn credit(
     Ok(())
 }
 
-/// Earlier screenshots whose hash is within `max_distance` bits of `hash`.
+/// Earlier screenshots that are the same picture: the whole-picture hash within
+/// `max_distance` bits and the print of where the code is at least `min_similarity` alike.
+/// Rows without a print (decided before there was one) take no part: on the whole-picture
+/// hash alone, two posters' screenshots of one frame look the same.
 pub async fn near_duplicates(
     st: &AdvertisingState,
     shot: &screenshot::Model,
+    detail: &DetailPrint,
     max_distance: u32,
-) -> Result<Vec<Uuid>> {
+    min_similarity: f32,
+) -> Result<Vec<Neighbour>> {
     use screenshot::Column as C;
     let hash = PerceptualHash::from_i64(shot.phash);
     let mut select = screenshot::Entity::find()
         .select_only()
         .column(C::Id)
         .column(C::Phash)
+        .column(C::DetailPrint)
         .filter(C::Id.ne(shot.id))
+        .filter(C::DetailPrint.is_not_null())
         .filter(C::CreatedAt.lte(shot.created_at));
     // Eight bytes: hashes at most 7 bits apart share one, found through the bands' indexes.
     if max_distance < 8 {
@@ -291,10 +345,29 @@ pub async fn near_duplicates(
         }
         select = select.filter(any);
     }
-    let rows: Vec<(Uuid, i64)> = select.into_tuple().all(&st.core.db).await?;
-    Ok(rows
+    let rows: Vec<(Uuid, i64, Option<String>)> = select.into_tuple().all(&st.core.db).await?;
+    let mut near: Vec<Neighbour> = rows
         .into_iter()
-        .filter(|(_, h)| PerceptualHash::from_i64(*h).distance(hash) <= max_distance)
-        .map(|(id, _)| id)
-        .collect())
+        .filter_map(|(id, h, d)| {
+            let distance = PerceptualHash::from_i64(h).distance(hash);
+            if distance > max_distance {
+                return None;
+            }
+            let similarity = d
+                .as_deref()
+                .and_then(DetailPrint::from_text)?
+                .similarity(detail);
+            (similarity >= min_similarity).then_some(Neighbour {
+                id,
+                distance,
+                similarity: Some(similarity),
+            })
+        })
+        .collect();
+    near.sort_by(|a, b| {
+        b.similarity
+            .unwrap_or(0.0)
+            .total_cmp(&a.similarity.unwrap_or(0.0))
+    });
+    Ok(near)
 }

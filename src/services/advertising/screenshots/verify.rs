@@ -1,21 +1,25 @@
 //! Checking screenshots, as two jobs:
 //!
-//! - `screenshot-verify` `{screenshot_id}`: a near-duplicate (perceptual hash within
-//!   `[providers.screenshots] duplicate_max_distance` bits) of any earlier submission is
-//!   rejected as "duplicate"; otherwise the verifier port reads the poster's referral code:
-//!   found → approved, not found or unsure → needs_review (a person looks).
-//! - `screenshot-processed` `{screenshot_id, outcome, reason?}`: applies the outcome only if
-//!   the screenshot is still `pending` (an administrator may have decided first), moving the
-//!   reserved payout once.
+//! - `screenshot-verify` `{screenshot_id}`: the verifier port decides whether the picture
+//!   shows the subscription's personalised video (its key frames) with the subscription's
+//!   proof code on it: both → approved; one of them → needs_review (a person looks);
+//!   neither → rejected. A near-duplicate of an earlier submission (whole-picture hash within
+//!   `duplicate_max_distance` bits *and* the print of where the code is at least
+//!   `detail_min_similarity` alike) is rejected as a duplicate, naming it. The evidence is kept.
+//! - `screenshot-processed` `{screenshot_id, outcome, reason?, reason_code?, evidence?}`:
+//!   applies the outcome only if the screenshot is still `pending` (an administrator may
+//!   have decided first), moving the reserved payout once.
 
 use super::super::state::AdvertisingState;
-use super::store::{self, Verdict};
+use super::super::subscriptions::proof::{make_frames, ProofFrames};
+use super::store::{self, Outcome, Verdict};
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
-use crate::providers::screenshot::Outcome;
+use crate::providers::screenshot::{decode, DetailPrint, ProofRequest, Rect, VideoRef};
 use crate::providers::storage::StorageKey;
-use sea_orm::EntityTrait;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
-use switchboard_entities::advertising::{poster, screenshot};
+use switchboard_entities::advertising::{screenshot, subscription};
 use uuid::Uuid;
 
 pub const VERIFY: &str = "screenshot-verify";
@@ -23,6 +27,8 @@ pub const PROCESSED: &str = "screenshot-processed";
 
 /// Who decided, as screenshots record it.
 pub const VERIFIER: &str = "verifier";
+/// The reason code of a duplicate.
+pub const DUPLICATE: &str = "duplicate";
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct VerifyJob {
@@ -35,6 +41,11 @@ pub struct ProcessedJob {
     /// `approved`, `rejected` or `needs_review`.
     pub outcome: String,
     pub reason: Option<String>,
+    /// Absent in jobs queued before reasons had codes.
+    #[serde(default)]
+    pub reason_code: Option<String>,
+    #[serde(default)]
+    pub evidence: Option<serde_json::Value>,
 }
 
 pub fn register(st: &AdvertisingState) {
@@ -50,6 +61,38 @@ fn retry(e: impl std::fmt::Display) -> JobFailure {
     JobFailure::retry(e)
 }
 
+/// The subscription's key frames; made now (and kept) for a video personalised before
+/// there were any. None when there is no video to take them from.
+async fn frames(
+    st: &AdvertisingState,
+    sub: &subscription::Model,
+) -> Result<Option<VideoRef>, JobFailure> {
+    let known = ProofFrames::parse(sub.proof_frames.as_deref());
+    let frames = match (known, &sub.video_key) {
+        (Some(f), _) => f,
+        (None, None) => return Ok(None),
+        (None, Some(video)) => {
+            let key = StorageKey::parse(video).map_err(JobFailure::permanent)?;
+            let file = st.media.storage.fetch_to_temp(&key).await.map_err(retry)?;
+            let info = st.media.video.probe(&file).await.map_err(retry)?;
+            let made = make_frames(st, sub.id, &file, info.duration_secs, None)
+                .await
+                .map_err(|e| JobFailure::retry(e.detail))?;
+            subscription::Entity::update_many()
+                .col_expr(
+                    subscription::Column::ProofFrames,
+                    Expr::value(made.to_json()),
+                )
+                .filter(subscription::Column::Id.eq(sub.id))
+                .exec(&st.core.db)
+                .await
+                .map_err(retry)?;
+            made
+        }
+    };
+    frames.load(st).await.map(Some).map_err(retry)
+}
+
 async fn verify(st: &AdvertisingState, job: Job) -> JobResult {
     let p: VerifyJob = job.payload()?;
     let db = &st.core.db;
@@ -63,42 +106,88 @@ async fn verify(st: &AdvertisingState, job: Job) -> JobResult {
     if shot.status != "pending" {
         return Ok(Done::default());
     }
-    let max = st.providers.settings.screenshots.duplicate_max_distance;
-    let dupes = store::near_duplicates(st, &shot, max)
+    let sub = subscription::Entity::find_by_id(shot.subscription_id)
+        .one(db)
+        .await
+        .map_err(retry)?
+        .ok_or_else(|| JobFailure::permanent("the subscription is gone"))?;
+    let video = frames(st, &sub).await?;
+    let key = StorageKey::parse(&shot.image_key).map_err(JobFailure::permanent)?;
+    let image = st.media.storage.get(&key).await.map_err(retry)?.to_vec();
+    let verdict = st
+        .media
+        .verifier
+        .verify(ProofRequest {
+            image: image.clone(),
+            code: sub.proof_code.clone(),
+            video,
+        })
+        .await;
+    let detail = detail_print(image, verdict.code_rect).await?;
+    // Kept before the duplicate check, so a later copy sees it whichever finishes first.
+    screenshot::Entity::update_many()
+        .col_expr(
+            screenshot::Column::DetailPrint,
+            Expr::value(detail.as_ref().map(DetailPrint::to_text)),
+        )
+        .filter(screenshot::Column::Id.eq(shot.id))
+        .exec(db)
         .await
         .map_err(retry)?;
-    let (outcome, reason) = if !dupes.is_empty() {
-        (Verdict::Rejected, Some("duplicate".to_owned()))
-    } else {
-        let code = poster::Entity::find_by_id(shot.poster_id)
-            .one(db)
-            .await
-            .map_err(retry)?
-            .map(|p| p.referral_code)
-            .ok_or_else(|| JobFailure::permanent("the poster is gone"))?;
-        let key = StorageKey::parse(&shot.image_key).map_err(JobFailure::permanent)?;
-        let image = st.media.storage.get(&key).await.map_err(retry)?;
-        match st.media.verifier.verify(&image, &code).await {
-            Outcome::Found => (Verdict::Approved, None),
-            Outcome::NotFound => (
-                Verdict::NeedsReview,
-                Some("the referral code could not be read; a person will look".to_owned()),
-            ),
-            Outcome::Unsure(why) => (
-                Verdict::NeedsReview,
-                Some(format!("a person will look: {why}")),
-            ),
+    let s = &st.providers.settings.screenshots;
+    let dupes = match &detail {
+        Some(d) => {
+            let min = if d.is_whole_picture() {
+                s.picture_min_similarity
+            } else {
+                s.detail_min_similarity
+            };
+            store::near_duplicates(st, &shot, d, s.duplicate_max_distance, min)
+                .await
+                .map_err(retry)?
         }
+        None => Vec::new(),
+    };
+    let mut evidence = verdict.evidence;
+    evidence.duplicates = dupes;
+    let (outcome, reason, code) = match evidence.duplicates.first() {
+        Some(first) => (
+            Verdict::Rejected,
+            Some(format!("duplicate of screenshot {}", first.id)),
+            DUPLICATE,
+        ),
+        None => (
+            Verdict::from_status(verdict.finding.status()),
+            verdict.finding.reason(&sub.proof_code),
+            verdict.finding.code(),
+        ),
     };
     let next = ProcessedJob {
         screenshot_id: shot.id,
         outcome: outcome.status().into(),
         reason,
+        reason_code: Some(code.into()),
+        evidence: serde_json::to_value(&evidence).ok(),
     };
     let next = NewJob::new(PROCESSED, serde_json::to_value(next).map_err(retry)?)
         .key(format!("{PROCESSED}:{}", shot.id));
     st.core.jobs.enqueue(db, next).await.map_err(retry)?;
     Ok(Done::from(1))
+}
+
+/// The print of where the code is (or of the whole picture); None when the picture cannot
+/// be decoded (the verifier has said so already).
+async fn detail_print(
+    image: Vec<u8>,
+    rect: Option<Rect>,
+) -> Result<Option<DetailPrint>, JobFailure> {
+    tokio::task::spawn_blocking(move || {
+        decode(&image)
+            .ok()
+            .map(|(_, img)| DetailPrint::of(&img.into_luma8(), rect))
+    })
+    .await
+    .map_err(retry)
 }
 
 async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
@@ -109,15 +198,14 @@ async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
         "needs_review" => Verdict::NeedsReview,
         other => return Err(JobFailure::permanent(format!("unknown outcome {other:?}"))),
     };
-    let decided = store::decide(
-        st,
-        p.screenshot_id,
+    let outcome = Outcome {
         verdict,
-        p.reason,
-        VERIFIER,
-        &["pending"],
-    )
-    .await
-    .map_err(|e| JobFailure::retry(e.to_string()))?;
+        reason: p.reason,
+        reason_code: p.reason_code,
+        evidence: p.evidence.map(|e| e.to_string()),
+    };
+    let decided = store::decide(st, p.screenshot_id, outcome, VERIFIER, &["pending"])
+        .await
+        .map_err(|e| JobFailure::retry(e.to_string()))?;
     Ok(Done::from(u64::from(decided.is_some())))
 }

@@ -23,6 +23,9 @@ pub struct SubscriptionView {
     pub status: String,
     /// Why the video could not be made (`failed` only).
     pub failure_reason: Option<String>,
+    /// The exact text burnt into this subscription's video (referral code, hyphen, tag):
+    /// a screenshot proves this subscription only when it shows the video with this code.
+    pub proof_code: String,
     #[schema(value_type = Object)]
     pub phone_info: serde_json::Value,
     pub created_at: chrono::DateTime<chrono::Utc>,
@@ -36,6 +39,7 @@ impl From<&subscription::Model> for SubscriptionView {
             ad_id: s.ad_id.to_string(),
             status: s.status.clone(),
             failure_reason: s.failure_reason.clone(),
+            proof_code: s.proof_code.clone(),
             phone_info: serde_json::from_str(&s.phone_info).unwrap_or(serde_json::Value::Null),
             created_at: s.created_at,
             updated_at: s.updated_at,

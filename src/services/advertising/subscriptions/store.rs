@@ -6,9 +6,10 @@ use super::super::state::AdvertisingState;
 use super::video::{ProcessingJob, PROCESSING};
 use crate::core::jobs::NewJob;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, Set, SqlErr,
+    ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect, Set,
+    SqlErr,
 };
-use switchboard_entities::advertising::{ad, subscription};
+use switchboard_entities::advertising::{ad, poster, subscription};
 use uuid::Uuid;
 
 pub const STATUSES: [&str; 3] = ["processing", "ready", "failed"];
@@ -39,6 +40,18 @@ pub async fn create(
     if !a.listed {
         return Err(AdvertisingError::AdNotAvailable.into());
     }
+    let referral = poster::Entity::find_by_id(poster_id)
+        .one(&*txn)
+        .await?
+        .ok_or(AdvertisingError::NotFound(Record::User))?
+        .referral_code;
+    let taken: Vec<String> = subscription::Entity::find()
+        .select_only()
+        .column(subscription::Column::ProofCode)
+        .filter(subscription::Column::PosterId.eq(poster_id))
+        .into_tuple()
+        .all(&*txn)
+        .await?;
     let id = Uuid::new_v4();
     let row = subscription::ActiveModel {
         id: Set(id),
@@ -48,6 +61,8 @@ pub async fn create(
         status: Set("processing".into()),
         failure_reason: Set(None),
         video_key: Set(None),
+        proof_code: Set(super::proof::new_code(&referral, &taken)),
+        proof_frames: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
     }

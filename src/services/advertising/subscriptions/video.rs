@@ -2,23 +2,26 @@
 //!
 //! - `video-processing` `{ad_id, video_url, type: "personalised", subscription_id}`: fetches
 //!   the ad's video (a storage key, or a URL under the public-only outbound policy), burns the
-//!   poster's referral code into it with ffmpeg and stores the result. Every failure (a bad
+//!   subscription's proof code into it with ffmpeg, stores the result and its key frames
+//!   (`proof::make_frames`, what the screenshot verifier looks for). Every failure (a bad
 //!   source, ffmpeg, the network) retries with the queue's backoff, `video_attempts` times in
 //!   all; the last fails the subscription with a reason that says which kind it was.
 //! - `video-processing` `{ad_id, video_url, type: "ad"}`: the advertiser's video, checked
 //!   and transcoded (`campaigns::video`).
-//! - `video-processed` `{subscription_id, status: "ready"|"failed", video_key?, reason?}`:
-//!   records the outcome on a subscription still `processing` and tells the poster.
+//! - `video-processed` `{subscription_id, status: "ready"|"failed", video_key?,
+//!   proof_frames?, reason?}`: records the outcome on a subscription still `processing` and
+//!   tells the poster.
 
 use super::super::media::SourceError;
 use super::super::state::AdvertisingState;
 use super::super::support::notify::{self, Notice};
+use super::proof::{make_frames, FramesFailed, ProofFrames};
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
 use crate::providers::storage::StorageKey;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
-use switchboard_entities::advertising::{ad, poster, subscription};
+use switchboard_entities::advertising::{ad, subscription};
 use uuid::Uuid;
 
 pub const PROCESSING: &str = "video-processing";
@@ -69,6 +72,9 @@ pub struct ProcessedJob {
     /// `ready` or `failed`.
     pub status: String,
     pub video_key: Option<String>,
+    /// `proof::ProofFrames` as JSON (absent in jobs queued before there were key frames).
+    #[serde(default)]
+    pub proof_frames: Option<String>,
     pub reason: Option<String>,
 }
 
@@ -114,18 +120,13 @@ async fn process(st: &AdvertisingState, job: Job) -> JobResult {
     if sub.status != "processing" {
         return Ok(Done::default());
     }
-    let code = poster::Entity::find_by_id(sub.poster_id)
-        .one(db)
-        .await
-        .map_err(retry)?
-        .map(|p| p.referral_code)
-        .ok_or_else(|| JobFailure::permanent("the poster is gone"))?;
     let last_try = job.attempt >= job.max_attempts;
-    let outcome = match make(st, &p.video_url, sub_id, &code).await {
-        Ok(key) => ProcessedJob {
+    let outcome = match make(st, &p.video_url, sub_id, &sub.proof_code).await {
+        Ok((key, frames)) => ProcessedJob {
             subscription_id: sub_id,
             status: "ready".into(),
             video_key: Some(key),
+            proof_frames: Some(frames.to_json()),
             reason: None,
         },
         Err(e) if last_try => {
@@ -134,6 +135,7 @@ async fn process(st: &AdvertisingState, job: Job) -> JobResult {
                 subscription_id: sub_id,
                 status: "failed".into(),
                 video_key: None,
+                proof_frames: None,
                 reason: Some(if e.permanent { BAD_SOURCE } else { GAVE_UP }.into()),
             }
         }
@@ -160,20 +162,31 @@ impl From<SourceError> for Failed {
     }
 }
 
-/// Burns `code` into the source video and stores it; answers its storage key.
+impl From<FramesFailed> for Failed {
+    fn from(e: FramesFailed) -> Self {
+        Self {
+            permanent: e.permanent,
+            detail: e.detail,
+        }
+    }
+}
+
+/// Burns `code` into the source video and stores it and its key frames; answers the video's
+/// storage key and the frames.
 async fn make(
     st: &AdvertisingState,
     source: &str,
     sub: Uuid,
     code: &str,
-) -> Result<String, Failed> {
+) -> Result<(String, ProofFrames), Failed> {
     let input = st.media.source_to_temp(source).await?;
     let dir = tempfile::tempdir().map_err(|e| Failed {
         permanent: false,
         detail: e.to_string(),
     })?;
     let output = dir.path().join("personalised.mp4");
-    st.media
+    let made = st
+        .media
         .video
         .personalise(&input, &output, code)
         .await
@@ -181,6 +194,14 @@ async fn make(
             permanent: e.is_permanent(),
             detail: e.to_string(),
         })?;
+    let frames = make_frames(
+        st,
+        sub,
+        &output,
+        made.info.duration_secs,
+        Some(made.code_box),
+    )
+    .await?;
     let key = StorageKey::parse(&format!("videos/personalised/{sub}.mp4")).map_err(|e| Failed {
         permanent: true,
         detail: e.to_string(),
@@ -193,7 +214,7 @@ async fn make(
             permanent: false,
             detail: e.to_string(),
         })?;
-    Ok(key.as_str().to_owned())
+    Ok((key.as_str().to_owned(), frames))
 }
 
 async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
@@ -215,6 +236,10 @@ async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
         .col_expr(
             subscription::Column::FailureReason,
             Expr::value(p.reason.clone()),
+        )
+        .col_expr(
+            subscription::Column::ProofFrames,
+            Expr::value(p.proof_frames.clone()),
         )
         .col_expr(subscription::Column::UpdatedAt, Expr::value(now))
         .filter(subscription::Column::Id.eq(p.subscription_id))
