@@ -59,7 +59,7 @@ impl Default for ScreenshotSettings {
             detail_min_similarity: 0.9,
             picture_min_similarity: 0.98,
             video_min_score: 0.70,
-            code_box_min_score: 0.60,
+            code_box_min_score: 0.70,
         }
     }
 }

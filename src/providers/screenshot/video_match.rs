@@ -460,7 +460,7 @@ fn judge(shot: &GrayImage, key: &KeyFrames, rect: Rect) -> Located {
             }
             .part(b)
             .grown(0.02, fw, fh);
-            let score = ncc(&crop(&seen, inner), &crop(&key.frames[best.1], inner));
+            let score = ncc_shifted(&seen, &key.frames[best.1], inner, BOX_SLACK);
             (Some(score), Some(rect.part(b)))
         }
         None => (None, None),
@@ -471,6 +471,53 @@ fn judge(shot: &GrayImage, key: &KeyFrames, rect: Rect) -> Located {
         score: best.0,
         code_box_score,
         code_rect,
+    }
+}
+
+/// Pixels either way the code's box may be off (the frame is found to a pixel or two at
+/// the key frames' size, and the box's strokes are about that thin).
+const BOX_SLACK: i64 = 2;
+
+/// Sizes tried for the code's box: the frame's size is found to a couple of per cent, and
+/// over a box 300 pixels wide that moves its last letters by several pixels.
+const BOX_SCALES: [f32; 5] = [0.97, 0.985, 1.0, 1.015, 1.03];
+
+/// The best NCC of `b`'s part `r` with `a`'s part `r` resized by a few per cent about its
+/// centre and moved by up to `slack` pixels.
+fn ncc_shifted(a: &GrayImage, b: &GrayImage, r: Rect, slack: i64) -> f32 {
+    let want = crop(b, r);
+    let mut best = f32::MIN;
+    for scale in BOX_SCALES {
+        let (sw, sh) = (r.w as f32 * scale, r.h as f32 * scale);
+        let (cx, cy) = (r.x as f32 + r.w as f32 / 2.0, r.y as f32 + r.h as f32 / 2.0);
+        for dy in -slack..=slack {
+            for dx in -slack..=slack {
+                let x = (cx - sw / 2.0).round() as i64 + dx;
+                let y = (cy - sh / 2.0).round() as i64 + dy;
+                let (w, h) = (sw.round() as i64, sh.round() as i64);
+                let fits = x >= 0
+                    && y >= 0
+                    && w > 0
+                    && h > 0
+                    && x + w <= i64::from(a.width())
+                    && y + h <= i64::from(a.height());
+                if fits {
+                    let part = Rect {
+                        x: x as u32,
+                        y: y as u32,
+                        w: w as u32,
+                        h: h as u32,
+                    };
+                    let seen = sized(&crop(a, part), r.w, r.h);
+                    best = best.max(ncc(&seen, &want));
+                }
+            }
+        }
+    }
+    if best == f32::MIN {
+        ncc(&crop(a, r), &want)
+    } else {
+        best
     }
 }
 

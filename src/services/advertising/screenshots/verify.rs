@@ -111,7 +111,16 @@ async fn verify(st: &AdvertisingState, job: Job) -> JobResult {
         .await
         .map_err(retry)?
         .ok_or_else(|| JobFailure::permanent("the subscription is gone"))?;
-    let video = frames(st, &sub).await?;
+    let video = match frames(st, &sub).await {
+        Ok(v) => v,
+        Err(e) if job.attempt < job.max_attempts => return Err(e),
+        // Out of tries (the video or its frames are gone): the verifier says it cannot
+        // tell, and a person decides.
+        Err(e) => {
+            tracing::warn!(subscription = %sub.id, error = ?e, "no key frames for a screenshot");
+            None
+        }
+    };
     let key = StorageKey::parse(&shot.image_key).map_err(JobFailure::permanent)?;
     let image = st.media.storage.get(&key).await.map_err(retry)?.to_vec();
     let verdict = st
