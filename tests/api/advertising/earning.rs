@@ -241,6 +241,7 @@ async fn a_poster_gets_their_video_and_earns_from_an_approved_screenshot() {
         })
     };
     assert!(told("video is ready"), "{:?}", app.outbox_for(&number));
+    assert!(told(&proof), "the poster is told their proof code");
     let forged = url.replace(&url[url.len() - 4..], "0000");
     assert_eq!(app.client.get(&forged).send().await.unwrap().status(), 404);
 

@@ -259,8 +259,13 @@ async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
         Notice::new(
             "video_ready",
             "Your video is ready",
-            "Your personalised video is ready to post. Open the app to download it.",
+            format!(
+                "Your personalised video is ready to post. Open the app to download it. \
+                 Your screenshot of the post must show the video with its code {}.",
+                sub.proof_code
+            ),
         )
+        .with("proofCode", sub.proof_code.clone())
     } else {
         Notice::new(
             "video_failed",
