@@ -63,6 +63,9 @@ pub enum AdvertisingError {
     /// A moderation move the record's current state does not allow.
     #[error("{0}")]
     InvalidTransition(String),
+    /// An ad whose video is still being processed cannot be approved yet.
+    #[error("the ad's video is still being processed; approve it once it is ready")]
+    AdVideoNotReady,
     /// An ad whose video could not be processed cannot be approved.
     #[error("the ad's video could not be processed ({0}); the advertiser must replace it")]
     VideoFailed(String),
@@ -186,6 +189,7 @@ impl From<AdvertisingError> for ApiError {
             }
             AdvertisingError::InvalidTransition(_) => conflict("invalid_transition"),
             AdvertisingError::VideoFailed(_) => conflict("video_failed"),
+            AdvertisingError::AdVideoNotReady => conflict("video_not_ready"),
         }
     }
 }

@@ -186,6 +186,37 @@ async fn a_file_that_is_no_video_fails_with_a_reason_and_the_ad_stays_pending() 
 }
 
 #[actix_web::test]
+async fn a_campaign_is_not_approved_before_its_video_is_ready() {
+    let app = app().await;
+    let (token, _) = advertiser(&app).await;
+    let c = campaign(&app, &token, body()).await;
+    assert_eq!(c["videoStatus"], "processing");
+    let id = c["id"].as_str().unwrap();
+    // Held at `processing` as a long transcode would be (this URL's fetch fails at once:
+    // that outcome lands first, so it cannot overwrite the hold).
+    processed(&app, &token, id).await;
+    {
+        use sea_orm::{ActiveModelTrait, Set};
+        let mut a: ad::ActiveModel = row(&app, id).await.into();
+        a.video_status = Set(Some("processing".into()));
+        a.update(&db(&app).await).await.unwrap();
+    }
+    let staff = super::admin_accounts::admin(&app).await;
+    let path = format!("/admin/ads/{id}/approve");
+    refused(
+        call(&app, Method::PUT, &path, Some(&staff), None).await,
+        409,
+        "video_not_ready",
+    )
+    .await;
+    let ad = data(get(&app, &format!("/admin/ads/{id}"), Some(&staff)).await).await;
+    assert_eq!(
+        (ad["status"].as_str(), ad["listed"].as_bool()),
+        (Some("pending"), Some(false))
+    );
+}
+
+#[actix_web::test]
 async fn a_campaign_by_url_is_pending_and_queues_its_ad_video_job() {
     let app = app().await;
     let (token, a) = advertiser(&app).await;

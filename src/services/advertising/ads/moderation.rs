@@ -165,6 +165,11 @@ async fn moved(
             let why = a.video_error.unwrap_or_else(|| "no reason recorded".into());
             return Err(AdvertisingError::VideoFailed(why).into());
         }
+        let unready =
+            a.video_status.is_some() && a.video_status.as_deref() != Some(store::VIDEO_READY);
+        if to == "approved" && unready && from.contains(&a.status.as_str()) {
+            return Err(AdvertisingError::AdVideoNotReady.into());
+        }
         return Err(invalid_transition(format!(
             "a {} ad cannot become {to}",
             a.status

@@ -18,6 +18,7 @@ fn listed_after(reserved_delta: &str, spent_delta: &str) -> Expr {
 
 /// The `video_status` of an ad whose video could not be processed.
 pub const VIDEO_FAILED: &str = "failed";
+pub const VIDEO_READY: &str = "ready";
 
 /// `listed` over the row's old values plus each delta (funded, reserved, spent).
 fn listed_with(funded_delta: &str, reserved_delta: &str, spent_delta: &str) -> Expr {
@@ -190,12 +191,13 @@ pub async fn set_status(
         .filter(ad::Column::Id.eq(ad_id))
         .filter(ad::Column::Status.is_in(from.iter().copied()));
     if to == "approved" {
-        // An ad whose video could not be processed never reaches posters: each would get a
-        // personalised video that fails. Checked in the same statement as the move.
+        // Only an ad whose video is ready (or an operator's, used as given) reaches posters:
+        // each would otherwise get a personalised video that fails, or is made from the
+        // unchecked source. Checked in the same statement as the move.
         update = update.filter(
             Condition::any()
                 .add(ad::Column::VideoStatus.is_null())
-                .add(ad::Column::VideoStatus.ne(VIDEO_FAILED)),
+                .add(ad::Column::VideoStatus.eq(VIDEO_READY)),
         );
     }
     let done = update.exec(db).await?;
