@@ -41,6 +41,8 @@ pub enum AdvertisingError {
     AlreadySubscribed,
     #[error("this ad is not open to new subscriptions")]
     AdNotAvailable,
+    #[error("this ad is for posters in another country")]
+    NotInCountry,
     #[error("video not ready")]
     VideoNotReady,
     #[error("a screenshot of this subscription is already waiting for a decision")]
@@ -169,6 +171,9 @@ impl From<AdvertisingError> for ApiError {
             AdvertisingError::NotFound(record) => ApiError::not_found(message).code(record.code()),
             AdvertisingError::AlreadySubscribed => conflict("already_subscribed"),
             AdvertisingError::AdNotAvailable => conflict("ad_not_available"),
+            AdvertisingError::NotInCountry => {
+                ApiError::forbidden(message).code("ad_not_available_in_country")
+            }
             AdvertisingError::VideoNotReady => {
                 ApiError::bad_request(message).code("video_not_ready")
             }

@@ -40,11 +40,15 @@ pub async fn create(
     if !a.listed {
         return Err(AdvertisingError::AdNotAvailable.into());
     }
-    let referral = poster::Entity::find_by_id(poster_id)
+    let poster = poster::Entity::find_by_id(poster_id)
         .one(&*txn)
         .await?
-        .ok_or(AdvertisingError::NotFound(Record::User))?
-        .referral_code;
+        .ok_or(AdvertisingError::NotFound(Record::User))?;
+    // Ads are bought for one country's audience: nobody elsewhere may earn from them.
+    if !poster.country.eq_ignore_ascii_case(&a.country) {
+        return Err(AdvertisingError::NotInCountry.into());
+    }
+    let referral = poster.referral_code;
     let taken: Vec<String> = subscription::Entity::find()
         .select_only()
         .column(subscription::Column::ProofCode)
