@@ -452,6 +452,17 @@ pub struct Evidence {
     pub elapsed_ms: u64,
 }
 
+impl Evidence {
+    /// Evidence of `verifier` looking for `code`, before it has found anything.
+    pub fn new(verifier: &str, code: &str) -> Self {
+        Self {
+            verifier: verifier.into(),
+            expected_code: code.into(),
+            ..Self::default()
+        }
+    }
+}
+
 /// An earlier screenshot near this one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -468,9 +479,9 @@ pub struct Neighbour {
 pub struct Verdict {
     pub finding: Finding,
     pub evidence: Evidence,
-    /// Where the code's box is in the screenshot, when the video was found: the duplicate
-    /// check compares that part.
-    pub code_rect: Option<Rect>,
+    /// The print the duplicate check compares: of where the code is when the video was
+    /// found, else of the whole picture; None when the picture could not be decoded.
+    pub print: Option<DetailPrint>,
 }
 
 #[async_trait]

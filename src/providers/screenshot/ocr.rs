@@ -3,7 +3,9 @@
 //! (its box, enlarged and inverted to dark on light), else anywhere in the picture.
 
 use super::video_match::{self, KeyFrames, Located};
-use super::{decode, Evidence, Finding, ProofRequest, ScreenshotSettings, Verdict};
+use super::{
+    decode, DetailPrint, Evidence, Finding, ProofRequest, ScreenshotSettings, Verdict, VideoRef,
+};
 use crate::providers::tool;
 use async_trait::async_trait;
 use image::{DynamicImage, GrayImage, ImageFormat};
@@ -56,38 +58,39 @@ const BOX_HEIGHT: u32 = 110;
 struct Looked {
     grey: GrayImage,
     located: Option<Located>,
+    /// Why there was nothing to look for (no or unreadable key frames).
     frames_note: Option<String>,
+    print: DetailPrint,
 }
 
-fn look(req: &ProofRequest) -> Result<Looked, String> {
+/// Decodes the picture and looks for the video in it; `min_score` decides what the print is
+/// of (where the code is on a found video, else the whole picture).
+fn look(req: &ProofRequest, min_score: f32) -> Result<Looked, String> {
     let (_, img) = decode(&req.image).map_err(|e| e.to_string())?;
     let grey = img.into_luma8();
-    let Some(video) = &req.video else {
-        return Ok(Looked {
-            grey,
-            located: None,
-            frames_note: Some("the subscription's video has no key frames".into()),
-        });
-    };
-    let frames = match video.frames() {
-        Ok(f) => f,
-        Err(e) => {
-            return Ok(Looked {
-                grey,
-                located: None,
-                frames_note: Some(format!("unreadable key frames: {e}")),
-            })
+    let (located, frames_note) = match req.video.as_ref().map(VideoRef::frames) {
+        None => (
+            None,
+            Some("the subscription's video has no key frames".to_owned()),
+        ),
+        Some(Err(e)) => (None, Some(format!("unreadable key frames: {e}"))),
+        Some(Ok(frames)) => {
+            let key = KeyFrames {
+                frames: frames.into_iter().map(|f| f.into_luma8()).collect(),
+                code_box: req.video.as_ref().and_then(|v| v.code_box),
+            };
+            (video_match::locate(&grey, &key), None)
         }
     };
-    let key = KeyFrames {
-        frames: frames.into_iter().map(|f| f.into_luma8()).collect(),
-        code_box: video.code_box,
-    };
-    let located = video_match::locate(&grey, &key);
+    let code_at = located
+        .as_ref()
+        .filter(|l| l.score >= min_score)
+        .map(|l| l.code_rect.unwrap_or(l.rect));
     Ok(Looked {
+        print: DetailPrint::of(&grey, code_at),
         grey,
         located,
-        frames_note: None,
+        frames_note,
     })
 }
 
@@ -192,11 +195,7 @@ impl TesseractVerifier {
 impl super::ScreenshotVerifier for TesseractVerifier {
     async fn verify(&self, req: ProofRequest) -> Verdict {
         let started = Instant::now();
-        let mut evidence = Evidence {
-            verifier: "builtin".into(),
-            expected_code: req.code.clone(),
-            ..Evidence::default()
-        };
+        let mut evidence = Evidence::new("builtin", &req.code);
         let code = req.code.clone();
         let unsure = |mut evidence: Evidence, why: String| {
             evidence.note = Some(why.clone());
@@ -204,10 +203,11 @@ impl super::ScreenshotVerifier for TesseractVerifier {
             Verdict {
                 finding: Finding::Unsure(why),
                 evidence,
-                code_rect: None,
+                print: None,
             }
         };
-        let looked = match tokio::task::spawn_blocking(move || look(&req)).await {
+        let min_score = self.video_min_score;
+        let looked = match tokio::task::spawn_blocking(move || look(&req, min_score)).await {
             Ok(Ok(l)) => l,
             Ok(Err(e)) => return unsure(evidence, format!("unreadable image: {e}")),
             Err(e) => return unsure(evidence, format!("image check failed: {e}")),
@@ -289,7 +289,7 @@ impl super::ScreenshotVerifier for TesseractVerifier {
         evidence.elapsed_ms = started.elapsed().as_millis() as u64;
         Verdict {
             finding,
-            code_rect: found.and_then(|l| l.code_rect.or(Some(l.rect))),
+            print: Some(looked.print),
             evidence,
         }
     }

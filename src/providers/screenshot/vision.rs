@@ -3,7 +3,7 @@
 //! answers `{"videoFound", "codeFound", "codeRead", "confidence"}`. A doubtful answer (under
 //! `min_confidence`), an unusable one or any error is `Unsure`: a person looks.
 
-use super::{Evidence, Finding, ProofRequest, ScreenshotFormat, Verdict};
+use super::{decode, DetailPrint, Evidence, Finding, ProofRequest, ScreenshotFormat, Verdict};
 use crate::providers::openai_chat::{json_in, ChatClient};
 use async_trait::async_trait;
 use base64::Engine;
@@ -64,12 +64,19 @@ fn key_frame(req: &ProofRequest) -> Option<Vec<u8>> {
 impl super::ScreenshotVerifier for VisionVerifier {
     async fn verify(&self, req: ProofRequest) -> Verdict {
         let started = Instant::now();
-        let mut evidence = Evidence {
-            verifier: "openai".into(),
-            expected_code: req.code.clone(),
-            ..Evidence::default()
-        };
+        let mut evidence = Evidence::new("openai", &req.code);
         let finding = self.ask(&req, &mut evidence).await;
+        // The model says nothing of where the code is: the duplicate check compares the
+        // whole picture.
+        let image = req.image.clone();
+        let print = tokio::task::spawn_blocking(move || {
+            decode(&image)
+                .ok()
+                .map(|(_, img)| DetailPrint::of(&img.into_luma8(), None))
+        })
+        .await
+        .ok()
+        .flatten();
         if let Finding::Unsure(why) = &finding {
             evidence.note = Some(why.clone());
         }
@@ -77,7 +84,7 @@ impl super::ScreenshotVerifier for VisionVerifier {
         Verdict {
             finding,
             evidence,
-            code_rect: None,
+            print,
         }
     }
 }

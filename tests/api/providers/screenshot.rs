@@ -79,7 +79,8 @@ async fn the_built_in_verifier_wants_the_video_and_the_code_on_it() {
     let rect = &video_match["rect"];
     assert!((rect["x"].as_i64().unwrap() - 160).abs() <= 8, "{rect}");
     assert!((rect["w"].as_i64().unwrap() - 760).abs() <= 16, "{rect}");
-    assert!(v.code_rect.is_some());
+    // The print for the duplicate check is of the code's box, not of the whole picture.
+    assert!(!v.print.as_ref().unwrap().is_whole_picture());
 
     // The same picture for another of the poster's subscriptions: the video, not its code.
     let v = verifier.verify(ask(genuine, "K7M9QX2P-TUVW")).await;
@@ -151,7 +152,9 @@ async fn two_posters_screenshots_of_one_frame_differ_where_their_codes_are() {
             video: Some(frames),
         })
         .await;
-    let rect = v.code_rect;
+    let rect: Option<switchboard::providers::screenshot::Rect> = Some(
+        serde_json::from_value(v.evidence.video.as_ref().unwrap()["codeRect"].clone()).unwrap(),
+    );
     let grey = |bytes: &[u8]| image::load_from_memory(bytes).unwrap().into_luma8();
     let (ga, gb) = (grey(&shot_a), grey(&shot_b));
     // On the whole picture the two are one (the old duplicate check's mistake)…
@@ -165,6 +168,11 @@ async fn two_posters_screenshots_of_one_frame_differ_where_their_codes_are() {
     let limit = ScreenshotSettings::default().detail_min_similarity;
     let (da, db) = (DetailPrint::of(&ga, rect), DetailPrint::of(&gb, rect));
     assert!(da.similarity(&db) < limit, "{}", da.similarity(&db));
+    assert_eq!(
+        v.print.as_ref(),
+        Some(&da),
+        "the verifier printed where the code is"
+    );
     let copy_file = dir.path().join("copy.jpg");
     ffmpeg(&[
         "-i",

@@ -14,7 +14,7 @@ use super::super::state::AdvertisingState;
 use super::super::subscriptions::proof::{make_frames, ProofFrames};
 use super::store::{self, Outcome, Verdict};
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
-use crate::providers::screenshot::{decode, DetailPrint, ProofRequest, Rect, VideoRef};
+use crate::providers::screenshot::{DetailPrint, ProofRequest, VideoRef};
 use crate::providers::storage::StorageKey;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -127,12 +127,12 @@ async fn verify(st: &AdvertisingState, job: Job) -> JobResult {
         .media
         .verifier
         .verify(ProofRequest {
-            image: image.clone(),
+            image,
             code: sub.proof_code.clone(),
             video,
         })
         .await;
-    let detail = detail_print(image, verdict.code_rect).await?;
+    let detail = verdict.print;
     // Kept before the duplicate check, so a later copy sees it whichever finishes first.
     screenshot::Entity::update_many()
         .col_expr(
@@ -182,21 +182,6 @@ async fn verify(st: &AdvertisingState, job: Job) -> JobResult {
         .key(format!("{PROCESSED}:{}", shot.id));
     st.core.jobs.enqueue(db, next).await.map_err(retry)?;
     Ok(Done::from(1))
-}
-
-/// The print of where the code is (or of the whole picture); None when the picture cannot
-/// be decoded (the verifier has said so already).
-async fn detail_print(
-    image: Vec<u8>,
-    rect: Option<Rect>,
-) -> Result<Option<DetailPrint>, JobFailure> {
-    tokio::task::spawn_blocking(move || {
-        decode(&image)
-            .ok()
-            .map(|(_, img)| DetailPrint::of(&img.into_luma8(), rect))
-    })
-    .await
-    .map_err(retry)
 }
 
 async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
