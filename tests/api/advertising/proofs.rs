@@ -149,12 +149,12 @@ async fn the_white_page_exploit_and_another_ads_proof_are_not_approved() {
     // person will look (the code is there, the video is not).
     for (sub, code) in [(&sub_a, &code_a), (&sub_b, &code_b)] {
         let (id, out) = judged(&app, &token, sub, white_page(dir.path(), "w.png", code)).await;
+        let e = staff_view(&app, &admin, &id).await["evidence"].clone();
         assert_eq!(
             (out["status"].as_str(), out["reasonCode"].as_str()),
             (Some("needs_review"), Some("code_without_video")),
-            "{out}"
+            "{out} {e}"
         );
-        let e = staff_view(&app, &admin, &id).await["evidence"].clone();
         assert_eq!(e["expectedCode"], code.as_str(), "{e}");
         assert_eq!(
             (e["videoFound"].as_bool(), e["codeMatched"].as_bool()),
@@ -174,6 +174,16 @@ async fn the_white_page_exploit_and_another_ads_proof_are_not_approved() {
         )
         .await;
     }
+    // The same page sent again for its subscription is a copy; the two pages, alike at a
+    // whole picture's print, were not copies of each other.
+    let (_, out) = judged(
+        &app,
+        &token,
+        &sub_a,
+        white_page(dir.path(), "w.png", &code_a),
+    )
+    .await;
+    assert_eq!(out["reasonCode"], "duplicate", "{out}");
     let b = data(get(&app, "/users/balance", Some(&token)).await).await;
     assert_eq!(b["availableCents"], 0, "{b}");
 

@@ -317,6 +317,11 @@ pub async fn near_duplicates(
     min_similarity: f32,
 ) -> Result<Vec<Neighbour>> {
     use screenshot::Column as C;
+    // A picture without the video is never paid on its own, and a page that shows this
+    // subscription's code is not a copy of one made for another code, though at a whole
+    // picture's print the two differ in a few pixels: such prints are compared only with
+    // the same subscription's earlier pictures (a re-send).
+    let same_subscription = detail.is_whole_picture().then_some(shot.subscription_id);
     let hash = PerceptualHash::from_i64(shot.phash);
     let mut select = screenshot::Entity::find()
         .select_only()
@@ -326,6 +331,9 @@ pub async fn near_duplicates(
         .filter(C::Id.ne(shot.id))
         .filter(C::DetailPrint.is_not_null())
         .filter(C::CreatedAt.lte(shot.created_at));
+    if let Some(sub) = same_subscription {
+        select = select.filter(C::SubscriptionId.eq(sub));
+    }
     // Eight bytes: hashes at most 7 bits apart share one, found through the bands' indexes.
     if max_distance < 8 {
         let b = bands(hash);
