@@ -37,6 +37,7 @@ mod m20261206_000020_advertising_advertisers;
 mod m20261206_000030_advertising_payments;
 mod m20261207_000001_core_actor_leases;
 mod m20261208_000001_advertising_proofs;
+mod m20261209_000001_advertising_refunds;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -78,6 +79,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000002_marketplace_range_counts::Migration),
             Box::new(m20261207_000001_core_actor_leases::Migration),
             Box::new(m20261208_000001_advertising_proofs::Migration),
+            Box::new(m20261209_000001_advertising_refunds::Migration),
         ]
     }
 }

@@ -9,34 +9,13 @@
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
 
-use crate::schema_helpers::index;
+use crate::schema_helpers::{add_column as add, drop_column as drop, index};
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
 const SUBSCRIPTIONS: &str = "advertising_subscriptions";
 const SCREENSHOTS: &str = "advertising_screenshots";
-
-async fn add(m: &SchemaManager<'_>, table: &'static str, mut col: ColumnDef) -> Result<(), DbErr> {
-    // SQLite adds one column per ALTER.
-    m.alter_table(
-        Table::alter()
-            .table(Alias::new(table))
-            .add_column(&mut col)
-            .to_owned(),
-    )
-    .await
-}
-
-async fn drop(m: &SchemaManager<'_>, table: &'static str, col: &'static str) -> Result<(), DbErr> {
-    m.alter_table(
-        Table::alter()
-            .table(Alias::new(table))
-            .drop_column(Alias::new(col))
-            .to_owned(),
-    )
-    .await
-}
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {

@@ -16,6 +16,35 @@ pub fn cascade_to(
         .to_owned()
 }
 
+/// Adds one column (SQLite adds one per ALTER).
+pub async fn add_column(
+    m: &SchemaManager<'_>,
+    table: &'static str,
+    mut col: ColumnDef,
+) -> Result<(), DbErr> {
+    m.alter_table(
+        Table::alter()
+            .table(Alias::new(table))
+            .add_column(&mut col)
+            .to_owned(),
+    )
+    .await
+}
+
+pub async fn drop_column(
+    m: &SchemaManager<'_>,
+    table: &'static str,
+    col: &'static str,
+) -> Result<(), DbErr> {
+    m.alter_table(
+        Table::alter()
+            .table(Alias::new(table))
+            .drop_column(Alias::new(col))
+            .to_owned(),
+    )
+    .await
+}
+
 /// The index `idx_{table}_{name}` on `cols`, in that order (created unless it exists).
 pub fn index(table: &'static str, name: &str, cols: &[&'static str]) -> IndexCreateStatement {
     let mut index = Index::create();

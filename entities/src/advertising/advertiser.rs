@@ -20,6 +20,9 @@ pub struct Model {
     pub email_verified_at: Option<DateTimeUtc>,
     /// When the last verification mail was queued (at most one a minute).
     pub verification_sent_at: Option<DateTimeUtc>,
+    /// When staff suspended the advertiser (None: not suspended); its ads are paused.
+    pub suspended_at: Option<DateTimeUtc>,
+    pub suspended_reason: Option<String>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

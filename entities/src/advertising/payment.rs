@@ -16,7 +16,7 @@ pub struct Model {
     #[sea_orm(unique)]
     pub session_id: Option<String>,
     pub checkout_url: Option<String>,
-    /// `pending`, `paid`, `failed` or `expired`.
+    /// `pending`, `paid`, `refunded` (all of it), `failed` or `expired`.
     pub status: String,
     pub amount_cents: i64,
     /// ISO 4217, lowercase (`usd`).
@@ -28,6 +28,16 @@ pub struct Model {
     /// The deposit that funded the ad.
     pub transaction_id: Option<Uuid>,
     pub paid_at: Option<DateTimeUtc>,
+    /// The provider's PaymentIntent (`pi_…`), from the completed session: refunds and
+    /// disputes name it.
+    pub payment_intent: Option<String>,
+    /// Refunded so far (the provider's cumulative `amount_refunded`; a lost dispute too).
+    pub refunded_cents: i64,
+    /// What an open dispute holds of the ad's budget.
+    pub held_cents: i64,
+    pub dispute_id: Option<String>,
+    /// `open`, `won` or `lost`; None when never disputed.
+    pub dispute_status: Option<String>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

@@ -508,7 +508,9 @@ async fn the_balance_sums_deposits_spending_reservations_and_deleted_ads_left_ov
     assert_eq!(
         zero,
         json!({"depositsCents": 0, "depositsUsd": "0.00", "spentCents": 0, "spentUsd": "0.00",
-               "reservedCents": 0, "reservedUsd": "0.00", "unspentDeletedCents": 0, "unspentDeletedUsd": "0.00"})
+               "reservedCents": 0, "reservedUsd": "0.00", "unspentDeletedCents": 0, "unspentDeletedUsd": "0.00",
+               "refundedCents": 0, "refundedUsd": "0.00", "disputedCents": 0, "disputedUsd": "0.00",
+               "owedCents": 0, "owedUsd": "0.00"})
     );
     let live = campaign(&app, &token, body()).await;
     let gone = campaign(&app, &token, body()).await;
@@ -522,7 +524,9 @@ async fn the_balance_sums_deposits_spending_reservations_and_deleted_ads_left_ov
     assert_eq!(
         b,
         json!({"depositsCents": 15000, "depositsUsd": "150.00", "spentCents": 4000, "spentUsd": "40.00",
-               "reservedCents": 1500, "reservedUsd": "15.00", "unspentDeletedCents": 3500, "unspentDeletedUsd": "35.00"})
+               "reservedCents": 1500, "reservedUsd": "15.00", "unspentDeletedCents": 3500, "unspentDeletedUsd": "35.00",
+               "refundedCents": 0, "refundedUsd": "0.00", "disputedCents": 0, "disputedUsd": "0.00",
+               "owedCents": 0, "owedUsd": "0.00"})
     );
     // A deleted ad is the advertiser's to see, not to edit.
     refused(

@@ -145,7 +145,7 @@ pub async fn genuine(
 
 /// A phone screenshot of the ad's own clip (as `clip_ad` left it in `dir`): the video, but
 /// no code on it.
-fn source_shot(dir: &Path) -> Vec<u8> {
+pub fn source_shot(dir: &Path) -> Vec<u8> {
     PhoneShot::of(&dir.join("ad.mp4"), "1.0").write(&dir.join("source.jpg"))
 }
 

@@ -14,6 +14,7 @@ pub mod payments;
 mod places;
 mod posters;
 mod proofs;
+mod refunds;
 mod support;
 
 use crate::helpers::{spawn_app_with, TestApp};
@@ -212,4 +213,48 @@ pub fn ad(app: &TestApp, title: &str, country: &str, payout: &str, budget: &str)
         ],
     )
     .expect("ad created")
+}
+
+/// The ledger's invariant, read from the database: every transaction's entries sum to zero,
+/// every balance equals the sum of its account's entries, and no guarded account (a
+/// poster's, an ad's, a dispute's hold) is below zero.
+pub async fn assert_ledger_balanced(app: &TestApp) {
+    use sea_orm::EntityTrait;
+    use std::collections::HashMap;
+    use switchboard_entities::advertising::{balance, ledger_entry};
+    let db = sea_orm::Database::connect(&app.settings.database.url)
+        .await
+        .unwrap();
+    let entries = ledger_entry::Entity::find().all(&db).await.unwrap();
+    let mut by_tx: HashMap<uuid::Uuid, i64> = HashMap::new();
+    let mut by_account: HashMap<String, i64> = HashMap::new();
+    for e in &entries {
+        *by_tx.entry(e.transaction_id).or_default() += e.amount_cents;
+        *by_account.entry(e.account.clone()).or_default() += e.amount_cents;
+    }
+    for (tx, sum) in &by_tx {
+        assert_eq!(*sum, 0, "transaction {tx}'s legs sum to {sum}");
+    }
+    let balances = balance::Entity::find().all(&db).await.unwrap();
+    for b in &balances {
+        let entries = by_account.get(&b.account).copied().unwrap_or(0);
+        assert_eq!(
+            b.cents, entries,
+            "balance of {} against its entries",
+            b.account
+        );
+        let outside = b.account.starts_with("external:") || b.account.ends_with(":owed");
+        assert!(
+            outside || b.cents >= 0,
+            "{} is below zero: {}",
+            b.account,
+            b.cents
+        );
+    }
+    for account in by_account.keys() {
+        assert!(
+            balances.iter().any(|b| &b.account == account),
+            "entries of {account} without a balance"
+        );
+    }
 }

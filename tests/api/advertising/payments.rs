@@ -8,9 +8,9 @@ use sha2::Sha256;
 use switchboard_entities::advertising::{ad, advertiser};
 use uuid::Uuid;
 
-const SECRET: &str = "dev-payments-webhook-secret";
+pub const SECRET: &str = "dev-payments-webhook-secret";
 
-async fn db(app: &TestApp) -> DatabaseConnection {
+pub async fn db(app: &TestApp) -> DatabaseConnection {
     sea_orm::Database::connect(&app.settings.database.url)
         .await
         .expect("connect")
@@ -68,7 +68,7 @@ pub async fn campaign(app: &TestApp, owner: Uuid, title: &str) -> String {
     id.to_string()
 }
 
-async fn funded(app: &TestApp, ad_id: &str) -> (i64, bool) {
+pub async fn funded(app: &TestApp, ad_id: &str) -> (i64, bool) {
     let a = ad::Entity::find_by_id(Uuid::parse_str(ad_id).unwrap())
         .one(&db(app).await)
         .await
@@ -77,7 +77,7 @@ async fn funded(app: &TestApp, ad_id: &str) -> (i64, bool) {
     (a.funded_cents, a.listed)
 }
 
-async fn checkout(app: &TestApp, token: &str, ad_id: &str) -> Response {
+pub async fn checkout(app: &TestApp, token: &str, ad_id: &str) -> Response {
     post(
         app,
         "/api/campaign-payments/create-checkout",
@@ -90,14 +90,14 @@ async fn checkout(app: &TestApp, token: &str, ad_id: &str) -> Response {
 /// `Stripe-Signature` as Stripe's libraries make it (stripe-node's
 /// `generateTestHeaderString`, stripe-python's `WebhookSignature`): HMAC-SHA256 over
 /// `"{t}.{payload}"`, hex, as `t=…,v1=…`.
-fn stripe_header(secret: &str, t: i64, payload: &str) -> String {
+pub fn stripe_header(secret: &str, t: i64, payload: &str) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
     mac.update(format!("{t}.{payload}").as_bytes());
     format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
 }
 
 /// A `checkout.session.*` event as Stripe sends it (pretty-printed, as it arrives).
-fn event(id: &str, kind: &str, session: &str, amount: i64, currency: &str) -> String {
+pub fn event(id: &str, kind: &str, session: &str, amount: i64, currency: &str) -> String {
     serde_json::to_string_pretty(&json!({
         "id": id,
         "object": "event",
@@ -119,7 +119,7 @@ fn event(id: &str, kind: &str, session: &str, amount: i64, currency: &str) -> St
     .unwrap()
 }
 
-async fn deliver(app: &TestApp, header: Option<&str>, payload: &str) -> Response {
+pub async fn deliver(app: &TestApp, header: Option<&str>, payload: &str) -> Response {
     let mut r = req(app, Method::POST, "/api/campaign-payments/webhook", None)
         .header("Content-Type", "application/json; charset=utf-8")
         .body(payload.to_owned());
@@ -130,13 +130,13 @@ async fn deliver(app: &TestApp, header: Option<&str>, payload: &str) -> Response
 }
 
 /// A payment of the advertiser's, by the id or session id in `id`.
-async fn payment(app: &TestApp, token: &str, id: &Value) -> Value {
+pub async fn payment(app: &TestApp, token: &str, id: &Value) -> Value {
     let path = format!("/api/campaign-payments/{}", id.as_str().unwrap());
     data(get(app, &path, Some(token)).await).await
 }
 
 /// Pay or Cancel on the sandbox page at `url`.
-async fn choose(app: &TestApp, url: &str, action: &str) -> Response {
+pub async fn choose(app: &TestApp, url: &str, action: &str) -> Response {
     app.client
         .post(url)
         .form(&[("action", action)])
@@ -146,7 +146,7 @@ async fn choose(app: &TestApp, url: &str, action: &str) -> Response {
 }
 
 /// Delivers `payload` signed now with the webhook secret.
-async fn signed(app: &TestApp, payload: &str) -> Response {
+pub async fn signed(app: &TestApp, payload: &str) -> Response {
     let header = stripe_header(SECRET, app.now().timestamp(), payload);
     deliver(app, Some(&header), payload).await
 }

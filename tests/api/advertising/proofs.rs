@@ -301,7 +301,14 @@ async fn older_subscriptions_keep_their_referral_code_and_get_key_frames_when_ne
     let db = sea_orm::Database::connect(&app.settings.database.url)
         .await
         .unwrap();
-    Migrator::down(&db, Some(1)).await.unwrap();
+    let all = Migrator::migrations();
+    let proofs = all
+        .iter()
+        .position(|m| m.name() == "m20261208_000001_advertising_proofs")
+        .unwrap();
+    Migrator::down(&db, Some((all.len() - proofs) as u32))
+        .await
+        .unwrap();
     let old = dir.path().join("old.mp4");
     test_clip(&dir.path().join("src.mp4"), "640x360", 2, false);
     let videos = switchboard::providers::video::from_settings(&Default::default());

@@ -20,6 +20,13 @@ fn listed_after(reserved_delta: &str, spent_delta: &str) -> Expr {
 pub const VIDEO_FAILED: &str = "failed";
 pub const VIDEO_READY: &str = "ready";
 
+/// The row's free budget (funded − reserved − spent) covers `cents`.
+fn free_covers(cents: i64) -> Expr {
+    Expr::cust(format!(
+        "funded_cents - reserved_cents - spent_cents >= {cents}"
+    ))
+}
+
 /// `listed` over the row's old values plus each delta (funded, reserved, spent).
 fn listed_with(funded_delta: &str, reserved_delta: &str, spent_delta: &str) -> Expr {
     Expr::cust(format!(
@@ -58,20 +65,35 @@ pub async fn reserve(
     cents: i64,
     now: DateTime<Utc>,
 ) -> Result<bool> {
-    let done = ad::Entity::update_many()
-        .col_expr(
-            ad::Column::ReservedCents,
-            Expr::cust(format!("reserved_cents + {cents}")),
+    out_of_free(db, ad_id, cents, ad::Column::ReservedCents, now).await
+}
+
+/// Moves `cents` of the ad's free budget into `column` (reserved, plus; funded, minus) in
+/// one statement guarded by the free budget, recomputing `listed`.
+async fn out_of_free(
+    db: &impl ConnectionTrait,
+    ad_id: Uuid,
+    cents: i64,
+    column: ad::Column,
+    now: DateTime<Utc>,
+) -> Result<bool> {
+    let (change, listed) = if matches!(column, ad::Column::FundedCents) {
+        (
+            format!("funded_cents - {cents}"),
+            listed_with(&format!("- {cents}"), "+ 0", "+ 0"),
         )
-        .col_expr(
-            ad::Column::Listed,
+    } else {
+        (
+            format!("reserved_cents + {cents}"),
             listed_after(&format!("+ {cents}"), "+ 0"),
         )
+    };
+    let done = ad::Entity::update_many()
+        .col_expr(column, Expr::cust(change))
+        .col_expr(ad::Column::Listed, listed)
         .col_expr(ad::Column::UpdatedAt, Expr::value(now))
         .filter(ad::Column::Id.eq(ad_id))
-        .filter(Expr::cust(format!(
-            "funded_cents - reserved_cents - spent_cents >= {cents}"
-        )))
+        .filter(free_covers(cents))
         .exec(db)
         .await?;
     Ok(done.rows_affected == 1)
@@ -112,6 +134,14 @@ pub async fn get(st: &AdvertisingState, id: Uuid) -> Result<ad::Model> {
     ad::Entity::find_by_id(id)
         .filter(ad::Column::Status.ne("deleted"))
         .one(&st.core.db)
+        .await?
+        .ok_or_else(|| AdvertisingError::NotFound(Record::Ad).into())
+}
+
+/// An ad by id, deleted or not, read inside `db` (a transaction).
+pub async fn get_in(db: &impl ConnectionTrait, id: Uuid) -> Result<ad::Model> {
+    ad::Entity::find_by_id(id)
+        .one(db)
         .await?
         .ok_or_else(|| AdvertisingError::NotFound(Record::Ad).into())
 }
@@ -178,6 +208,32 @@ pub async fn set_status(
     reason: Option<String>,
     now: DateTime<Utc>,
 ) -> Result<bool> {
+    let done = status_move(ad_id, from, to, reason, now).exec(db).await?;
+    Ok(done.rows_affected == 1)
+}
+
+/// Brings back an ad that was paused for `why` (a payment's refund or dispute, a
+/// suspension), and only then: a pause of the advertiser's or staff's own stays.
+pub async fn resume_paused_for(
+    db: &impl ConnectionTrait,
+    ad_id: Uuid,
+    why: &str,
+    now: DateTime<Utc>,
+) -> Result<bool> {
+    let done = status_move(ad_id, &["paused"], "approved", None, now)
+        .filter(ad::Column::StatusReason.eq(why))
+        .exec(db)
+        .await?;
+    Ok(done.rows_affected == 1)
+}
+
+fn status_move(
+    ad_id: Uuid,
+    from: &[&str],
+    to: &str,
+    reason: Option<String>,
+    now: DateTime<Utc>,
+) -> sea_orm::UpdateMany<ad::Entity> {
     let listed = if to == "approved" {
         Expr::cust("(funded_cents - reserved_cents - spent_cents >= payout_cents)")
     } else {
@@ -200,6 +256,17 @@ pub async fn set_status(
                 .add(ad::Column::VideoStatus.eq(VIDEO_READY)),
         );
     }
-    let done = update.exec(db).await?;
-    Ok(done.rows_affected == 1)
+    update
+}
+
+/// Takes `cents` out of the ad's free budget (funded − reserved − spent): money a refund
+/// or a dispute takes back. False when the free budget no longer covers it (a payout was
+/// reserved meanwhile: read again and take less).
+pub async fn take_free(
+    db: &impl ConnectionTrait,
+    ad_id: Uuid,
+    cents: i64,
+    now: DateTime<Utc>,
+) -> Result<bool> {
+    out_of_free(db, ad_id, cents, ad::Column::FundedCents, now).await
 }

@@ -130,4 +130,14 @@ pub struct AdvertiserBalanceView {
     /// Funded budget of deleted ads neither spent nor reserved.
     pub unspent_deleted_cents: i64,
     pub unspent_deleted_usd: String,
+    /// Given back to the payer: refunds and lost disputes (no longer in `deposits`).
+    pub refunded_cents: i64,
+    pub refunded_usd: String,
+    /// Held from their ads while payments are disputed (no longer in `deposits`).
+    pub disputed_cents: i64,
+    pub disputed_usd: String,
+    /// What they owe: money taken back that posters had already earned. Their next
+    /// payment settles it first.
+    pub owed_cents: i64,
+    pub owed_usd: String,
 }

@@ -216,5 +216,11 @@ pub async fn balance(
         reserved_usd: usd(b.reserved),
         unspent_deleted_cents: b.unspent_deleted,
         unspent_deleted_usd: usd(b.unspent_deleted),
+        refunded_cents: b.refunded,
+        refunded_usd: usd(b.refunded),
+        disputed_cents: b.disputed,
+        disputed_usd: usd(b.disputed),
+        owed_cents: b.owed,
+        owed_usd: usd(b.owed),
     }))
 }

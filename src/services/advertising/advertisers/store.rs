@@ -39,6 +39,8 @@ pub async fn sign_up(st: &AdvertisingState, new: NewAdvertiser) -> Result<advert
         website: Set(None),
         email_verified_at: Set(None),
         verification_sent_at: Set(Some(now)),
+        suspended_at: Set(None),
+        suspended_reason: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
     }
@@ -174,6 +176,9 @@ pub struct Balance {
     pub spent: i64,
     pub reserved: i64,
     pub unspent_deleted: i64,
+    pub refunded: i64,
+    pub disputed: i64,
+    pub owed: i64,
 }
 
 /// Funded, spent, reserved, deleted ads' unspent (None over no rows).
@@ -202,10 +207,34 @@ pub async fn balance(db: &impl ConnectionTrait, advertiser: Uuid) -> Result<Bala
         .one(db)
         .await?;
     let (f, s, r, d) = sums.unwrap_or_default();
+    use switchboard_entities::advertising::payment;
+    let back: Option<(Option<i64>, Option<i64>)> = payment::Entity::find()
+        .select_only()
+        .column_as(
+            super::super::money::store::total(payment::Column::RefundedCents),
+            "r",
+        )
+        .column_as(
+            super::super::money::store::total(payment::Column::HeldCents),
+            "h",
+        )
+        .filter(payment::Column::AdvertiserId.eq(advertiser))
+        .into_tuple()
+        .one(db)
+        .await?;
+    let (refunded, held) = back.unwrap_or_default();
+    let owed = super::super::money::ledger::balance_of(
+        db,
+        &super::super::money::ledger::Account::Owed(advertiser),
+    )
+    .await?;
     Ok(Balance {
         deposits: f.unwrap_or(0),
         spent: s.unwrap_or(0),
         reserved: r.unwrap_or(0),
         unspent_deleted: d.unwrap_or(0),
+        refunded: refunded.unwrap_or(0),
+        disputed: held.unwrap_or(0),
+        owed: (-owed).max(0),
     })
 }

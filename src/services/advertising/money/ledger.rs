@@ -27,6 +27,12 @@ pub enum Account {
     Funding,
     /// Money paid out to posters.
     Payouts,
+    /// What an open dispute of a payment holds back from its ad.
+    Held(Uuid),
+    /// What an advertiser owes: refunds and lost disputes of money already earned by
+    /// posters. Negative while owed (money that left through `Funding` without coming
+    /// back from the ad); their next payment settles it first.
+    Owed(Uuid),
 }
 
 impl Account {
@@ -37,12 +43,15 @@ impl Account {
             Self::Ad(id) => format!("ad:{id}"),
             Self::Funding => "external:funding".into(),
             Self::Payouts => "external:payouts".into(),
+            Self::Held(payment) => format!("payment:{payment}:held"),
+            Self::Owed(advertiser) => format!("advertiser:{advertiser}:owed"),
         }
     }
 
-    /// Only the outside world's accounts run negative (they mirror money elsewhere).
+    /// Only the outside world's accounts run negative (they mirror money elsewhere), and an
+    /// advertiser's debt.
     fn may_go_negative(&self) -> bool {
-        matches!(self, Self::Funding | Self::Payouts)
+        matches!(self, Self::Funding | Self::Payouts | Self::Owed(_))
     }
 }
 
@@ -50,7 +59,11 @@ impl Account {
 pub const EARNING: &str = "earning";
 pub const WITHDRAWAL: &str = "withdrawal";
 pub const DEPOSIT: &str = "deposit";
-pub const KINDS: [&str; 3] = [EARNING, WITHDRAWAL, DEPOSIT];
+/// Money the payment provider gave back to the payer: a refund or a lost dispute.
+pub const REFUND: &str = "refund";
+/// A dispute's hold on an ad's budget, and its release when the dispute is won.
+pub const DISPUTE: &str = "dispute";
+pub const KINDS: [&str; 5] = [EARNING, WITHDRAWAL, DEPOSIT, REFUND, DISPUTE];
 pub const STATUSES: [&str; 3] = ["pending", "completed", "cancelled"];
 
 /// One movement to write.

@@ -42,10 +42,21 @@ pub struct PaymentAd {
 pub struct PaymentView {
     pub payment_id: uuid::Uuid,
     pub session_id: Option<String>,
-    /// `pending`, `paid`, `failed` or `expired`.
+    /// The provider's PaymentIntent, once paid: what its refunds and disputes name.
+    pub payment_intent: Option<String>,
+    /// `pending`, `paid`, `refunded` (all of it), `failed` or `expired`.
     pub status: String,
     pub amount_cents: i64,
     pub amount_usd: String,
+    /// Given back so far: refunds and a lost dispute.
+    pub refunded_cents: i64,
+    pub refunded_usd: String,
+    /// `open`, `won` or `lost`; absent when never disputed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispute_status: Option<String>,
+    /// What an open dispute holds of the ad's budget.
+    pub held_cents: i64,
+    pub held_usd: String,
     pub currency: String,
     /// Why a completed checkout funded nothing.
     pub problem: Option<String>,
@@ -60,9 +71,15 @@ impl PaymentView {
         Self {
             payment_id: p.id,
             session_id: p.session_id.clone(),
+            payment_intent: p.payment_intent.clone(),
             status: p.status.clone(),
             amount_cents: p.amount_cents,
             amount_usd: usd(p.amount_cents),
+            refunded_cents: p.refunded_cents,
+            refunded_usd: usd(p.refunded_cents),
+            dispute_status: p.dispute_status.clone(),
+            held_cents: p.held_cents,
+            held_usd: usd(p.held_cents),
             currency: p.currency.clone(),
             problem: p.problem.clone(),
             url: p.checkout_url.clone().filter(|_| p.status == "pending"),

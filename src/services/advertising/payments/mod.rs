@@ -4,6 +4,7 @@
 
 pub mod dto;
 pub mod invoice;
+pub mod refunds;
 pub mod routes;
 pub mod sandbox;
 pub mod store;

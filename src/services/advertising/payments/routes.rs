@@ -135,13 +135,41 @@ pub async fn sandbox_page(
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct SandboxForm {
-    /// `pay` or `cancel`.
+    /// `pay` or `cancel` while pending; `refund` (with `amountUsd`), `dispute`,
+    /// `dispute_won` or `dispute_lost` once paid.
     pub action: String,
+    /// Dollars to refund, on top of what was refunded before.
+    pub amount_usd: Option<String>,
+}
+
+impl SandboxForm {
+    fn choice(&self) -> Result<Choice> {
+        Ok(match self.action.as_str() {
+            "pay" => Choice::Pay,
+            "cancel" => Choice::Cancel,
+            "refund" => {
+                let raw = serde_json::Value::from(self.amount_usd.clone());
+                Choice::Refund(super::super::wire::parse_usd("amountUsd", &raw)?.0)
+            }
+            "dispute" => Choice::Dispute,
+            "dispute_won" => Choice::DisputeWon,
+            "dispute_lost" => Choice::DisputeLost,
+            _ => {
+                return Err(AdvertisingError::invalid(
+                    "action",
+                    "must be pay, cancel, refund, dispute, dispute_won or dispute_lost",
+                )
+                .into())
+            }
+        })
+    }
 }
 
 /// Pay or Cancel on the sandbox page: the signed event goes through the webhook's handling,
-/// then the payer is sent to the success or cancel URL.
+/// then the payer is sent to the success or cancel URL. On a paid checkout's page, a refund
+/// or a dispute's moves: the event is handled the same way and the page shows the result.
 #[utoipa::path(tag = "payments", params(("session_id" = String, Path)),
     request_body(content = SandboxForm, content_type = "application/x-www-form-urlencoded"),
     responses((status = 303, description = "to the success or cancel URL"), Errors))]
@@ -151,19 +179,19 @@ pub async fn sandbox_decide(
     session_id: web::Path<String>,
     form: web::Form<SandboxForm>,
 ) -> Result<HttpResponse> {
-    let choice = match form.action.as_str() {
-        "pay" => Choice::Pay,
-        "cancel" => Choice::Cancel,
-        _ => return Err(AdvertisingError::invalid("action", "must be pay or cancel").into()),
-    };
+    let choice = form.choice()?;
     let (p, a) = sandbox::session(&st, &session_id).await?;
-    if p.status != "pending" {
+    if !choice.open_to(&p) {
         return Ok(html(sandbox::page(&p, &a)));
     }
     sandbox::decide(&st, &p, choice).await?;
     let to = match choice {
         Choice::Pay => &p.success_url,
         Choice::Cancel => &p.cancel_url,
+        _ => {
+            let (p, a) = sandbox::session(&st, &session_id).await?;
+            return Ok(html(sandbox::page(&p, &a)));
+        }
     };
     Ok(HttpResponse::SeeOther()
         .insert_header((header::LOCATION, to.as_str()))

@@ -2,7 +2,9 @@
 //! and Cancel. Pay makes the event Stripe would send (`checkout.session.completed`, paid),
 //! Cancel one that expires the session; each is signed exactly as Stripe signs, with the
 //! webhook secret, and handed to the webhook's own handling with the same raw body, then
-//! the payer is sent to the success or cancel URL.
+//! the payer is sent to the success or cancel URL. A paid checkout's page offers what the
+//! payer's bank may do later: a refund of some amount (`charge.refunded`, cumulative), a
+//! dispute, and its close, won or lost (`charge.dispute.*`).
 
 use super::super::error::Result;
 use super::super::state::AdvertisingState;
@@ -33,12 +35,40 @@ pub async fn session(
 pub fn page(p: &payment::Model, a: &ad::Model) -> String {
     let session = escape(p.session_id.as_deref().unwrap_or_default());
     let amount = usd(p.amount_cents);
+    let action = format!("/api/campaign-payments/sandbox/{session}");
     let body = if p.status == "pending" {
         format!(
-            r#"<form method="post" action="/api/campaign-payments/sandbox/{session}">
+            r#"<form method="post" action="{action}">
 <button type="submit" name="action" value="pay" id="pay">Pay ${amount}</button>
 <button type="submit" name="action" value="cancel" id="cancel">Cancel</button>
 </form>"#
+        )
+    } else if matches!(p.status.as_str(), "paid" | "refunded") {
+        let refunded = usd(p.refunded_cents);
+        let dispute = match p.dispute_status.as_deref() {
+            Some("open") => format!(
+                r#"<p id="dispute">Disputed: ${} held.</p>
+<form method="post" action="{action}">
+<button type="submit" name="action" value="dispute_won" id="dispute_won">Dispute won</button>
+<button type="submit" name="action" value="dispute_lost" id="dispute_lost">Dispute lost</button>
+</form>"#,
+                usd(p.held_cents)
+            ),
+            Some(closed) => format!("<p id=\"dispute\">Dispute {}.</p>", escape(closed)),
+            None => format!(
+                r#"<form method="post" action="{action}">
+<button type="submit" name="action" value="dispute" id="dispute">Dispute</button>
+</form>"#
+            ),
+        };
+        format!(
+            r#"<p id="status">This checkout is {status}; ${refunded} refunded.</p>
+<form method="post" action="{action}">
+<label>Refund $<input name="amountUsd" id="amountUsd" inputmode="decimal"></label>
+<button type="submit" name="action" value="refund" id="refund">Refund</button>
+</form>
+{dispute}"#,
+            status = escape(&p.status),
         )
     } else {
         format!(
@@ -61,20 +91,97 @@ pub fn page(p: &payment::Model, a: &ad::Model) -> String {
     )
 }
 
-/// What the payer chose on the page.
+/// What the payer (or later, their bank) chose on the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Choice {
     Pay,
     Cancel,
+    /// Refunds this many more cents.
+    Refund(i64),
+    Dispute,
+    DisputeWon,
+    DisputeLost,
+}
+
+impl Choice {
+    /// Whether the choice is open to a checkout in `status` (pending, or paid and after).
+    pub fn open_to(self, p: &payment::Model) -> bool {
+        let paid = matches!(p.status.as_str(), "paid" | "refunded");
+        let open_dispute = p.dispute_status.as_deref() == Some("open");
+        match self {
+            Self::Pay | Self::Cancel => p.status == "pending",
+            Self::Refund(_) => paid,
+            Self::Dispute => p.status == "paid" && p.dispute_status.is_none(),
+            Self::DisputeWon | Self::DisputeLost => paid && open_dispute,
+        }
+    }
 }
 
 /// The event the provider would send for `choice`, signed; handled by the webhook's code.
 pub async fn decide(st: &AdvertisingState, p: &payment::Model, choice: Choice) -> Result<()> {
     let now = st.core.now();
     let session = p.session_id.clone().unwrap_or_default();
-    let (kind, status, payment_status) = match choice {
-        Choice::Pay => ("checkout.session.completed", "complete", "paid"),
-        Choice::Cancel => ("checkout.session.expired", "expired", "unpaid"),
+    let intent = p
+        .payment_intent
+        .clone()
+        .unwrap_or_else(|| format!("pi_sandbox_{}", p.id.simple()));
+    let dispute = |status: &str| {
+        serde_json::json!({
+            "id": format!("dp_sandbox_{}", p.id.simple()),
+            "object": "dispute",
+            "amount": p.amount_cents - p.refunded_cents,
+            "currency": p.currency,
+            "payment_intent": intent,
+            "reason": "fraudulent",
+            "status": status,
+        })
+    };
+    let (kind, object) = match choice {
+        Choice::Pay | Choice::Cancel => {
+            let (status, payment_status) = if choice == Choice::Pay {
+                ("complete", "paid")
+            } else {
+                ("expired", "unpaid")
+            };
+            let kind = if choice == Choice::Pay {
+                "checkout.session.completed"
+            } else {
+                "checkout.session.expired"
+            };
+            (
+                kind,
+                serde_json::json!({
+                    "id": session,
+                    "object": "checkout.session",
+                    "mode": "payment",
+                    "status": status,
+                    "payment_status": payment_status,
+                    "amount_total": p.amount_cents,
+                    "currency": p.currency,
+                    "payment_intent": (choice == Choice::Pay).then_some(&intent),
+                    "client_reference_id": p.id.to_string(),
+                    "metadata": {"payment_id": p.id.to_string()},
+                }),
+            )
+        }
+        Choice::Refund(cents) => {
+            let total = (p.refunded_cents + cents).min(p.amount_cents);
+            (
+                "charge.refunded",
+                serde_json::json!({
+                    "id": format!("ch_sandbox_{}", p.id.simple()),
+                    "object": "charge",
+                    "amount": p.amount_cents,
+                    "amount_refunded": total,
+                    "refunded": total == p.amount_cents,
+                    "currency": p.currency,
+                    "payment_intent": intent,
+                }),
+            )
+        }
+        Choice::Dispute => ("charge.dispute.created", dispute("needs_response")),
+        Choice::DisputeWon => ("charge.dispute.closed", dispute("won")),
+        Choice::DisputeLost => ("charge.dispute.closed", dispute("lost")),
     };
     let event = serde_json::json!({
         "id": format!("evt_sandbox_{}", crate::core::secrets::random_hex(12)),
@@ -82,17 +189,7 @@ pub async fn decide(st: &AdvertisingState, p: &payment::Model, choice: Choice) -
         "type": kind,
         "created": now.timestamp(),
         "livemode": false,
-        "data": {"object": {
-            "id": session,
-            "object": "checkout.session",
-            "mode": "payment",
-            "status": status,
-            "payment_status": payment_status,
-            "amount_total": p.amount_cents,
-            "currency": p.currency,
-            "client_reference_id": p.id.to_string(),
-            "metadata": {"payment_id": p.id.to_string()},
-        }},
+        "data": {"object": object},
     });
     let body = serde_json::to_vec(&event).map_err(crate::core::error::ApiError::internal)?;
     let header = signature::header(

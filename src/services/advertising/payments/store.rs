@@ -54,6 +54,11 @@ pub async fn checkout(st: &AdvertisingState, new: NewCheckout<'_>) -> Result<pay
         problem: Set(None),
         transaction_id: Set(None),
         paid_at: Set(None),
+        payment_intent: Set(None),
+        refunded_cents: Set(0),
+        held_cents: Set(0),
+        dispute_id: Set(None),
+        dispute_status: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
     };

@@ -1,13 +1,14 @@
 //! The payment provider's webhook: a Stripe-signed event, handled once per event id, in one
 //! database transaction with everything it changes. A completed, paid session funds its ad
 //! with the amount fixed on the payment (a ledger deposit), once the session's amount and
-//! currency agree with it; expired and failed sessions mark the payment.
+//! currency agree with it; expired and failed sessions mark the payment. Refunds and
+//! disputes (`refunds`) take money back.
 
 use super::super::ads::store as ads;
 use super::super::error::Result;
 use super::super::money::ledger::{self, Account, Movement};
 use super::super::state::AdvertisingState;
-use super::invoice;
+use super::{invoice, refunds};
 use crate::core::error::ApiError;
 use crate::providers::payments::signature;
 use chrono::{DateTime, Utc};
@@ -27,19 +28,40 @@ struct Event {
 
 #[derive(Debug, Deserialize)]
 struct EventData {
-    object: Session,
+    object: Object,
 }
 
-/// The fields of a Checkout Session the handling reads (other objects parse to nothing).
+/// The fields the handling reads of an event's object: a Checkout Session, a Charge or a
+/// Dispute (what an object does not have parses to None).
 #[derive(Debug, Deserialize, Default)]
 #[serde(default)]
-struct Session {
-    id: Option<String>,
-    amount_total: Option<i64>,
-    currency: Option<String>,
-    payment_status: Option<String>,
-    client_reference_id: Option<String>,
-    metadata: Option<serde_json::Map<String, serde_json::Value>>,
+pub struct Object {
+    pub id: Option<String>,
+    /// A session's.
+    pub amount_total: Option<i64>,
+    pub currency: Option<String>,
+    pub payment_status: Option<String>,
+    pub client_reference_id: Option<String>,
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    /// An id, or the PaymentIntent object when expanded.
+    pub payment_intent: Option<serde_json::Value>,
+    /// A charge's refunded total so far.
+    pub amount_refunded: Option<i64>,
+    /// A dispute's amount.
+    pub amount: Option<i64>,
+    /// A dispute's: `won`, `lost`, `needs_response`, ...
+    pub status: Option<String>,
+}
+
+impl Object {
+    fn payment_intent(&self) -> Option<&str> {
+        match self.payment_intent.as_ref()? {
+            serde_json::Value::String(s) => Some(s.as_str()),
+            serde_json::Value::Object(o) => o.get("id").and_then(|v| v.as_str()),
+            _ => None,
+        }
+        .filter(|s| !s.is_empty())
+    }
 }
 
 /// What handling an event did (kept with its id, and answered).
@@ -54,6 +76,12 @@ pub enum Outcome {
     /// The payment was settled before (by another event).
     Settled,
     UnknownPayment,
+    /// Part or all of a paid payment given back.
+    Refunded,
+    /// A dispute opened: the ad paused, its free budget held.
+    Disputed,
+    DisputeWon,
+    DisputeLost,
     Ignored,
     /// The event id was handled before: nothing changed.
     Replay,
@@ -69,6 +97,10 @@ impl Outcome {
             Self::Unpaid => "unpaid",
             Self::Settled => "settled",
             Self::UnknownPayment => "unknown_payment",
+            Self::Refunded => "refunded",
+            Self::Disputed => "disputed",
+            Self::DisputeWon => "dispute_won",
+            Self::DisputeLost => "dispute_lost",
             Self::Ignored => "ignored",
             Self::Replay => "replay",
         }
@@ -108,7 +140,7 @@ pub async fn receive(
     if first == 0 {
         return Ok(Outcome::Replay);
     }
-    let found = find_payment(&*txn, &event.data.object).await?;
+    let found = find_payment(&*txn, &event.kind, &event.data.object).await?;
     let outcome = match (&found, event.kind.as_str()) {
         (_, kind) if !HANDLED.contains(&kind) => Outcome::Ignored,
         (None, _) => Outcome::UnknownPayment,
@@ -116,7 +148,14 @@ pub async fn receive(
             paid(st, &*txn, p, &event.data.object, now).await?
         }
         (Some(p), "checkout.session.expired") => mark(&*txn, p, "expired", now).await?,
-        (Some(p), _) => mark(&*txn, p, "failed", now).await?,
+        (Some(p), "checkout.session.async_payment_failed") => mark(&*txn, p, "failed", now).await?,
+        (Some(p), "charge.refunded") => {
+            refunds::refunded(&*txn, p, &event.data.object, now).await?
+        }
+        (Some(p), "charge.dispute.created") => {
+            refunds::dispute_opened(&*txn, p, &event.data.object, now).await?
+        }
+        (Some(p), _) => refunds::dispute_closed(&*txn, p, &event.data.object, now).await?,
     };
     payment_event::Entity::update_many()
         .col_expr(
@@ -138,15 +177,32 @@ pub async fn receive(
     Ok(outcome)
 }
 
-const HANDLED: [&str; 4] = [
+const HANDLED: [&str; 7] = [
     "checkout.session.completed",
     "checkout.session.async_payment_succeeded",
     "checkout.session.expired",
     "checkout.session.async_payment_failed",
+    "charge.refunded",
+    "charge.dispute.created",
+    "charge.dispute.closed",
 ];
 
-/// The payment a session belongs to: by its session id, else by the payment id we gave it.
-async fn find_payment(db: &impl ConnectionTrait, s: &Session) -> Result<Option<payment::Model>> {
+/// The payment an event is about: a charge's or dispute's by its PaymentIntent; a session's
+/// by its session id, else by the payment id we gave it.
+async fn find_payment(
+    db: &impl ConnectionTrait,
+    kind: &str,
+    s: &Object,
+) -> Result<Option<payment::Model>> {
+    if kind.starts_with("charge.") {
+        let Some(pi) = s.payment_intent() else {
+            return Ok(None);
+        };
+        return Ok(payment::Entity::find()
+            .filter(payment::Column::PaymentIntent.eq(pi))
+            .one(db)
+            .await?);
+    }
     if let Some(id) = &s.id {
         let by_session = payment::Entity::find()
             .filter(payment::Column::SessionId.eq(id.as_str()))
@@ -206,7 +262,7 @@ async fn paid(
     st: &AdvertisingState,
     db: &impl ConnectionTrait,
     p: &payment::Model,
-    s: &Session,
+    s: &Object,
     now: DateTime<Utc>,
 ) -> Result<Outcome> {
     if s.payment_status.as_deref() != Some("paid") {
@@ -228,6 +284,27 @@ async fn paid(
     if !settle(db, p, "paid", None, now).await? {
         return Ok(Outcome::Settled);
     }
+    // What the advertiser owes (refunds of money posters had earned) is settled first.
+    let owed = -ledger::balance_of(db, &Account::Owed(p.advertiser_id))
+        .await?
+        .min(0);
+    let collected = owed.min(p.amount_cents);
+    let to_ad = p.amount_cents - collected;
+    let mut legs = vec![(Account::Funding, -p.amount_cents)];
+    if collected > 0 {
+        legs.push((Account::Owed(p.advertiser_id), collected));
+    }
+    if to_ad > 0 {
+        legs.push((Account::Ad(p.ad_id), to_ad));
+    }
+    let description = if collected > 0 {
+        format!(
+            "Ad budget paid by checkout (${} of it settles what the advertiser owed)",
+            super::super::wire::usd(collected)
+        )
+    } else {
+        "Ad budget paid by checkout".into()
+    };
     let deposit = ledger::post(
         db,
         Movement {
@@ -238,22 +315,27 @@ async fn paid(
             advertiser_id: Some(p.advertiser_id),
             ad_id: Some(p.ad_id),
             screenshot_id: None,
-            description: "Ad budget paid by checkout".into(),
+            description,
             idempotency_key: Some(format!("payment:{}", p.id)),
-            legs: vec![
-                (Account::Funding, -p.amount_cents),
-                (Account::Ad(p.ad_id), p.amount_cents),
-            ],
+            legs,
         },
         now,
     )
     .await?;
-    ads::fund(db, p.ad_id, p.amount_cents, now).await?;
+    ads::fund(db, p.ad_id, to_ad, now).await?;
+    let a = ads::get_in(db, p.ad_id).await?;
+    if a.funded_cents - a.reserved_cents - a.spent_cents >= a.payout_cents {
+        ads::resume_paused_for(db, p.ad_id, refunds::REFUND_PAUSE, now).await?;
+    }
     payment::Entity::update_many()
         .col_expr(payment::Column::PaidAt, Expr::value(now))
         .col_expr(
             payment::Column::TransactionId,
             Expr::value(deposit.map(|t| t.id)),
+        )
+        .col_expr(
+            payment::Column::PaymentIntent,
+            Expr::value(s.payment_intent().map(str::to_owned)),
         )
         .filter(payment::Column::Id.eq(p.id))
         .exec(db)
