@@ -237,6 +237,17 @@ pub trait Storage: Send + Sync + 'static {
     /// Copies the object to a temporary file (tools such as ffmpeg want a path), keeping
     /// the key's extension; the file is removed when the returned path is dropped.
     async fn fetch_to_temp(&self, key: &StorageKey) -> Result<tempfile::TempPath, StorageError>;
+    /// Every object whose key starts with the folder `prefix` (`videos/ads`), with when it
+    /// was last written.
+    async fn list(&self, prefix: &str) -> Result<Vec<StoredObject>, StorageError>;
+}
+
+/// An object found by [`Storage::list`].
+#[derive(Debug, Clone)]
+pub struct StoredObject {
+    pub key: String,
+    pub modified: chrono::DateTime<chrono::Utc>,
+    pub size: u64,
 }
 
 /// The configured store. An unknown provider or an S3 store without a bucket is an error at
@@ -361,6 +372,20 @@ impl Storage for ObjectStorage {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(e.into()),
         }
+    }
+
+    async fn list(&self, prefix: &str) -> Result<Vec<StoredObject>, StorageError> {
+        let prefix = ObjectPath::from(prefix.trim_matches('/'));
+        let found: Vec<object_store::ObjectMeta> =
+            self.store.list(Some(&prefix)).try_collect().await?;
+        Ok(found
+            .into_iter()
+            .map(|m| StoredObject {
+                key: m.location.to_string(),
+                modified: m.last_modified,
+                size: m.size,
+            })
+            .collect())
     }
 
     async fn fetch_to_temp(&self, key: &StorageKey) -> Result<tempfile::TempPath, StorageError> {

@@ -18,7 +18,7 @@ const ADVERTISER_AUTH_ROUTES: [&str; 5] = [
     "/advertisers/reset-password",
 ];
 /// Uploads and work queued per caller: screenshots, subscriptions and new campaigns (each
-/// starts a video job).
+/// starts a video job), and edits of an ad (`PUT /ads/{id}`).
 const UPLOAD_ROUTES: [&str; 4] = [
     "/screenshots",
     "/subscriptions",
@@ -40,7 +40,19 @@ pub fn limits(st: &AdvertisingState) -> Limits {
     let admin_auth = ADMIN_AUTH_ROUTES.iter().map(|path| {
         Rule::new(Method::POST, path, "admin-auth", l.auth, Per::Ip).refused_when_unreachable()
     });
-    let rules = auth.chain(advertiser_auth).chain(admin_auth).chain(uploads);
+    // An edit may carry a new video: a file too.
+    let edits = std::iter::once(Rule::new(
+        Method::PUT,
+        "/ads/{id}",
+        "uploads",
+        l.uploads,
+        Per::Caller,
+    ));
+    let rules = auth
+        .chain(advertiser_auth)
+        .chain(admin_auth)
+        .chain(uploads)
+        .chain(edits);
     Limits::of_service("advertising", &st.core)
         .rules(rules)
         // Video links carry their own signature and are fetched in many ranges.

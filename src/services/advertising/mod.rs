@@ -98,6 +98,7 @@ impl Service for Advertising {
         support::notify::register_jobs(&state);
         advertisers::mail::register(&state).map_err(MountError::client)?;
         payments::invoice::register(&state);
+        media::cleanup::register(&state);
         let data = web::Data::new(state);
         serve::<AdvertisingEnvelope, _>(
             Self::NAME,

@@ -34,6 +34,9 @@ pub struct AdvertisingSettings {
     pub proof_rejection_window_secs: i64,
     /// Largest ad video fetched from a URL, in bytes (200 MB).
     pub max_video_bytes: u64,
+    /// `[services.advertising.media]`: the largest source video and how long media no
+    /// record needs is kept.
+    pub media: MediaSettings,
     /// Fetch ad videos from loopback and private addresses too (local development and
     /// tests only: otherwise a URL could reach inside the network).
     pub allow_private_video_urls: bool,
@@ -52,6 +55,37 @@ pub struct AdvertisingSettings {
     pub admin: AdminSeed,
     /// The website's key for `GET /api/dashboard/metrics` (`X-API-Key`).
     pub dashboard_api_key: String,
+}
+
+/// Limits of an advertiser's source video (checked by ffprobe at upload and again in the
+/// job) and the storage sweep's timings.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct MediaSettings {
+    pub max_duration_secs: f64,
+    /// Width × height of the largest frame (4K UHD).
+    pub max_pixels: u64,
+    pub max_frame_rate: f64,
+    /// Rejected and deleted ads' media are removed this long after their last change.
+    pub retention_days: i64,
+    /// How often the sweep looks for media no record points at…
+    pub sweep_every_secs: u64,
+    /// …and how old such an object must be (an upload whose row is still being written
+    /// is not yet pointed at).
+    pub orphan_grace_secs: i64,
+}
+
+impl Default for MediaSettings {
+    fn default() -> Self {
+        Self {
+            max_duration_secs: 180.0,
+            max_pixels: 3840 * 2160,
+            max_frame_rate: 60.0,
+            retention_days: 30,
+            sweep_every_secs: 3600,
+            orphan_grace_secs: 3600,
+        }
+    }
 }
 
 /// The administrator seeded at start-up (role `admin`); the start-up guard refuses the
@@ -93,6 +127,7 @@ impl Default for AdvertisingSettings {
             proof_rejection_limit: 5,
             proof_rejection_window_secs: 24 * 3600,
             max_video_bytes: 200 * 1024 * 1024,
+            media: MediaSettings::default(),
             allow_private_video_urls: false,
             advertiser_app_url: "http://localhost:3000".into(),
             mail_from_name: "Switchboard Ads".into(),

@@ -9,6 +9,7 @@ mod ads;
 mod advertisers;
 mod campaigns;
 mod earning;
+mod edits;
 mod money;
 pub mod payments;
 mod places;

@@ -74,7 +74,9 @@ pub async fn create_ad(
 }
 
 /// Changes the advertiser's ad (any of the creation fields; a new video is processed again)
-/// and sends it back to `pending` for review. Another advertiser's ad is 404.
+/// and sends it back to `pending` for review. Another advertiser's ad is 404; a rejected or
+/// paused one is 409 `ad_not_editable`; one whose status changed while the body was sent
+/// is 409 `ad_changed` (404 when it was deleted), and nothing is written.
 #[utoipa::path(tag = "ads", params(("id" = String, Path)), request_body(content(
         (CampaignBody = "application/json"), (CampaignBody = "multipart/form-data"))),
     responses((status = 200, body = Data<CampaignView>), Errors), security(("bearer" = [])))]
@@ -88,6 +90,7 @@ pub async fn update_ad(
 ) -> Result<HttpResponse> {
     let advertiser = sessions::advertiser(&bearer)?;
     let current = store::owned(&st, advertiser.id, &id).await?;
+    store::editable(&current)?;
     let fields = input::read(&st, &req, body).await?;
     let a = store::update(&st, current, fields).await?;
     Ok(ok(CampaignView::from(&a)))

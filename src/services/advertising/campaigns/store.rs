@@ -152,8 +152,33 @@ pub async fn owned(st: &AdvertisingState, advertiser: Uuid, id: &str) -> Result<
     Ok(a)
 }
 
+/// Statuses an advertiser may edit from: a rejected, paused or deleted ad is staff's or
+/// money's decision, which an edit must not undo by sending it back to review.
+pub const EDITABLE: [&str; 2] = ["pending", "approved"];
+
+/// Refuses an edit of an ad in a status an edit may not leave.
+pub fn editable(a: &ad::Model) -> Result<()> {
+    if EDITABLE.contains(&a.status.as_str()) {
+        return Ok(());
+    }
+    Err(not_editable(&a.status))
+}
+
+fn not_editable(status: &str) -> ApiError {
+    ApiError::new(
+        crate::core::error::Kind::Conflict,
+        format!("this ad is {status}: it cannot be edited"),
+    )
+    .code("ad_not_editable")
+}
+
 /// Changes the given fields and sends the ad back to `pending` (unlisted) for review; a
 /// new video is processed again. The budget cannot go below what is already funded.
+///
+/// One conditional write on the status the edit began from (read before the body, which
+/// may take minutes to arrive): a delete, rejection or pause that committed meanwhile makes
+/// it write nothing, and the answer says so. The upload it stored is then removed; when it
+/// lands, the video it replaced is.
 pub async fn update(st: &AdvertisingState, current: ad::Model, mut f: Fields) -> Result<ad::Model> {
     let payout = f.payout.unwrap_or(Cents(current.payout_cents));
     let budget = f.budget.unwrap_or(Cents(current.budget_cents));
@@ -174,7 +199,7 @@ pub async fn update(st: &AdvertisingState, current: ad::Model, mut f: Fields) ->
         None => None,
     };
     let now = st.core.now();
-    let mut row: ad::ActiveModel = current.into();
+    let mut row = <ad::ActiveModel as Default>::default();
     if let Some(t) = f.title.take() {
         row.title = Set(t);
     }
@@ -196,23 +221,77 @@ pub async fn update(st: &AdvertisingState, current: ad::Model, mut f: Fields) ->
     row.status_reason = Set(None);
     row.listed = Set(false);
     row.updated_at = Set(now);
-    let new_video = source.is_some();
-    if let Some(s) = source {
-        row.video_source = Set(s);
+    if let Some(s) = &source {
+        row.video_source = Set(s.clone());
         row.video_status = Set(Some("processing".into()));
         row.video_error = Set(None);
         row.video_key = Set(None);
         row.thumbnail_key = Set(None);
     }
-    let txn = crate::core::db::begin_write(&st.core.db).await?;
-    // Only a row still not deleted (an administrator may have deleted it meanwhile).
-    let updated = row.update(&*txn).await?;
-    if new_video {
-        queue_video(st, &*txn, &updated).await?;
+    let written = write_edit(st, &current, row, budget).await;
+    let updated = match written {
+        Ok(a) => a,
+        Err(e) => {
+            // Nothing points at the upload: it goes now rather than at the next sweep.
+            if let Some(s) = &source {
+                super::super::media::cleanup::remove(st, [Some(s.as_str())]).await;
+            }
+            return Err(e);
+        }
+    };
+    if source.is_some() {
+        super::super::media::cleanup::remove(
+            st,
+            [
+                Some(current.video_source.as_str()),
+                current.video_key.as_deref(),
+                current.thumbnail_key.as_deref(),
+            ],
+        )
+        .await;
     }
-    txn.commit().await?;
     st.core.jobs.wake();
     Ok(updated)
+}
+
+/// The edit's one conditional write, with its video job in the same transaction.
+async fn write_edit(
+    st: &AdvertisingState,
+    current: &ad::Model,
+    row: ad::ActiveModel,
+    budget: Cents,
+) -> Result<ad::Model> {
+    let new_video = row.video_source.is_set();
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
+    let done = ad::Entity::update_many()
+        .set(row)
+        .filter(ad::Column::Id.eq(current.id))
+        .filter(ad::Column::Status.eq(current.status.as_str()))
+        .filter(ad::Column::FundedCents.lte(budget.0))
+        .exec(&*txn)
+        .await?;
+    let now = super::super::ads::store::get_in(&*txn, current.id).await?;
+    if done.rows_affected != 1 {
+        return Err(if now.status == "deleted" {
+            AdvertisingError::NotFound(Record::Ad).into()
+        } else if now.status != current.status {
+            ApiError::new(
+                crate::core::error::Kind::Conflict,
+                format!(
+                    "this ad became {} while the edit was sent; nothing was changed",
+                    now.status
+                ),
+            )
+            .code("ad_changed")
+        } else {
+            invalid("budgetUsd", "cannot be less than what is already funded")
+        });
+    }
+    if new_video {
+        queue_video(st, &*txn, &now).await?;
+    }
+    txn.commit().await?;
+    Ok(now)
 }
 
 /// The advertiser's ads (deleted ones too: their money is theirs to see), newest first.

@@ -54,16 +54,22 @@ pub async fn process(st: &AdvertisingState, p: &ProcessingJob, job: &Job) -> Job
         }
         Err(e) => return Err(JobFailure::retry(e.reason)),
     };
-    ad::Entity::update_many()
+    let done = ad::Entity::update_many()
         .col_expr(ad::Column::VideoStatus, Expr::value(status))
-        .col_expr(ad::Column::VideoKey, Expr::value(key))
-        .col_expr(ad::Column::ThumbnailKey, Expr::value(thumb))
+        .col_expr(ad::Column::VideoKey, Expr::value(key.clone()))
+        .col_expr(ad::Column::ThumbnailKey, Expr::value(thumb.clone()))
         .col_expr(ad::Column::VideoError, Expr::value(error))
         .col_expr(ad::Column::UpdatedAt, Expr::value(st.core.now()))
         .filter(ad::Column::Id.eq(p.ad_id))
         .filter(ad::Column::VideoSource.eq(p.video_url.as_str()))
+        .filter(ad::Column::Status.ne("deleted"))
         .exec(db)
         .await?;
+    if done.rows_affected == 0 {
+        // An edit replaced the video (or the ad was deleted) while this one was made.
+        super::super::media::cleanup::remove(st, [key.as_deref(), thumb.as_deref()]).await;
+        return Ok(Done::default());
+    }
     Ok(Done::from(1))
 }
 

@@ -2,6 +2,7 @@
 //! screenshot verifier), ad source videos (a storage key, or an https URL fetched under the
 //! public-only outbound policy), and personalised videos behind signed links.
 
+pub mod cleanup;
 pub mod links;
 pub mod routes;
 
