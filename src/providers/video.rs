@@ -52,6 +52,8 @@ pub struct VideoInfo {
     pub audio_codec: Option<String>,
     /// ffprobe's container names, e.g. `mov,mp4,m4a,3gp,3g2,mj2`.
     pub format_name: String,
+    /// Frames a second of the video stream (its average; 0 when ffprobe gives none).
+    pub frame_rate: f64,
 }
 
 /// A personalised video: its probe and the code's box, as fractions of the frame.
@@ -309,8 +311,24 @@ fn mp4_args(info: &VideoInfo, output: &Path) -> Vec<OsString> {
     args
 }
 
+/// The containers phones and editors write (ffmpeg's demuxer names): never a playlist,
+/// manifest or concat list, which name other files (`file:///…`, URLs) for ffmpeg to read.
+pub const CONTAINERS: &str = "mov,matroska,webm,avi,mpegts";
+
+/// What every ffmpeg and ffprobe input is held to: one of [`CONTAINERS`], read from a file.
+fn input_guard() -> Vec<OsString> {
+    os(&[
+        "-format_whitelist",
+        CONTAINERS,
+        "-protocol_whitelist",
+        "file",
+    ])
+}
+
 fn input_args(input: &Path) -> Vec<OsString> {
-    let mut args = os(&["-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i"]);
+    let mut args = os(&["-nostdin", "-hide_banner", "-loglevel", "error", "-y"]);
+    args.extend(input_guard());
+    args.push("-i".into());
     args.push(input.into());
     args
 }
@@ -326,6 +344,7 @@ impl VideoProcessor for Ffmpeg {
             "-show_format",
             "-show_streams",
         ]);
+        args.extend(input_guard());
         args.push(path.into());
         let timeout = Duration::from_secs(self.settings.probe_timeout_secs.max(1));
         let out = match tool::run(&self.settings.ffprobe_path, args, &[], None, timeout).await {
@@ -398,6 +417,7 @@ impl VideoProcessor for Ffmpeg {
         // which is often black.
         let at = (out.duration_secs / 2.0).min(1.0);
         let mut thumb = os(&["-nostdin", "-hide_banner", "-loglevel", "error", "-y"]);
+        thumb.extend(input_guard());
         thumb.extend(os(&["-ss", &format!("{at:.3}"), "-i"]));
         thumb.push(output.into());
         thumb.extend(os(&[
@@ -442,6 +462,16 @@ struct ProbeStream {
     side_data_list: Vec<serde_json::Value>,
     #[serde(default)]
     tags: std::collections::HashMap<String, String>,
+    avg_frame_rate: Option<String>,
+    r_frame_rate: Option<String>,
+}
+
+/// `30000/1001` as 29.97; None for `0/0` and other nonsense.
+fn rate(raw: Option<&str>) -> Option<f64> {
+    let (n, d) = raw?.split_once('/')?;
+    let (n, d): (f64, f64) = (n.trim().parse().ok()?, d.trim().parse().ok()?);
+    let r = n / d;
+    (r.is_finite() && r > 0.0).then_some(r)
 }
 
 impl ProbeStream {
@@ -502,6 +532,9 @@ impl Probe {
             video_codec: video.codec_name.clone(),
             audio_codec: audio.and_then(|a| a.codec_name.clone()),
             format_name,
+            frame_rate: rate(video.avg_frame_rate.as_deref())
+                .or(rate(video.r_frame_rate.as_deref()))
+                .unwrap_or(0.0),
         })
     }
 }

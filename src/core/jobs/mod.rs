@@ -54,6 +54,8 @@ struct Handler {
     every: Option<Duration>,
     /// Most jobs of the topic one run takes.
     batch: usize,
+    /// Most runs of the topic this node has going at once (None: only the worker's room).
+    max_runs: Option<usize>,
 }
 
 /// A one-job handler as a batch handler.
@@ -179,7 +181,42 @@ impl Jobs {
             .handlers
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .insert(topic, Handler { run, every, batch });
+            .insert(
+                topic,
+                Handler {
+                    run,
+                    every,
+                    batch,
+                    max_runs: None,
+                },
+            );
+    }
+
+    /// Lets this node run at most `runs` of `topic`'s jobs at once (call after registering
+    /// its handler). Past that, its due jobs stay queued (not claimed, so no slot waits on
+    /// them) and other topics' jobs take the free slots: work held by a scarce resource —
+    /// the video encoder — queues behind it without starving mails and checks.
+    pub fn limit_runs(&self, topic: &'static str, runs: usize) {
+        if let Some(h) = self
+            .0
+            .handlers
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get_mut(topic)
+        {
+            h.max_runs = Some(runs.max(1));
+        }
+    }
+
+    /// Every registered topic's cap on runs at once (see [`Jobs::limit_runs`]).
+    fn run_caps(&self) -> HashMap<&'static str, usize> {
+        self.0
+            .handlers
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .iter()
+            .filter_map(|(topic, h)| h.max_runs.map(|n| (*topic, n)))
+            .collect()
     }
 
     fn handler(&self, topic: &str) -> Option<Handler> {

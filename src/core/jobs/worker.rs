@@ -203,18 +203,24 @@ impl Jobs {
         .await
     }
 
-    /// Runs each batch topic may still start under `[jobs] batch_runs`.
+    /// Runs each limited topic may still start: a batch topic under `[jobs] batch_runs`, a
+    /// topic with a cap under it ([`Jobs::limit_runs`]).
     fn batch_runs_left(
         &self,
         batch: &HashMap<&'static str, usize>,
     ) -> HashMap<&'static str, usize> {
+        let caps = self.run_caps();
         let running = lock(&self.0.running);
         batch
             .iter()
-            .filter(|(_, size)| **size > 1)
-            .map(|(topic, _)| {
+            .filter_map(|(topic, size)| {
+                let by_batch = (*size > 1).then_some(self.0.cfg.batch_runs);
+                let cap = match (by_batch, caps.get(topic).copied()) {
+                    (Some(a), Some(b)) => a.min(b),
+                    (a, b) => a.or(b)?,
+                };
                 let busy = running.values().filter(|run| run.topic == *topic).count();
-                (*topic, self.0.cfg.batch_runs.saturating_sub(busy))
+                Some((*topic, cap.saturating_sub(busy)))
             })
             .collect()
     }

@@ -60,7 +60,7 @@ async fn campaign(app: &TestApp, token: &str, body: Value) -> Value {
 }
 
 /// A campaign whose video is the file `bytes` (named `name`), sent as a form.
-async fn upload(app: &TestApp, token: &str, name: &str, bytes: Vec<u8>) -> Response {
+pub async fn upload(app: &TestApp, token: &str, name: &str, bytes: Vec<u8>) -> Response {
     let form = Form::new()
         .text("title", "Uploaded")
         .text("budgetUsd", "25.50")
@@ -82,19 +82,22 @@ async fn upload(app: &TestApp, token: &str, name: &str, bytes: Vec<u8>) -> Respo
 async fn processed(app: &TestApp, token: &str, id: &str) -> Value {
     until(
         app,
-        || async {
-            let list = data(get(app, "/advertisers/campaigns", Some(token)).await).await;
-            list["items"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["id"] == id)
-                .cloned()
-                .unwrap()
-        },
+        || listed(app, token, id),
         |c| c["videoStatus"] != "processing",
     )
     .await
+}
+
+/// The advertiser's campaign `id` as their list shows it.
+pub async fn listed(app: &TestApp, token: &str, id: &str) -> Value {
+    let list = data(get(app, "/advertisers/campaigns?limit=100", Some(token)).await).await;
+    list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .cloned()
+        .unwrap()
 }
 
 #[actix_web::test]

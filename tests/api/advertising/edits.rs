@@ -243,26 +243,8 @@ async fn the_sweep_removes_orphans_and_old_rejected_ads_media() {
     let media = Path::new(&app.settings.providers.storage.path);
     std::fs::create_dir_all(media.join("videos/ads/uploads")).unwrap();
     std::fs::copy(&clip, media.join("videos/ads/uploads/orphan")).unwrap();
-    let form = reqwest::multipart::Form::new()
-        .text("title", "Kept")
-        .text("budgetUsd", "10")
-        .text("countryCode", "GB")
-        .text(
-            "demographics",
-            r#"{"ageMin": 18, "ageMax": 60, "genders": []}"#,
-        )
-        .part(
-            "video",
-            reqwest::multipart::Part::bytes(std::fs::read(&clip).unwrap()).file_name("v.mp4"),
-        );
-    let kept = data(
-        req(&app, Method::POST, "/advertisers/campaigns", Some(&token))
-            .multipart(form)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let bytes = std::fs::read(&clip).unwrap();
+    let kept = data(super::campaigns::upload(&app, &token, "v.mp4", bytes).await).await;
     let kept_id = kept["id"].as_str().unwrap().to_owned();
     until(
         &app,

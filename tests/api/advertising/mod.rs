@@ -16,6 +16,7 @@ mod places;
 mod posters;
 mod proofs;
 mod refunds;
+mod sources;
 mod support;
 
 use crate::helpers::{spawn_app_with, TestApp};

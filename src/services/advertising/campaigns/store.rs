@@ -27,6 +27,13 @@ async fn video_source(st: &AdvertisingState, video: Video) -> Result<String> {
     match video {
         Video::Url(url) => Ok(url),
         Video::Upload(path) => {
+            // Over a limit is refused now; what ffprobe cannot read at all (not a video, a
+            // playlist) is left to the video job, which says why on the ad.
+            if let Ok(info) = st.media.video.probe(&path).await {
+                if let Some(why) = super::super::media::source::over_limit(&info, &st.cfg.media) {
+                    return Err(invalid("video", &why));
+                }
+            }
             let key = StorageKey::parse(&format!("videos/ads/uploads/{}", Uuid::new_v4().simple()))
                 .map_err(ApiError::internal)?;
             st.media
@@ -62,7 +69,8 @@ async fn queue_video(
         .jobs
         .enqueue(
             db,
-            NewJob::new(super::super::subscriptions::video::PROCESSING, payload),
+            NewJob::new(super::super::subscriptions::video::PROCESSING, payload)
+                .max_attempts(st.cfg.video_attempts),
         )
         .await?;
     Ok(())

@@ -87,22 +87,21 @@ async fn make(
             permanent: e.is_permanent(),
             reason: e.to_string(),
         })?;
+    // Checked again here: a URL source is first seen by this job.
+    let info = st.media.video.probe(&input).await.map_err(bad_source)?;
+    if let Some(why) = super::super::media::source::over_limit(&info, &st.cfg.media) {
+        return Err(Failed {
+            permanent: true,
+            reason: format!("it {why}"),
+        });
+    }
     let dir = tempfile::tempdir().map_err(tool)?;
     let (video, thumb) = (dir.path().join("ad.mp4"), dir.path().join("ad.jpg"));
     st.media
         .video
         .transcode_ad(&input, &video, &thumb)
         .await
-        .map_err(|e| match e {
-            VideoError::BadSource(detail) => Failed {
-                permanent: true,
-                reason: format!("it is not a readable video ({})", first_line(&detail)),
-            },
-            other => Failed {
-                permanent: other.is_permanent(),
-                reason: other.to_string(),
-            },
-        })?;
+        .map_err(bad_source)?;
     // Named by the job, so a retaken job never overwrites a video an ad already shows.
     let base = format!("videos/ads/{}/{}", p.ad_id.simple(), job.id.0.simple());
     let mut keys = Vec::new();
@@ -114,6 +113,20 @@ async fn make(
     let thumb = keys.pop().unwrap_or_default();
     let video = keys.pop().unwrap_or_default();
     Ok((video, thumb))
+}
+
+/// A video error as the advertiser reads it: an unreadable source is for good.
+fn bad_source(e: VideoError) -> Failed {
+    match e {
+        VideoError::BadSource(detail) => Failed {
+            permanent: true,
+            reason: format!("it is not a readable video ({})", first_line(&detail)),
+        },
+        other => Failed {
+            permanent: other.is_permanent(),
+            reason: other.to_string(),
+        },
+    }
 }
 
 fn first_line(s: &str) -> &str {

@@ -5,6 +5,7 @@
 pub mod cleanup;
 pub mod links;
 pub mod routes;
+pub mod source;
 
 use crate::core::download::{self, DownloadError};
 use crate::providers::screenshot::ScreenshotVerifier;

@@ -84,6 +84,11 @@ pub fn register(st: &AdvertisingState) {
         PROCESSING,
         |s, job| async move { process(&s, job).await },
     );
+    // A video job holds a job slot only while it can have the encoder: the rest wait in
+    // the queue, and mails, invoices and screenshot checks take the free slots.
+    st.core
+        .jobs
+        .limit_runs(PROCESSING, st.providers.settings.video.max_concurrent);
     super::super::jobs::handle(
         st,
         PROCESSED,
