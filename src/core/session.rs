@@ -85,6 +85,8 @@ pub enum EndReason {
     CredentialsReset,
     AccountDeleted,
     Banned,
+    /// Staff suspended the account (it may sign in again, to fewer things).
+    Suspended,
 }
 
 impl EndReason {
@@ -96,6 +98,7 @@ impl EndReason {
             Self::CredentialsReset => "credentials_reset",
             Self::AccountDeleted => "account_deleted",
             Self::Banned => "banned",
+            Self::Suspended => "suspended",
         }
     }
 }

@@ -89,6 +89,7 @@ pub enum Record {
     Withdrawal,
     Payment,
     Invoice,
+    Advertiser,
 }
 
 impl Record {
@@ -107,6 +108,7 @@ impl Record {
             Self::Withdrawal => "withdrawal",
             Self::Payment => "payment",
             Self::Invoice => "invoice",
+            Self::Advertiser => "advertiser",
         }
     }
 
@@ -125,6 +127,7 @@ impl Record {
             Self::Withdrawal => "withdrawal_not_found",
             Self::Payment => "payment_not_found",
             Self::Invoice => "invoice_not_found",
+            Self::Advertiser => "advertiser_not_found",
         }
     }
 }

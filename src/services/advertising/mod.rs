@@ -231,6 +231,8 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(money::admin::process_withdrawal)
                 .service(staff::insights::overview)
                 .service(staff::insights::advertisers)
+                .service(advertisers::suspension::suspend)
+                .service(advertisers::suspension::unsuspend)
                 .service(staff::insights::system)
                 .service(staff::insights::dashboard_metrics)
                 .service(support::admin::admin_tickets)

@@ -18,15 +18,15 @@ impl ErrorDocs for AdvertisingErrors {
             "validation_error (details.field names the field), invalid_otp (details.attemptsRemaining), otp_expired, video_not_ready, budget_exhausted, insufficient_balance, invalid_token (a mailed link unknown, used or expired)",
         ),
         (Kind::Unauthorized, "unauthorized: a missing, invalid, expired or signed-out token; invalid_credentials (wrong email or password)"),
-        (Kind::Forbidden, "forbidden (another kind of account), account_banned, email_not_verified"),
+        (Kind::Forbidden, "forbidden (another kind of account), account_banned, email_not_verified, advertiser_suspended (paying, creating or editing ads while suspended), ad_not_available_in_country"),
         (
             Kind::NotFound,
-            "not_found, ad_not_found, category_not_found, country_not_found, subscription_not_found, screenshot_not_found, transaction_not_found, ticket_not_found, video_not_found, device_token_not_found (unknown ids and other posters' records alike)",
+            "not_found, ad_not_found, category_not_found, country_not_found, subscription_not_found, screenshot_not_found, transaction_not_found, ticket_not_found, video_not_found, device_token_not_found, payment_not_found, advertiser_not_found (unknown ids and other posters' records alike)",
         ),
         (Kind::MethodNotAllowed, "method_not_allowed"),
         (
             Kind::Conflict,
-            "already_subscribed, email_taken, ad_not_available, screenshot_pending, screenshot_already_approved, ticket_closed",
+            "already_subscribed, email_taken, ad_not_available, screenshot_pending, screenshot_already_approved, ticket_closed, invalid_transition, video_not_ready, ad_not_editable (a rejected or paused ad), ad_changed (staff moved the ad while an edit was sent), advertiser_suspended (approving a suspended advertiser's ad)",
         ),
         (Kind::PayloadTooLarge, "payload_too_large"),
         (Kind::UnsupportedMediaType, "unsupported_media_type"),

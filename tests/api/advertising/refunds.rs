@@ -358,3 +358,142 @@ async fn refund_and_dispute_input_is_checked() {
     assert_eq!(outcome(&app, &no_intent).await, "unknown_payment");
     assert_ledger_balanced(&app).await;
 }
+
+#[actix_web::test]
+async fn a_suspended_advertiser_is_unlisted_signed_out_and_cannot_pay() {
+    let app = app().await;
+    let (token, ad_id, _) = paid_ad(&app, 5000, 100, None).await;
+    let email = data(get(&app, "/advertisers/profile", Some(&token)).await).await["email"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let me = ad_row(&app, &ad_id).await.advertiser_id.unwrap();
+    let finance = super::admin_accounts::staff(&app, "finance").await;
+    let moderator = super::admin_accounts::staff(&app, "moderator").await;
+    let path = format!("/admin/advertisers/{me}/suspend");
+    let why = json!({"reason": "chargebacks from stolen cards"});
+    refused(
+        post(&app, &path, Some(&moderator), why.clone()).await,
+        403,
+        "forbidden",
+    )
+    .await;
+    refused(
+        post(&app, &path, Some(&finance), json!({"reason": " "})).await,
+        400,
+        "validation_error",
+    )
+    .await;
+    let unknown = format!("/admin/advertisers/{}/suspend", Uuid::new_v4());
+    refused(
+        post(&app, &unknown, Some(&finance), why.clone()).await,
+        404,
+        "advertiser_not_found",
+    )
+    .await;
+
+    let s = data(post(&app, &path, Some(&finance), why.clone()).await).await;
+    assert_eq!(
+        (s["suspended"].as_bool(), s["adsChanged"].as_u64()),
+        (Some(true), Some(1)),
+        "{s}"
+    );
+    refused(
+        post(&app, &path, Some(&finance), why.clone()).await,
+        409,
+        "invalid_transition",
+    )
+    .await;
+    let a = ad_row(&app, &ad_id).await;
+    assert_eq!(
+        (a.status.as_str(), a.listed, a.funded_cents),
+        ("paused", false, 5000)
+    );
+    let poster = poster(&app).await;
+    assert_eq!(
+        data(get(&app, "/ads", Some(&poster)).await).await["total"],
+        0
+    );
+    // Its sessions ended; it may sign in again to read, not to pay or publish.
+    refused(
+        get(&app, "/advertisers/balance", Some(&token)).await,
+        401,
+        "unauthorized",
+    )
+    .await;
+    let again =
+        data(super::advertisers::login(&app, &email, super::advertisers::PASSWORD).await).await;
+    let token = again["token"].as_str().unwrap().to_owned();
+    data(get(&app, "/advertisers/balance", Some(&token)).await).await;
+    refused(
+        checkout(&app, &token, &ad_id).await,
+        403,
+        "advertiser_suspended",
+    )
+    .await;
+    let edit = call(
+        &app,
+        Method::PUT,
+        &format!("/ads/{ad_id}"),
+        Some(&token),
+        Some(json!({"title": "x"})),
+    )
+    .await;
+    refused(edit, 403, "advertiser_suspended").await;
+    // Staff cannot put its ads back in front of posters meanwhile.
+    let approve = call(
+        &app,
+        Method::PUT,
+        &format!("/admin/ads/{ad_id}/approve"),
+        Some(&finance),
+        None,
+    )
+    .await;
+    assert!(
+        matches!(approve.status().as_u16(), 403 | 409),
+        "{}",
+        approve.status()
+    );
+    let admin = super::admin_accounts::admin(&app).await;
+    let approve = call(
+        &app,
+        Method::PUT,
+        &format!("/admin/ads/{ad_id}/approve"),
+        Some(&admin),
+        None,
+    )
+    .await;
+    refused(approve, 409, "advertiser_suspended").await;
+    let list = data(get(&app, "/admin/advertisers", Some(&admin)).await).await;
+    let row = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == me.to_string())
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (row["suspended"].as_bool(), row["suspendedReason"].as_str()),
+        (Some(true), Some("chargebacks from stolen cards")),
+        "{row}"
+    );
+
+    let back = format!("/admin/advertisers/{me}/unsuspend");
+    let u = data(post(&app, &back, Some(&finance), json!({})).await).await;
+    assert_eq!(
+        (u["suspended"].as_bool(), u["adsChanged"].as_u64()),
+        (Some(false), Some(1)),
+        "{u}"
+    );
+    refused(
+        post(&app, &back, Some(&finance), json!({})).await,
+        409,
+        "invalid_transition",
+    )
+    .await;
+    let a = ad_row(&app, &ad_id).await;
+    assert_eq!((a.status.as_str(), a.listed), ("approved", true));
+    // Paying is open again (this ad is funded in full, so nothing is left to pay).
+    refused(checkout(&app, &token, &ad_id).await, 400, "nothing_to_fund").await;
+    assert_ledger_balanced(&app).await;
+}

@@ -187,6 +187,16 @@ pub async fn approve_ad(
     _staff: Bearer<ModeratorRole>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
+    let a = store::get(&st, parse_id(&id, Record::Ad)?).await?;
+    if super::super::advertisers::suspension::ad_owner_suspended(&st, &a).await? {
+        return Err(super::super::advertisers::suspension::owner_suspended());
+    }
+    // A dispute's pause ends with the dispute, not with a moderator.
+    if a.status_reason.as_deref() == Some(super::super::payments::refunds::DISPUTE_PAUSE) {
+        return Err(invalid_transition(
+            "this ad is paused while its payment is disputed",
+        ));
+    }
     moved(&st, &id, &["pending", "paused"], "approved", None).await
 }
 

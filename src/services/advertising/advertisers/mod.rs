@@ -6,4 +6,5 @@ pub mod dto;
 pub mod mail;
 pub mod routes;
 pub mod store;
+pub mod suspension;
 pub mod tokens;

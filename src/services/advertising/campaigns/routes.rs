@@ -40,6 +40,7 @@ async fn create(
     body: web::Payload,
 ) -> Result<HttpResponse> {
     let advertiser = sessions::advertiser(bearer)?;
+    super::super::advertisers::suspension::refuse_suspended(&advertiser)?;
     let fields = input::read(st, req, body).await?;
     let a = store::create(st, advertiser.id, fields).await?;
     Ok(ok(CampaignView::from(&a)))
@@ -89,6 +90,7 @@ pub async fn update_ad(
     body: web::Payload,
 ) -> Result<HttpResponse> {
     let advertiser = sessions::advertiser(&bearer)?;
+    super::super::advertisers::suspension::refuse_suspended(&advertiser)?;
     let current = store::owned(&st, advertiser.id, &id).await?;
     store::editable(&current)?;
     let fields = input::read(&st, &req, body).await?;

@@ -43,6 +43,7 @@ pub async fn create_checkout(
     body: Json<CreateCheckout>,
 ) -> Result<HttpResponse> {
     let me = sessions::advertiser(&bearer)?;
+    super::super::advertisers::suspension::refuse_suspended(&me)?;
     let Some(ad_id) = body.ad_id.as_deref() else {
         return Err(AdvertisingError::invalid("adId", "is required").into());
     };

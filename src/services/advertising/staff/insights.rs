@@ -208,6 +208,11 @@ pub struct AdvertiserRow {
     /// Spent on approved screenshots, over all their ads.
     pub spent_cents: i64,
     pub spent_usd: String,
+    /// What they owe (refunds of money posters had earned).
+    pub owed_cents: i64,
+    pub owed_usd: String,
+    pub suspended: bool,
+    pub suspended_reason: Option<String>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -244,12 +249,29 @@ pub async fn advertisers(
         .column(ad::Column::AdvertiserId)
         .column_as(ad::Column::Id.count(), "n")
         .column_as(total(ad::Column::SpentCents), "s")
-        .filter(ad::Column::AdvertiserId.is_in(ids))
+        .filter(ad::Column::AdvertiserId.is_in(ids.clone()))
         .group_by(ad::Column::AdvertiserId)
         .into_tuple()
         .all(&st.core.db)
         .await?;
+    let owed_keys: Vec<String> = ids
+        .iter()
+        .map(|id| ledger::Account::Owed(*id).key())
+        .collect();
+    let owed: Vec<(String, i64)> = switchboard_entities::advertising::balance::Entity::find()
+        .select_only()
+        .column(switchboard_entities::advertising::balance::Column::Account)
+        .column(switchboard_entities::advertising::balance::Column::Cents)
+        .filter(switchboard_entities::advertising::balance::Column::Account.is_in(owed_keys))
+        .into_tuple()
+        .all(&st.core.db)
+        .await?;
     Ok(ok(List::from(page.map(|a| {
+        let key = ledger::Account::Owed(a.id).key();
+        let owed_cents = owed
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(0, |(_, c)| (-c).max(0));
         let (n, spent) = spend
             .iter()
             .find(|(id, _, _)| *id == Some(a.id))
@@ -265,6 +287,10 @@ pub async fn advertisers(
             ads: n,
             spent_cents: spent,
             spent_usd: usd(spent),
+            owed_cents,
+            owed_usd: usd(owed_cents),
+            suspended: a.suspended_at.is_some(),
+            suspended_reason: a.suspended_reason,
             created_at: a.created_at,
         }
     }))))
