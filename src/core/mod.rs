@@ -37,6 +37,7 @@ pub mod server;
 pub mod service;
 pub mod session;
 pub mod telemetry;
+pub mod totp;
 pub mod versioning;
 pub mod webhook_settings;
 pub mod webhook_transport;

@@ -67,6 +67,21 @@ pub async fn verify(secret: String, stored: String) -> Result<bool, PasswordErro
     .await
 }
 
+/// [`verify`] against the account's hash, or when there is no account the same work against
+/// a dummy hash (false): the time taken does not tell whether the account exists.
+pub async fn verify_or_dummy(
+    secret: String,
+    stored: Option<String>,
+) -> Result<bool, PasswordError> {
+    match stored {
+        Some(stored) => verify(secret, stored).await,
+        None => {
+            dummy_verify(secret).await;
+            Ok(false)
+        }
+    }
+}
+
 /// A hash to verify against when no account exists, so that the time taken does not reveal it.
 pub async fn dummy_verify(secret: String) {
     static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();

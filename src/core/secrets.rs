@@ -57,6 +57,55 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && bool::from(a.ct_eq(b))
 }
 
+/// `plaintext` sealed with AES-256-GCM under `key` (a fresh random nonce each time), bound to
+/// `aad` (what the value belongs to, so a sealed value moved to another row does not open):
+/// base64 of the nonce, the ciphertext and the tag.
+pub fn seal(key: &[u8; 32], aad: &[u8], plaintext: &[u8]) -> Option<String> {
+    use base64::Engine;
+    use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM, NONCE_LEN};
+    let sealing = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, key).ok()?);
+    let mut nonce = [0u8; NONCE_LEN];
+    rand::rng().fill_bytes(&mut nonce);
+    let mut data = plaintext.to_vec();
+    sealing
+        .seal_in_place_append_tag(
+            Nonce::assume_unique_for_key(nonce),
+            Aad::from(aad),
+            &mut data,
+        )
+        .ok()?;
+    let mut out = nonce.to_vec();
+    out.extend_from_slice(&data);
+    Some(base64::engine::general_purpose::STANDARD.encode(out))
+}
+
+/// What [`seal`] sealed, when `sealed` is intact and was sealed under `key` with `aad`.
+pub fn open(key: &[u8; 32], aad: &[u8], sealed: &str) -> Option<Vec<u8>> {
+    use base64::Engine;
+    use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM, NONCE_LEN};
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(sealed)
+        .ok()?;
+    if raw.len() < NONCE_LEN {
+        return None;
+    }
+    let (nonce, data) = raw.split_at(NONCE_LEN);
+    let opening = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, key).ok()?);
+    let nonce = Nonce::try_assume_unique_for_key(nonce).ok()?;
+    let mut data = data.to_vec();
+    let plain = opening
+        .open_in_place(nonce, Aad::from(aad), &mut data)
+        .ok()?;
+    Some(plain.to_vec())
+}
+
+/// A 32-byte key for `purpose` derived from the process's `secret`.
+pub fn derive_key(secret: &[u8], purpose: &[u8]) -> [u8; 32] {
+    let mut key = [0u8; 32];
+    key.copy_from_slice(&hmac_sha256(secret, purpose));
+    key
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +137,26 @@ mod tests {
         assert!(constant_time_eq(b"same", b"same"));
         assert!(!constant_time_eq(b"same", b"sama"));
         assert!(!constant_time_eq(b"same", b"same!"));
+    }
+
+    #[test]
+    fn sealed_values_open_only_with_their_key_and_owner() {
+        let key = derive_key(b"secret", b"purpose");
+        let sealed = seal(&key, b"row-1", b"plain").unwrap();
+        assert!(!sealed.contains("plain"));
+        assert_eq!(
+            open(&key, b"row-1", &sealed).as_deref(),
+            Some(&b"plain"[..])
+        );
+        assert_eq!(open(&key, b"row-2", &sealed), None);
+        assert_eq!(
+            open(&derive_key(b"other", b"purpose"), b"row-1", &sealed),
+            None
+        );
+        assert_ne!(
+            seal(&key, b"row-1", b"plain").unwrap(),
+            sealed,
+            "fresh nonce"
+        );
     }
 }

@@ -4,6 +4,8 @@
 pub mod ad;
 pub mod ad_view;
 pub mod admin;
+pub mod admin_recovery_code;
+pub mod admin_totp;
 pub mod advertiser;
 pub mod advertiser_token;
 pub mod balance;
@@ -17,6 +19,7 @@ pub mod phone_guard;
 pub mod poster;
 pub mod screenshot;
 pub mod session;
+pub mod signin_guard;
 pub mod subscription;
 pub mod support_message;
 pub mod support_ticket;

@@ -32,6 +32,27 @@ pub enum AdvertisingError {
         until: DateTime<Utc>,
         now: DateTime<Utc>,
     },
+    /// Too many failed password sign-ins for the address (known or not): even the right
+    /// password waits.
+    #[error("too many failed sign-ins for this address; try again later")]
+    AccountLocked {
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+    },
+    #[error("this administrator signs in with a TOTP code (totpCode) or a recovery code")]
+    TotpRequired,
+    #[error("the TOTP or recovery code is incorrect or was used already")]
+    InvalidTotp,
+    /// TOTP is required of every administrator and this one has none yet: the token only
+    /// enrols.
+    #[error("TOTP is required: enrol with details.enrolmentToken, then sign in with a code")]
+    TotpEnrolmentRequired { enrolment_token: String },
+    #[error("TOTP is already enabled; disable it first to enrol again")]
+    TotpAlreadyEnabled,
+    #[error("no TOTP enrolment to confirm or disable")]
+    TotpNotEnrolled,
+    #[error("TOTP is required of every administrator and cannot be disabled")]
+    TotpMandatory,
     #[error("this account is banned")]
     Banned,
     /// An unknown id, or another poster's record (the two answer alike).
@@ -170,6 +191,21 @@ impl From<AdvertisingError> for ApiError {
                 wait(message, "otp_cooldown", until, now)
             }
             AdvertisingError::OtpLocked { until, now } => wait(message, "otp_locked", until, now),
+            AdvertisingError::AccountLocked { until, now } => {
+                wait(message, "account_locked", until, now)
+            }
+            AdvertisingError::TotpRequired => ApiError::unauthorized(message).code("totp_required"),
+            AdvertisingError::InvalidTotp => {
+                ApiError::unauthorized(message).code("invalid_totp_code")
+            }
+            AdvertisingError::TotpEnrolmentRequired { enrolment_token } => {
+                ApiError::forbidden(message)
+                    .code("totp_enrolment_required")
+                    .detail("enrolmentToken", enrolment_token)
+            }
+            AdvertisingError::TotpAlreadyEnabled => conflict("totp_already_enabled"),
+            AdvertisingError::TotpNotEnrolled => conflict("totp_not_enrolled"),
+            AdvertisingError::TotpMandatory => ApiError::forbidden(message).code("totp_mandatory"),
             AdvertisingError::Banned => ApiError::forbidden(message).code("account_banned"),
             AdvertisingError::NotFound(record) => ApiError::not_found(message).code(record.code()),
             AdvertisingError::AlreadySubscribed => conflict("already_subscribed"),

@@ -7,8 +7,14 @@ use crate::core::rate_limit::{Limits, Per, Rule};
 use actix_web::http::Method;
 
 const AUTH_ROUTES: [&str; 2] = ["/auth/request-otp", "/auth/verify-otp"];
-/// Administrators' sign-in: a password hash each, and the most powerful accounts to guess.
-const ADMIN_AUTH_ROUTES: [&str; 1] = ["/admin/auth/login"];
+/// Administrators' sign-in and TOTP codes: a password hash or a code to guess each, and the
+/// most powerful accounts to guess.
+const ADMIN_AUTH_ROUTES: [&str; 4] = [
+    "/admin/auth/login",
+    "/admin/auth/totp/enrol",
+    "/admin/auth/totp/confirm",
+    "/admin/auth/totp/disable",
+];
 /// Advertisers' sign-in and mailed-link requests: each costs a password hash or a mail.
 const ADVERTISER_AUTH_ROUTES: [&str; 5] = [
     "/advertisers/signup",

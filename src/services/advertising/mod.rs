@@ -20,6 +20,7 @@ pub mod posters;
 pub mod screenshots;
 mod sessions;
 pub mod settings;
+mod signin_guard;
 pub mod staff;
 mod state;
 pub mod subscriptions;
@@ -206,6 +207,9 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 // Administration (issue 22).
                 .service(staff::routes::admin_login)
                 .service(staff::routes::admin_logout)
+                .service(staff::routes::totp_enrol)
+                .service(staff::routes::totp_confirm)
+                .service(staff::routes::totp_disable)
                 .service(posters::moderation::list_users)
                 .service(posters::moderation::one_user)
                 .service(posters::moderation::update_user)

@@ -38,7 +38,7 @@ impl AccountKind {
         }
     }
 
-    fn parse(kind: &str) -> Option<Self> {
+    pub fn parse(kind: &str) -> Option<Self> {
         [Self::Poster, Self::Advertiser, Self::Admin]
             .into_iter()
             .find(|k| k.as_str() == kind)

@@ -21,6 +21,16 @@ pub struct AdvertisingSettings {
     /// Wrong codes in a row that lock the phone (the spec: 5) and for how long (15 minutes).
     pub otp_max_failures: i32,
     pub otp_lock_secs: i64,
+    /// Advertisers' and administrators' password sign-in, counted per address across every
+    /// client address and node: after this many failures in a row (wrong passwords or TOTP
+    /// codes) each further attempt waits `signin_lock_secs`, doubling with every failure
+    /// past the threshold up to `signin_max_lock_secs`; a success starts again.
+    pub signin_max_failures: i32,
+    pub signin_lock_secs: i64,
+    pub signin_max_lock_secs: i64,
+    /// Every administrator signs in with a TOTP code: one without it enabled gets only an
+    /// enrolment token (for `/admin/auth/totp/enrol` and `confirm`), no session.
+    pub require_admin_totp: bool,
     /// Life of a signed personalised-video link.
     pub video_link_ttl_secs: i64,
     /// Largest screenshot accepted, in bytes (10 MB).
@@ -121,6 +131,10 @@ impl Default for AdvertisingSettings {
             otp_cooldown_secs: 60,
             otp_max_failures: 5,
             otp_lock_secs: 15 * 60,
+            signin_max_failures: 10,
+            signin_lock_secs: 60,
+            signin_max_lock_secs: 3600,
+            require_admin_totp: false,
             video_link_ttl_secs: 6 * 3600,
             max_screenshot_bytes: 10 * 1024 * 1024,
             video_attempts: 4,
@@ -160,6 +174,16 @@ impl AdvertisingSettings {
             .collect()
     }
 
+    /// The sign-in lockout's numbers in `core::lockout`'s terms (one lock per failure past
+    /// the threshold, see `signin_max_failures`).
+    pub fn signin_lockout(&self) -> crate::core::lockout::LockoutSettings {
+        crate::core::lockout::LockoutSettings {
+            max_failures: self.signin_max_failures,
+            base_lock_secs: self.signin_lock_secs,
+            max_lock_secs: self.signin_max_lock_secs,
+        }
+    }
+
     /// Values no deployment can use (the start-up guard's `validate`).
     pub fn check(&self) -> Result<(), ConfigError> {
         let invalid =
@@ -179,6 +203,14 @@ impl AdvertisingSettings {
         }
         if self.otp_max_failures < 1 {
             return invalid("otp_max_failures must be at least 1");
+        }
+        if self.signin_max_failures < 1
+            || self.signin_lock_secs < 1
+            || self.signin_max_lock_secs < self.signin_lock_secs
+        {
+            return invalid(
+                "signin_max_failures >= 1, signin_lock_secs >= 1, signin_max_lock_secs >= signin_lock_secs",
+            );
         }
         if self.video_link_ttl_secs < 60 {
             return invalid("video_link_ttl_secs must be at least 60");

@@ -17,6 +17,7 @@ mod posters;
 mod proofs;
 mod refunds;
 mod sources;
+mod signin_guard;
 mod support;
 
 use crate::helpers::{spawn_app_with, TestApp};
@@ -28,16 +29,35 @@ use switchboard::settings::Settings;
 /// unless a test sets them.
 pub async fn app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
     spawn_app_with(|s| {
-        s.services.identity.enabled = false;
-        s.services.interview.enabled = false;
-        s.services.messaging.enabled = false;
-        s.services.marketplace.enabled = false;
-        let l = &mut s.services.advertising.rate_limits;
-        l.general.limit = 100_000;
-        l.auth.limit = 100_000;
-        l.otp_per_sender.limit = 100_000;
-        l.otp_per_phone.limit = 100_000;
-        l.uploads.limit = 100_000;
+        advertising_only(s);
+        tweak(s);
+    })
+    .await
+}
+
+fn advertising_only(s: &mut Settings) {
+    s.services.identity.enabled = false;
+    s.services.interview.enabled = false;
+    s.services.messaging.enabled = false;
+    s.services.marketplace.enabled = false;
+    let l = &mut s.services.advertising.rate_limits;
+    l.general.limit = 100_000;
+    l.auth.limit = 100_000;
+    l.otp_per_sender.limit = 100_000;
+    l.otp_per_phone.limit = 100_000;
+    l.uploads.limit = 100_000;
+}
+
+/// Another node of `first`'s deployment: the same database, clock and outbox.
+pub async fn node_beside(first: &TestApp, tweak: impl FnOnce(&mut Settings)) -> TestApp {
+    let (url, outbox) = (
+        first.settings.database.url.clone(),
+        first.settings.outbox.path.clone(),
+    );
+    crate::helpers::spawn_app_on(first.clock.clone(), |s| {
+        advertising_only(s);
+        s.database.url = url;
+        s.outbox.path = outbox;
         tweak(s);
     })
     .await

@@ -105,7 +105,8 @@ pub async fn enqueue(
     Ok(())
 }
 
-/// Registers both topics' handler with one email sender built from `[providers.email]`.
+/// Registers both topics' handler, and the sign-in lock notice's, with one email sender
+/// built from `[providers.email]`.
 pub fn register(st: &AdvertisingState) -> std::result::Result<(), ProviderError> {
     let sender = email::from_settings(
         &st.providers.settings.email,
@@ -119,6 +120,7 @@ pub fn register(st: &AdvertisingState) -> std::result::Result<(), ProviderError>
             async move { send(&st, sender, kind, job).await }
         });
     }
+    super::super::signin_guard::register(st, sender);
     Ok(())
 }
 
@@ -146,21 +148,44 @@ async fn send(
         kind.page()
     );
     let (subject, text) = kind.letter(&link);
+    deliver(
+        st,
+        sender.as_ref(),
+        &job,
+        m.queued_at,
+        &a.email,
+        subject,
+        &text,
+    )
+    .await
+}
+
+/// Sends the mail of `job` (queued at `queued_at`) to `to` from the service's sender address:
+/// a refusal that no retry can change fails the job for good, anything else is retried.
+pub async fn deliver(
+    st: &AdvertisingState,
+    sender: &dyn EmailSender,
+    job: &Job,
+    queued_at: DateTime<Utc>,
+    to: &str,
+    subject: &str,
+    text: &str,
+) -> JobResult {
     let h = Handover {
         message_id: job.id.0,
         // A later attempt may follow one that sent and then lost its lease.
         retake: (job.attempt > 1).then_some(Retake {
             provider_message_id: None,
-            since: m.queued_at,
+            since: queued_at,
             taken: &[],
         }),
     };
     let msg = EmailMessage {
-        to: &a.email,
+        to,
         from_name: &st.cfg.mail_from_name,
         from_address: &st.cfg.mail_from_address,
         subject,
-        text: Some(&text),
+        text: Some(text),
         html: None,
         service: "advertising",
         attachments: &[],

@@ -3,6 +3,7 @@
 use super::super::error::Result;
 use super::super::openapi::Errors;
 use super::super::sessions::{self, AccountKind, AdvertiserBearer};
+use super::super::signin_guard;
 use super::super::state::AdvertisingState;
 use super::super::wire::{ok, Data};
 use super::domain::{self, required, Password};
@@ -69,21 +70,27 @@ pub async fn verify_email(
 
 /// Signs in with email and password: a token and the advertiser. A wrong email and a wrong
 /// password answer alike; an unverified address is 403 and the link is mailed again (at
-/// most once a minute).
+/// most once a minute). After `signin_max_failures` failures in a row for the address (from
+/// anywhere) every attempt waits, even with the right password: 429 `account_locked`.
 #[utoipa::path(tag = "advertisers", request_body = Login,
     responses((status = 200, body = Data<AdvertiserSignedIn>), Errors))]
 #[post("/advertisers/login")]
 pub async fn login(st: web::Data<AdvertisingState>, body: Json<Login>) -> Result<HttpResponse> {
     let email = required("email", &body.email)?.trim().to_ascii_lowercase();
     let given = required("password", &body.password)?.to_owned();
-    let Some(a) = store::by_email(&st.core.db, &email).await? else {
-        // The same work as a real check, so timing does not tell which addresses exist.
-        password::dummy_verify(given).await;
-        return Err(domain::invalid_credentials());
+    let attempt = signin_guard::begin(&st, AccountKind::Advertiser, &email).await?;
+    let found = store::by_email(&st.core.db, &email).await?;
+    let stored = found.as_ref().map(|a| a.password_hash.clone());
+    let right = password::verify_or_dummy(given, stored).await?;
+    let a = match found {
+        Some(a) if right => a,
+        other => {
+            let owner = other.map(|a| (AccountKind::Advertiser, a.id));
+            attempt.failed(&st, owner).await?;
+            return Err(domain::invalid_credentials());
+        }
     };
-    if !password::verify(given, a.password_hash.clone()).await? {
-        return Err(domain::invalid_credentials());
-    }
+    attempt.succeeded(&st).await?;
     if a.email_verified_at.is_none() {
         store::resend_verification(&st, &a).await?;
         return Err(domain::email_not_verified());
@@ -129,7 +136,8 @@ pub async fn forgot_password(
 }
 
 /// Sets a new password with the token from the mailed link (once, within an hour). Every
-/// session of the advertiser ends, and every other reset link stops working.
+/// session of the advertiser ends, every other reset link stops working, and a sign-in lock
+/// on the address is lifted.
 #[utoipa::path(tag = "advertisers", request_body = ResetPassword,
     responses((status = 200, body = Data<Message>), Errors))]
 #[post("/advertisers/reset-password")]
@@ -148,6 +156,10 @@ pub async fn reset_password(
     store::verified(&st, &*txn, id, now).await?;
     txn.commit().await?;
     sessions::end_all(&st, id, EndReason::CredentialsReset).await?;
+    // The mailed link proved the owner: a lock set by someone guessing ends here.
+    if let Some(a) = store::by_id(&st.core.db, id).await? {
+        signin_guard::clear(&st, AccountKind::Advertiser, &a.email).await?;
+    }
     Ok(message("Password changed; sign in with the new one"))
 }
 

@@ -2,7 +2,8 @@
 //! is `{subscription id}.{expiry (unix seconds)}.{signature}` and the signature is an
 //! HMAC-SHA256 of the first two under a key derived from the service's secret. Anyone with
 //! the link can play the video until it expires (players fetch without a bearer token);
-//! nobody can make one.
+//! nobody can make one. The same short signed tokens serve other purposes too (an
+//! administrator's TOTP enrolment token), each under its own key and purpose.
 
 use crate::core::secrets::{constant_time_eq, hmac_sha256};
 use chrono::{DateTime, Utc};
@@ -12,7 +13,11 @@ use uuid::Uuid;
 const SIG_HEX: usize = 32;
 
 #[derive(Clone)]
-pub struct LinkKey(Vec<u8>);
+pub struct LinkKey {
+    key: Vec<u8>,
+    /// Signed with the id, so a token of one purpose never opens for another.
+    purpose: &'static str,
+}
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum LinkError {
@@ -22,14 +27,23 @@ pub enum LinkError {
 }
 
 impl LinkKey {
+    /// The key of video links.
     pub fn derive(secret: &str) -> Self {
-        Self(hmac_sha256(secret.as_bytes(), b"advertising-video-links"))
+        Self::for_purpose(secret, b"advertising-video-links", "video")
+    }
+
+    /// A key for tokens of `purpose`, derived from `secret` under `label`.
+    pub fn for_purpose(secret: &str, label: &[u8], purpose: &'static str) -> Self {
+        Self {
+            key: hmac_sha256(secret.as_bytes(), label),
+            purpose,
+        }
     }
 
     fn sign(&self, subscription: Uuid, expires: i64) -> String {
         let mac = hmac_sha256(
-            &self.0,
-            format!("video|{}|{expires}", subscription.simple()).as_bytes(),
+            &self.key,
+            format!("{}|{}|{expires}", self.purpose, subscription.simple()).as_bytes(),
         );
         hex::encode(mac)[..SIG_HEX].to_owned()
     }
@@ -92,5 +106,15 @@ mod tests {
             key.open(&format!("{token}.x"), now),
             Err(LinkError::Invalid)
         );
+    }
+
+    #[test]
+    fn a_token_of_one_purpose_does_not_open_for_another() {
+        let secret = "secret-of-at-least-thirty-two-bytes!!";
+        let now = Utc::now();
+        let id = Uuid::new_v4();
+        let video = LinkKey::derive(secret).token(id, now + Duration::hours(1));
+        let other = LinkKey::for_purpose(secret, b"advertising-video-links", "other");
+        assert_eq!(other.open(&video, now), Err(LinkError::Invalid));
     }
 }

@@ -1,12 +1,15 @@
 //! Administrators' accounts: the first one seeded from `[services.advertising.admin]`,
 //! more made by the operator's command, and sign-in by email and password (argon2id off
-//! the executor; a wrong email and a wrong password answer alike).
+//! the executor; a wrong email and a wrong password answer alike), then a TOTP code when
+//! the administrator has one, all counted toward the address's lockout.
 
-use super::super::error::Result;
+use super::super::error::{AdvertisingError, Result};
 use super::super::posters::domain;
 use super::super::sessions::{self, AccountKind};
 use super::super::settings::AdminSeed;
+use super::super::signin_guard;
 use super::super::state::AdvertisingState;
+use super::totp::{self, Second};
 use crate::core::admin::AdminError;
 use crate::core::error::ApiError;
 use crate::core::password;
@@ -98,29 +101,55 @@ fn invalid_credentials() -> ApiError {
     ApiError::unauthorized("email or password is incorrect").code("invalid_credentials")
 }
 
-/// Checks the email and password: the administrator and a token.
+/// Checks the email, password and (when the administrator has it on) TOTP or recovery
+/// code: the administrator and a token. Every attempt counts toward the address's lockout
+/// (`signin_guard`) until one succeeds; an unknown address answers as a known one with a
+/// wrong password.
 pub async fn login(
     st: &AdvertisingState,
     email: &str,
     secret: &str,
+    second: Option<Second<'_>>,
 ) -> Result<(admin::Model, String)> {
     let email = email.trim().to_ascii_lowercase();
+    let attempt = signin_guard::begin(st, AccountKind::Admin, &email).await?;
     let found = admin::Entity::find()
         .filter(admin::Column::Email.eq(email))
         .one(&st.core.db)
         .await?;
-    let Some(a) = found else {
-        // As long as a real check, so the answer's time does not tell the address exists.
-        password::dummy_verify(secret.to_owned()).await;
-        return Err(invalid_credentials());
+    let stored = found.as_ref().map(|a| a.password_hash.clone());
+    let right = password::verify_or_dummy(secret.to_owned(), stored).await?;
+    let (a, role) = match found.map(|a| (sessions::admin_role(&a.role), a)) {
+        Some((Some(role), a)) if right => (a, role),
+        other => {
+            let owner = other.map(|(_, a)| (AccountKind::Admin, a.id));
+            attempt.failed(st, owner).await?;
+            return Err(invalid_credentials());
+        }
     };
-    let right = password::verify(secret.to_owned(), a.password_hash.clone())
-        .await
-        .map_err(ApiError::internal)?;
-    let role = sessions::admin_role(&a.role).filter(|_| right);
-    let Some(role) = role else {
-        return Err(invalid_credentials());
-    };
+    let owner = Some((AccountKind::Admin, a.id));
+    match totp::enabled(&st.core.db, a.id).await? {
+        Some(t) => {
+            let Some(second) = second else {
+                attempt.failed(st, owner).await?;
+                return Err(AdvertisingError::TotpRequired.into());
+            };
+            if !totp::check(st, &t, second).await? {
+                attempt.failed(st, owner).await?;
+                return Err(AdvertisingError::InvalidTotp.into());
+            }
+        }
+        None if st.cfg.require_admin_totp => {
+            // The password was right; the only way on is to enrol.
+            attempt.succeeded(st).await?;
+            return Err(AdvertisingError::TotpEnrolmentRequired {
+                enrolment_token: totp::enrolment_token(st, a.id),
+            }
+            .into());
+        }
+        None => {}
+    }
+    attempt.succeeded(st).await?;
     let token = sessions::sign_in(st, AccountKind::Admin, a.id, &[role]).await?;
     Ok((a, token))
 }

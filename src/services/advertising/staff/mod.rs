@@ -1,5 +1,6 @@
 //! Administration: administrators' accounts (seeded at start-up, signed in by email and
-//! password, more made by `switchboard admin create-ads-admin`), analytics, system health
+//! password and a TOTP code when they have one, more made by `switchboard admin
+//! create-ads-admin`), analytics, system health
 //! and the website's dashboard metrics. Moderation of each feature's records lives in that
 //! feature's folder (`posters/moderation.rs`, `ads/moderation.rs`, ...).
 
@@ -7,6 +8,7 @@ pub mod accounts;
 pub mod dto;
 pub mod insights;
 pub mod routes;
+pub mod totp;
 
 use super::error::AdvertisingError;
 use crate::core::error::ApiError;
