@@ -32,6 +32,12 @@ pub enum AdvertisingError {
         until: DateTime<Utc>,
         now: DateTime<Utc>,
     },
+    /// The ceiling of codes texted to the phone's country calling code is reached.
+    #[error("too many codes were texted to numbers of this country lately; try again later")]
+    CountrySmsLimit {
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+    },
     #[error("this account is banned")]
     Banned,
     /// An unknown id, or another poster's record (the two answer alike).
@@ -167,6 +173,9 @@ impl From<AdvertisingError> for ApiError {
                 wait(message, "otp_cooldown", until, now)
             }
             AdvertisingError::OtpLocked { until, now } => wait(message, "otp_locked", until, now),
+            AdvertisingError::CountrySmsLimit { until, now } => {
+                wait(message, "country_sms_limit", until, now)
+            }
             AdvertisingError::Banned => ApiError::forbidden(message).code("account_banned"),
             AdvertisingError::NotFound(record) => ApiError::not_found(message).code(record.code()),
             AdvertisingError::AlreadySubscribed => conflict("already_subscribed"),

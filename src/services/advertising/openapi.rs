@@ -32,7 +32,7 @@ impl ErrorDocs for AdvertisingErrors {
         (Kind::UnsupportedMediaType, "unsupported_media_type"),
         (
             Kind::TooManyRequests,
-            "rate_limit_exceeded, otp_cooldown (one code a minute per phone), otp_locked (five wrong codes: 15 minutes); retryAfter in the body and the Retry-After header",
+            "rate_limit_exceeded, otp_cooldown (one code a minute per phone), otp_locked (five wrong codes: 15 minutes), country_sms_limit (the hour's codes to the phone's country calling code are sent); retryAfter in the body and the Retry-After header",
         ),
         (Kind::Internal, "{error: \"Internal server error\"} only"),
     ];
