@@ -46,21 +46,6 @@ pub struct PhoneLimit {
     pub per_phone: LimitSettings,
 }
 
-impl PhoneLimit {
-    /// Counts one code asked for `phone` under the request's service limits (see
-    /// [`Limits::check_phone`]), whether or not the phone has an account, so the limit
-    /// tells nothing about accounts either.
-    pub async fn count(
-        self,
-        req: &HttpRequest,
-        phone: &super::phone::PhoneNumber,
-    ) -> Result<(), ApiError> {
-        Limits::of(req)?
-            .check_phone(req, "otp_phone", self, phone.as_str())
-            .await
-    }
-}
-
 /// A hit counted by [`Limits::take`], to record or give back.
 pub(super) struct Taken {
     key: String,
