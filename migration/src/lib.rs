@@ -38,6 +38,7 @@ mod m20261206_000030_advertising_payments;
 mod m20261207_000001_core_actor_leases;
 mod m20261208_000001_advertising_proofs;
 mod m20261209_000001_advertising_refunds;
+mod m20261209_000010_advertising_guard_cooldown;
 mod m20261209_000020_advertising_signin_guard;
 mod schema_helpers;
 
@@ -81,6 +82,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000001_core_actor_leases::Migration),
             Box::new(m20261208_000001_advertising_proofs::Migration),
             Box::new(m20261209_000001_advertising_refunds::Migration),
+            Box::new(m20261209_000010_advertising_guard_cooldown::Migration),
             Box::new(m20261209_000020_advertising_signin_guard::Migration),
         ]
     }

@@ -214,7 +214,7 @@ impl ApiError {
         until: chrono::DateTime<chrono::Utc>,
         now: chrono::DateTime<chrono::Utc>,
     ) -> Self {
-        self.retry_after(((until - now).num_milliseconds() + 999) / 1000)
+        self.retry_after(secs_until(until, now))
     }
 
     pub fn kind(&self) -> Kind {
@@ -390,6 +390,14 @@ impl Envelope for Nested {
     fn schema() -> RefOr<Schema> {
         <NestedBody as PartialSchema>::schema()
     }
+}
+
+/// The seconds from `now` to `until`, rounded up (at least 1): retrying after them always
+/// finds the wait over.
+pub fn secs_until(until: chrono::DateTime<chrono::Utc>, now: chrono::DateTime<chrono::Utc>) -> i64 {
+    ((until - now).num_milliseconds() + 999)
+        .div_euclid(1000)
+        .max(1)
 }
 
 /// `body` with the error's `details` (when there are any) and its `retryAfter` seconds at

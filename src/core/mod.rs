@@ -7,6 +7,7 @@ pub mod bus;
 pub mod client;
 pub mod clock;
 pub mod cluster;
+pub mod code_limits;
 pub mod config;
 pub mod cors;
 pub mod db;

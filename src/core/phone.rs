@@ -6,6 +6,7 @@ use std::fmt;
 pub struct PhoneNumber {
     e164: String,
     region: Option<String>,
+    calling_code: Option<u16>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -31,16 +32,27 @@ impl PhoneNumber {
             return Err(InvalidPhone);
         }
         let e164 = parsed.format().mode(phonenumber::Mode::E164).to_string();
-        let region = parsed.country().id().map(|id| id.as_ref().to_owned());
-        Ok(Self { e164, region })
+        Ok(Self::of(e164, &parsed))
+    }
+
+    fn of(e164: String, parsed: &phonenumber::PhoneNumber) -> Self {
+        Self {
+            e164,
+            region: parsed.country().id().map(|id| id.as_ref().to_owned()),
+            calling_code: Some(parsed.code().value()),
+        }
     }
 
     /// Rebuilds a number already stored in E.164 form.
     pub fn from_stored(e164: String) -> Self {
-        let region = phonenumber::parse(None, &e164)
-            .ok()
-            .and_then(|p| p.country().id().map(|id| id.as_ref().to_owned()));
-        Self { e164, region }
+        match phonenumber::parse(None, &e164) {
+            Ok(parsed) => Self::of(e164, &parsed),
+            Err(_) => Self {
+                e164,
+                region: None,
+                calling_code: None,
+            },
+        }
     }
 
     pub fn as_str(&self) -> &str {
@@ -50,6 +62,12 @@ impl PhoneNumber {
     /// Two-letter region of the number (e.g. `DE`), when the numbering plan names one.
     pub fn region(&self) -> Option<&str> {
         self.region.as_deref()
+    }
+
+    /// The country calling code, as dialled: `+44`, `+1` (one code may serve several
+    /// regions: `+1` is all of North America).
+    pub fn calling_code(&self) -> Option<String> {
+        self.calling_code.map(|c| format!("+{c}"))
     }
 
     /// `+49******1638`: enough to recognise one's own number, not enough to harvest it.
@@ -105,6 +123,9 @@ mod tests {
         assert_eq!(b, c);
         assert_eq!(a.as_str(), "+4917667111638");
         assert_eq!(a.region(), Some("DE"));
+        assert_eq!(a.calling_code().as_deref(), Some("+49"));
+        let us = PhoneNumber::from_stored("+12025550123".into());
+        assert_eq!(us.calling_code().as_deref(), Some("+1"));
     }
 
     #[test]

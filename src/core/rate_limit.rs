@@ -9,7 +9,7 @@ use super::clock::SharedClock;
 use super::config::LimitSettings;
 use super::error::{ApiError, Kind};
 use super::http::pass_unless;
-pub use super::rate_store::{Decision, MemoryStore, Outage, RateLimitStore};
+pub use super::rate_store::{Decision, Hit, MemoryStore, Outage, RateLimitStore};
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
@@ -36,7 +36,8 @@ pub fn record(req: &impl HttpMessage, decision: Decision) {
     }
 }
 
-/// The two limits on codes sent to one phone (see [`Limits::check_phone`]).
+/// The two limits on requests about one phone (see [`Limits::check_phone`]; codes sent to
+/// it: `core::code_limits`).
 #[derive(Debug, Clone, Copy)]
 pub struct PhoneLimit {
     /// Per (phone, sender's address).
@@ -45,19 +46,11 @@ pub struct PhoneLimit {
     pub per_phone: LimitSettings,
 }
 
-impl PhoneLimit {
-    /// Counts one code asked for `phone` under the request's service limits (see
-    /// [`Limits::check_phone`]), whether or not the phone has an account, so the limit
-    /// tells nothing about accounts either.
-    pub async fn count(
-        self,
-        req: &HttpRequest,
-        phone: &super::phone::PhoneNumber,
-    ) -> Result<(), ApiError> {
-        Limits::of(req)?
-            .check_phone(req, "otp_phone", self, phone.as_str())
-            .await
-    }
+/// A hit counted by [`Limits::take`], to record or give back.
+pub(super) struct Taken {
+    key: String,
+    pub decision: Decision,
+    hit: Option<Hit>,
 }
 
 /// Who a limit counts.
@@ -190,12 +183,8 @@ impl Limits {
             .chain(parts.iter().copied());
         let key = join(pieces, &mut stack, &mut heap);
         let now = self.clock.now();
-        let Some(decision) = self.store.hit(key, limit, now, outage).await else {
-            return Err(ApiError::new(
-                Kind::Unavailable,
-                "this request cannot be counted against its rate limit right now; try again shortly",
-            )
-            .retry_after(UNCOUNTED_RETRY_SECS));
+        let Some((decision, _)) = self.store.hit(key, limit, now, outage).await else {
+            return Err(uncounted());
         };
         record(req, decision);
         if decision.allowed {
@@ -225,6 +214,42 @@ impl Limits {
             .await
     }
 
+    /// Counts one hit of `bucket` for the subject `parts` (refused while the cluster's
+    /// counters cannot be reached), neither recorded for the headers nor refused when over:
+    /// the caller decides, and gives the hit back ([`Self::give_back`]) if what it counted
+    /// did not happen.
+    pub(super) async fn take(
+        &self,
+        bucket: &str,
+        limit: LimitSettings,
+        parts: &[&str],
+    ) -> Result<Taken, ApiError> {
+        let key = [self.service, bucket]
+            .into_iter()
+            .chain(parts.iter().copied())
+            .collect::<Vec<_>>()
+            .join(":");
+        let now = self.clock.now();
+        let (decision, hit) = self
+            .store
+            .hit(&key, limit, now, Outage::Refuse)
+            .await
+            .ok_or_else(uncounted)?;
+        Ok(Taken { key, decision, hit })
+    }
+
+    /// Takes back what [`Self::take`] counted.
+    pub(super) async fn give_back(&self, taken: Taken) {
+        if let Some(hit) = &taken.hit {
+            self.store.give_back(&taken.key, hit).await;
+        }
+    }
+
+    /// The time the limits count on.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now()
+    }
+
     /// The service's limits on this request.
     pub fn of(req: &HttpRequest) -> Result<&Self, ApiError> {
         req.app_data::<web::Data<Self>>()
@@ -249,6 +274,15 @@ impl Limits {
                 Some(("default", limit, per, Outage::CountLocally))
             })
     }
+}
+
+/// Refused, since the cluster's counters cannot be reached.
+fn uncounted() -> ApiError {
+    ApiError::new(
+        Kind::Unavailable,
+        "this request cannot be counted against its rate limit right now; try again shortly",
+    )
+    .retry_after(UNCOUNTED_RETRY_SECS)
 }
 
 /// `pieces` joined by `:`, in `stack` when they fit (always, for the keys of routes), else in
@@ -383,6 +417,31 @@ mod tests {
         assert!(d.allowed);
         assert_eq!(d.remaining, 2);
         assert_eq!(d.reset, (t0 + 1 + 1000 + 999).div_euclid(1000));
+    }
+
+    #[actix_web::test]
+    async fn a_hit_given_back_frees_its_slot_at_once() {
+        let store = MemoryStore::default();
+        let limit = LimitSettings::new(2, 3600);
+        let t0 = at(1_800_000_000_000);
+        let (first, hit) = store.hit("k", limit, t0, Outage::Refuse).await.unwrap();
+        assert!(first.allowed);
+        // A second hit of the same millisecond shares its entry; one of them goes back.
+        let (second, _) = store.hit("k", limit, t0, Outage::Refuse).await.unwrap();
+        assert_eq!(second.remaining, 0);
+        assert!(store.give_back("k", &hit.unwrap()).await);
+        let (third, again) = store.hit("k", limit, t0, Outage::Refuse).await.unwrap();
+        assert!(third.allowed, "the slot given back is free");
+        assert_eq!(third.remaining, 0);
+        let (fourth, none) = store.hit("k", limit, t0, Outage::Refuse).await.unwrap();
+        assert!(
+            !fourth.allowed && none.is_none(),
+            "a refused hit has nothing to give"
+        );
+        assert_eq!(fourth.frees_at_ms, 1_800_000_000_000 + 3_600_000);
+        // Giving back to another key, or a hit already gone, changes nothing.
+        assert!(store.give_back("other", again.as_ref().unwrap()).await);
+        assert!(!store.count("k", limit, t0).allowed);
     }
 
     #[actix_web::test]

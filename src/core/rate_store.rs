@@ -1,7 +1,8 @@
 //! Where rate-limit hits are counted: the [`RateLimitStore`] trait and its in-memory store, a
 //! sliding window per key ("N per window" holds over every span of the window's length). The
 //! rules and the middleware that ask it are in `core::rate_limit`; a shared store for many
-//! nodes slots in behind the same trait.
+//! nodes slots in behind the same trait. A hit let through can be given back, for limits
+//! that count only what happened (`core::code_limits`: codes actually sent).
 
 use super::config::LimitSettings;
 use async_trait::async_trait;
@@ -17,6 +18,8 @@ pub struct Decision {
     pub remaining: u32,
     /// Unix time (seconds) at which the next slot frees up.
     pub reset: i64,
+    /// The same to the millisecond (`reset` is it rounded up).
+    pub frees_at_ms: i64,
 }
 
 impl Decision {
@@ -42,17 +45,30 @@ pub enum Outage {
     Refuse,
 }
 
+/// One hit a store let through, by which [`RateLimitStore::give_back`] finds it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    at_ms: i64,
+    /// Its member of the Redis set; None when it was counted in this process.
+    member: Option<String>,
+}
+
 #[async_trait]
 pub trait RateLimitStore: Send + Sync + 'static {
-    /// Counts one hit against `key` and says whether it is within `limit`; None when the
-    /// store cannot count it and `outage` says to refuse.
+    /// Counts one hit against `key` and says whether it is within `limit`, with the hit when
+    /// it was let through; None when the store cannot count it and `outage` says to refuse.
     async fn hit(
         &self,
         key: &str,
         limit: LimitSettings,
         now: DateTime<Utc>,
         outage: Outage,
-    ) -> Option<Decision>;
+    ) -> Option<(Decision, Option<Hit>)>;
+
+    /// Takes back `hit` of `key` (what it counted did not happen): the slot is free again
+    /// at once, not when the hit would have left the window. Answers whether the store
+    /// could; a hit it could not take back stays counted, erring on the safe side.
+    async fn give_back(&self, key: &str, hit: &Hit) -> bool;
 }
 
 /// The hits let through during the last window, oldest first, as (time in ms, how many in
@@ -81,8 +97,23 @@ impl RateLimitStore for MemoryStore {
         limit: LimitSettings,
         now: DateTime<Utc>,
         _: Outage,
-    ) -> Option<Decision> {
-        Some(self.count(key, limit, now))
+    ) -> Option<(Decision, Option<Hit>)> {
+        let decision = self.count(key, limit, now);
+        Some((decision, decision.allowed.then(|| Hit::local(now))))
+    }
+
+    async fn give_back(&self, key: &str, hit: &Hit) -> bool {
+        self.forget(key, hit.at_ms);
+        true
+    }
+}
+
+impl Hit {
+    fn local(now: DateTime<Utc>) -> Self {
+        Self {
+            at_ms: now.timestamp_millis(),
+            member: None,
+        }
     }
 }
 
@@ -121,13 +152,7 @@ impl MemoryStore {
             // the window has moved past its earlier hits.
             let oldest = log.hits.front().map_or(now_ms, |&(t, _)| t);
             let used = u32::try_from(log.count).unwrap_or(u32::MAX);
-            Decision {
-                allowed,
-                limit: limit.limit,
-                remaining: limit.limit.saturating_sub(used),
-                // Rounded up: a client waiting until then is never early.
-                reset: (oldest + window_ms + 999).div_euclid(1000),
-            }
+            decision(allowed, limit, used, oldest.saturating_add(window_ms))
         };
         // Now and then drop logs whose every hit has left its window, so memory stays bounded.
         if self.calls.fetch_add(1, Ordering::Relaxed) % 4096 == 4095 {
@@ -138,6 +163,36 @@ impl MemoryStore {
             });
         }
         decision
+    }
+
+    /// Takes back one hit of `key` made at `at_ms`, if it is still in the window.
+    pub fn forget(&self, key: &str, at_ms: i64) {
+        let Some(mut log) = self.logs.get_mut(key) else {
+            return;
+        };
+        // Hits are given back moments after they were made: search from the newest.
+        let Some(i) = log.hits.iter().rposition(|&(t, _)| t == at_ms) else {
+            return;
+        };
+        log.count -= 1;
+        match log.hits.get_mut(i) {
+            Some((_, n)) if *n > 1 => *n -= 1,
+            _ => {
+                log.hits.remove(i);
+            }
+        }
+    }
+}
+
+/// The decision on a hit: `used` slots of `limit` taken, the next one free at `frees_at_ms`.
+fn decision(allowed: bool, limit: LimitSettings, used: u32, frees_at_ms: i64) -> Decision {
+    Decision {
+        allowed,
+        limit: limit.limit,
+        remaining: limit.limit.saturating_sub(used),
+        // Rounded up: a client waiting until then is never early.
+        reset: (frees_at_ms + 999).div_euclid(1000),
+        frees_at_ms,
     }
 }
 
@@ -187,7 +242,7 @@ impl RedisStore {
         key: &str,
         limit: LimitSettings,
         now: DateTime<Utc>,
-    ) -> redis::RedisResult<Decision> {
+    ) -> redis::RedisResult<(Decision, Option<Hit>)> {
         let window_ms = limit.window_secs.max(1).saturating_mul(1000);
         let now_ms = now.timestamp_millis();
         // Unique per hit: two hits of one millisecond are two members.
@@ -198,18 +253,17 @@ impl RedisStore {
             .arg(now_ms)
             .arg(window_ms)
             .arg(limit.limit)
-            .arg(member)
+            .arg(&member)
             .invoke_async(&mut self.redis.clone())
             .await?;
         let window_ms = i64::try_from(window_ms).unwrap_or(i64::MAX);
-        Ok(Decision {
-            allowed: allowed == 1,
-            limit: limit.limit,
-            remaining: limit
-                .limit
-                .saturating_sub(u32::try_from(used).unwrap_or(u32::MAX)),
-            reset: (oldest.saturating_add(window_ms) + 999).div_euclid(1000),
-        })
+        let used = u32::try_from(used).unwrap_or(u32::MAX);
+        let decision = decision(allowed == 1, limit, used, oldest.saturating_add(window_ms));
+        let hit = decision.allowed.then_some(Hit {
+            at_ms: now_ms,
+            member: Some(member),
+        });
+        Ok((decision, hit))
     }
 }
 
@@ -221,15 +275,33 @@ impl RateLimitStore for RedisStore {
         limit: LimitSettings,
         now: DateTime<Utc>,
         outage: Outage,
-    ) -> Option<Decision> {
+    ) -> Option<(Decision, Option<Hit>)> {
         match self.count(key, limit, now).await {
-            Ok(decision) => Some(decision),
+            Ok(counted) => Some(counted),
             Err(e) => {
                 tracing::warn!(error = %e, ?outage, "rate-limit store unreachable");
                 match outage {
-                    Outage::CountLocally => Some(self.local.count(key, limit, now)),
+                    Outage::CountLocally => self.local.hit(key, limit, now, outage).await,
                     Outage::Refuse => None,
                 }
+            }
+        }
+    }
+
+    async fn give_back(&self, key: &str, hit: &Hit) -> bool {
+        let Some(member) = &hit.member else {
+            return self.local.give_back(key, hit).await;
+        };
+        let removed: redis::RedisResult<i64> = redis::cmd("ZREM")
+            .arg(format!("{}{key}", self.prefix))
+            .arg(member)
+            .query_async(&mut self.redis.clone())
+            .await;
+        match removed {
+            Ok(_) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, "rate-limit store unreachable; a hit stays counted");
+                false
             }
         }
     }

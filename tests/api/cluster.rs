@@ -410,3 +410,45 @@ async fn a_conversation_whose_node_left_the_cluster_is_taken_over_at_the_next_me
     assert_eq!(conversations_running(&a).await, 0);
     assert_eq!(texts_with(&a, &ann, &bob_id).await, ["three", "two", "one"]);
 }
+
+/// An advertising node over `redis` on the database of `first` when given, with a ceiling of
+/// two codes an hour per calling code.
+async fn ads_node(redis_url: &str, first: Option<&TestApp>) -> TestApp {
+    let url = redis_url.to_owned();
+    let database = first.map(|a| a.settings.database.url.clone());
+    crate::advertising::app_with(move |s| {
+        s.cluster.redis_url = url;
+        s.services
+            .advertising
+            .rate_limits
+            .otp_per_calling_code
+            .limit = 2;
+        if let Some(db) = database {
+            s.database.url = db;
+        }
+    })
+    .await
+}
+
+async fn ask(node: &TestApp, phone: &str) -> reqwest::Response {
+    let body = json!({"phoneNumber": phone, "countryId": "GB"});
+    crate::advertising::post(node, "/auth/request-otp", None, body).await
+}
+
+#[actix_web::test]
+async fn code_limits_hold_across_the_nodes_and_a_refused_request_gives_back_what_it_took() {
+    use crate::advertising::{phone, refused};
+    let redis = Redis::start();
+    let a = ads_node(&redis.url, None).await;
+    let b = ads_node(&redis.url, Some(&a)).await;
+    let (x, y, z) = (phone(), phone(), phone());
+    assert_eq!(ask(&a, &x).await.status(), 200);
+    // The cooldown is the cluster's, not the node's.
+    refused(ask(&b, &x).await, 429, "otp_cooldown").await;
+    assert_eq!(ask(&b, &y).await.status(), 200);
+    // +44 has had its two: refused on either node, and the refusal gives back the cooldown
+    // it took, so the other node answers the same and not "wait a minute".
+    refused(ask(&a, &z).await, 429, "country_sms_limit").await;
+    refused(ask(&b, &z).await, 429, "country_sms_limit").await;
+    assert!(a.outbox_for(&z).is_empty());
+}

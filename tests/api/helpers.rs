@@ -246,6 +246,15 @@ pub async fn body(res: Response) -> Value {
     res.json().await.expect("JSON body")
 }
 
+/// The seconds `retry` says to wait, asserted to be 1 to `at_most`.
+pub fn wait_within(retry: &Value, at_most: i64, body: &Value) -> i64 {
+    let secs = retry
+        .as_i64()
+        .unwrap_or_else(|| panic!("no wait in {body}"));
+    assert!((1..=at_most).contains(&secs), "{body}");
+    secs
+}
+
 /// Asserts the identity error envelope with `code` and `status`.
 pub async fn assert_error(res: Response, status: u16, code: &str) -> Value {
     assert_eq!(res.status().as_u16(), status, "status for {code}");

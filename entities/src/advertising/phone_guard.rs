@@ -1,8 +1,8 @@
 use sea_orm::entity::prelude::*;
 
-/// A phone's sign-in guard: when its last code was sent (the cooldown), the country asked
-/// with it (the poster's country on first sign-in), and the wrong codes in a row with the
-/// lock they set.
+/// A phone's sign-in guard: the country asked with its last code (the poster's country on
+/// first sign-in), and the wrong codes in a row with the lock they set. (The cooldown
+/// between codes is counted with the code limits, `core::code_limits`.)
 #[sea_orm::model]
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "advertising_phone_guards")]
@@ -11,7 +11,6 @@ pub struct Model {
     pub phone: String,
     /// ISO 3166-1 alpha-2.
     pub country: String,
-    pub last_sent_at: Option<DateTimeUtc>,
     pub failures: i32,
     pub locked_until: Option<DateTimeUtc>,
 }

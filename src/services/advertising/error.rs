@@ -53,6 +53,12 @@ pub enum AdvertisingError {
     TotpNotEnrolled,
     #[error("TOTP is required of every administrator and cannot be disabled")]
     TotpMandatory,
+    /// The ceiling of codes texted to the phone's country calling code is reached.
+    #[error("too many codes were texted to numbers of this country lately; try again later")]
+    CountrySmsLimit {
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+    },
     #[error("this account is banned")]
     Banned,
     /// An unknown id, or another poster's record (the two answer alike).
@@ -206,6 +212,9 @@ impl From<AdvertisingError> for ApiError {
             AdvertisingError::TotpAlreadyEnabled => conflict("totp_already_enabled"),
             AdvertisingError::TotpNotEnrolled => conflict("totp_not_enrolled"),
             AdvertisingError::TotpMandatory => ApiError::forbidden(message).code("totp_mandatory"),
+            AdvertisingError::CountrySmsLimit { until, now } => {
+                wait(message, "country_sms_limit", until, now)
+            }
             AdvertisingError::Banned => ApiError::forbidden(message).code("account_banned"),
             AdvertisingError::NotFound(record) => ApiError::not_found(message).code(record.code()),
             AdvertisingError::AlreadySubscribed => conflict("already_subscribed"),

@@ -32,7 +32,7 @@ impl ErrorDocs for AdvertisingErrors {
         (Kind::UnsupportedMediaType, "unsupported_media_type"),
         (
             Kind::TooManyRequests,
-            "rate_limit_exceeded, otp_cooldown (one code a minute per phone), otp_locked (five wrong codes: 15 minutes), account_locked (advertiser or administrator sign-in: signin_max_failures failures in a row for the address from anywhere, known or not; even the right password waits); retryAfter in the body and the Retry-After header",
+            "rate_limit_exceeded, otp_cooldown (one code a minute per phone), otp_locked (five wrong codes: 15 minutes), account_locked (advertiser or administrator sign-in: signin_max_failures failures in a row for the address from anywhere, known or not; even the right password waits), country_sms_limit (the hour's codes to the phone's country calling code are sent); retryAfter in the body and the Retry-After header",
         ),
         (Kind::Internal, "{error: \"Internal server error\"} only"),
     ];

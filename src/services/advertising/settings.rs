@@ -1,5 +1,6 @@
 //! `[services.advertising]`: the advertising platform's own settings and their defaults.
 
+use crate::core::code_limits::CodeLimits;
 use crate::core::config::{self, ConfigError, LimitSettings};
 use serde::{Deserialize, Serialize};
 
@@ -155,6 +156,13 @@ impl Default for AdvertisingSettings {
 }
 
 impl AdvertisingSettings {
+    /// What the sign-in codes texted to posters may cost.
+    pub fn code_limits(&self) -> CodeLimits {
+        let l = &self.rate_limits;
+        CodeLimits::new(self.otp_cooldown_secs, l.otp_per_sender, l.otp_per_phone)
+            .per_calling_code(l.otp_per_calling_code)
+    }
+
     /// The keys the start-up guard refuses beyond loopback: the development administrator
     /// password (or one shorter than 10 characters) and a weak dashboard key.
     pub fn unsafe_keys(&self) -> Vec<String> {
@@ -254,21 +262,14 @@ pub struct AdvertisingRateLimits {
     pub general: LimitSettings,
     /// Sign-in requests (request-otp, verify-otp) per address.
     pub auth: LimitSettings,
-    /// Codes asked for one phone from one address, and from every address together.
+    /// Codes sent to one phone from one address, and from every address together.
     pub otp_per_sender: LimitSettings,
     pub otp_per_phone: LimitSettings,
+    /// Codes sent to the numbers of one country calling code (+44, +1) from the whole
+    /// service, against SMS pumping (a limit of 0: no ceiling).
+    pub otp_per_calling_code: LimitSettings,
     /// Uploads (screenshots) and subscriptions per poster: each costs storage and a job.
     pub uploads: LimitSettings,
-}
-
-impl AdvertisingRateLimits {
-    /// The two limits on codes asked for one phone.
-    pub fn otp_phone(&self) -> crate::core::rate_limit::PhoneLimit {
-        crate::core::rate_limit::PhoneLimit {
-            per_sender: self.otp_per_sender,
-            per_phone: self.otp_per_phone,
-        }
-    }
 }
 
 impl Default for AdvertisingRateLimits {
@@ -278,6 +279,7 @@ impl Default for AdvertisingRateLimits {
             auth: LimitSettings::new(20, 15 * 60),
             otp_per_sender: LimitSettings::new(5, 3600),
             otp_per_phone: LimitSettings::new(10, 3600),
+            otp_per_calling_code: LimitSettings::new(1000, 3600),
             uploads: LimitSettings::new(30, 3600),
         }
     }

@@ -55,6 +55,10 @@ pub enum IdentityError {
     },
     #[error("too many requests; try again later")]
     RateLimited { retry_after: i64 },
+    #[error("a code was sent moments ago; wait before asking for another")]
+    OtpCooldown { retry_after: i64 },
+    #[error("too many codes were texted to numbers of this country lately; try again later")]
+    CountrySmsLimit { retry_after: i64 },
     #[error("too many wrong codes; request a new one")]
     TooManyAttempts,
     #[error("too many wrong codes for this phone number in 24 hours; try again later")]
@@ -84,6 +88,8 @@ impl IdentityError {
             Self::HandleTaken | Self::HandleReserved | Self::PhoneExists => Kind::Conflict,
             Self::HandleCooldown { .. }
             | Self::RateLimited { .. }
+            | Self::OtpCooldown { .. }
+            | Self::CountrySmsLimit { .. }
             | Self::TooManyAttempts
             | Self::OtpLocked { .. } => Kind::TooManyRequests,
         }
@@ -113,6 +119,8 @@ impl IdentityError {
             Self::PhoneExists => "PHONE_EXISTS",
             Self::HandleCooldown { .. } => "HANDLE_COOLDOWN",
             Self::RateLimited { .. } => "RATE_LIMITED",
+            Self::OtpCooldown { .. } => "OTP_COOLDOWN",
+            Self::CountrySmsLimit { .. } => "COUNTRY_SMS_LIMIT",
             Self::TooManyAttempts => "TOO_MANY_ATTEMPTS",
             Self::OtpLocked { .. } => "OTP_LOCKED",
         }
@@ -132,7 +140,9 @@ impl From<IdentityError> for ApiError {
             IdentityError::HandleCooldown {
                 next_change_available,
             } => err.detail("next_change_available", next_change_available),
-            IdentityError::RateLimited { retry_after } => err
+            IdentityError::RateLimited { retry_after }
+            | IdentityError::OtpCooldown { retry_after }
+            | IdentityError::CountrySmsLimit { retry_after } => err
                 .retry_after(retry_after)
                 .detail("retry_after", retry_after),
             IdentityError::OtpLocked {

@@ -1,6 +1,7 @@
 //! Rate limits of the spec's table. Per-client limits are declared here and applied by the
-//! core middleware before the handler; the per-phone limits of OTP sends and sign-ins are
-//! counted by the handlers once the phone is parsed ([`per_phone`]).
+//! core middleware before the handler; the per-phone limits of sign-ins are counted by the
+//! handler once the phone is parsed ([`per_phone`]), and those of codes sent by
+//! `core::code_limits` (`IdentitySettings::code_limits`).
 
 use super::state::IdentityState;
 use crate::core::error::ApiError;

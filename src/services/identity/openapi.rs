@@ -64,7 +64,7 @@ impl ErrorDocs for IdentityErrors {
         ),
         (
             Kind::TooManyRequests,
-            "RATE_LIMITED, TOO_MANY_ATTEMPTS, HANDLE_COOLDOWN, OTP_LOCKED (too many wrong codes for the phone over a rolling 24 h; details locked_until, retry_after; Retry-After on RATE_LIMITED and OTP_LOCKED)",
+            "RATE_LIMITED, TOO_MANY_ATTEMPTS, HANDLE_COOLDOWN, OTP_COOLDOWN (one code a minute per phone and purpose), COUNTRY_SMS_LIMIT (the hour's codes to the phone's country calling code are sent), OTP_LOCKED (too many wrong codes for the phone over a rolling 24 h; details locked_until); details retry_after and Retry-After on RATE_LIMITED, OTP_COOLDOWN, COUNTRY_SMS_LIMIT and OTP_LOCKED",
         ),
         (
             Kind::Internal,

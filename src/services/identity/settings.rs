@@ -1,5 +1,6 @@
 //! `[services.identity]`: the identity service's own settings and their defaults.
 
+use crate::core::code_limits::CodeLimits;
 use crate::core::config::{self, LimitSettings};
 pub use crate::core::lockout::LockoutSettings;
 use crate::core::rate_limit::PhoneLimit;
@@ -13,6 +14,9 @@ pub struct IdentitySettings {
     /// Public address of this service, used for the built-in KYC page URL.
     pub public_url: String,
     pub otp_ttl_secs: i64,
+    /// Seconds between two codes of one purpose to one phone: taps inside it are refused
+    /// (OTP_COOLDOWN) and spend none of the phone's budget.
+    pub otp_cooldown_secs: i64,
     pub otp_max_attempts: i32,
     /// Wrong OTP codes one phone may enter over a rolling 24 hours (across codes and
     /// purposes); then verification for that phone answers OTP_LOCKED until the oldest
@@ -41,6 +45,7 @@ impl Default for IdentitySettings {
             bind: "127.0.0.1:8082".into(),
             public_url: "http://127.0.0.1:8082".into(),
             otp_ttl_secs: 300,
+            otp_cooldown_secs: 60,
             otp_max_attempts: 5,
             otp_failed_per_day: 10,
             temp_token_ttl_secs: 600,
@@ -63,6 +68,9 @@ pub struct IdentityRateLimits {
     /// Codes sent to one phone from every address together: the higher ceiling.
     pub otp_send_per_phone: LimitSettings,
     pub otp_send_per_ip: LimitSettings,
+    /// Codes sent to the numbers of one country calling code (+49, +1) from the whole
+    /// service, against SMS pumping (a limit of 0: no ceiling).
+    pub otp_send_per_calling_code: LimitSettings,
     /// Sign-ins to one phone from one address (the spec's 5 per 15 minutes).
     pub signin_per_sender: LimitSettings,
     /// Sign-ins to one phone from every address together: the higher ceiling.
@@ -72,14 +80,20 @@ pub struct IdentityRateLimits {
     pub default: LimitSettings,
 }
 
-impl IdentityRateLimits {
-    pub fn otp_send(&self) -> PhoneLimit {
-        PhoneLimit {
-            per_sender: self.otp_send_per_sender,
-            per_phone: self.otp_send_per_phone,
-        }
+impl IdentitySettings {
+    /// What the codes texted by `POST /auth/otp/send` may cost.
+    pub fn code_limits(&self) -> CodeLimits {
+        let l = &self.rate_limits;
+        CodeLimits::new(
+            self.otp_cooldown_secs,
+            l.otp_send_per_sender,
+            l.otp_send_per_phone,
+        )
+        .per_calling_code(l.otp_send_per_calling_code)
     }
+}
 
+impl IdentityRateLimits {
     pub fn signin(&self) -> PhoneLimit {
         PhoneLimit {
             per_sender: self.signin_per_sender,
@@ -94,6 +108,7 @@ impl Default for IdentityRateLimits {
             otp_send_per_sender: LimitSettings::new(3, 3600),
             otp_send_per_phone: LimitSettings::new(10, 3600),
             otp_send_per_ip: LimitSettings::new(20, 3600),
+            otp_send_per_calling_code: LimitSettings::new(1000, 3600),
             signin_per_sender: LimitSettings::new(5, 900),
             signin_per_phone: LimitSettings::new(20, 900),
             signin_per_ip: LimitSettings::new(30, 900),

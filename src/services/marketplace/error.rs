@@ -68,6 +68,11 @@ pub enum MarketplaceError {
         until: chrono::DateTime<chrono::Utc>,
         now: chrono::DateTime<chrono::Utc>,
     },
+    #[error("a code was sent moments ago; wait before asking for another")]
+    OtpCooldown {
+        until: chrono::DateTime<chrono::Utc>,
+        now: chrono::DateTime<chrono::Utc>,
+    },
     #[error("too many wrong codes for this phone today; try again later")]
     OtpLocked {
         until: chrono::DateTime<chrono::Utc>,
@@ -172,6 +177,11 @@ impl From<MarketplaceError> for ApiError {
                 locked(message, "account_locked", until, now)
             }
             MarketplaceError::OtpLocked { until, now } => locked(message, "otp_locked", until, now),
+            MarketplaceError::OtpCooldown { until, now } => {
+                ApiError::new(Kind::TooManyRequests, message)
+                    .code("otp_cooldown")
+                    .retry_until(until, now)
+            }
             MarketplaceError::PhoneNotVerified => {
                 ApiError::forbidden(message).code("phone_not_verified")
             }

@@ -42,7 +42,7 @@ impl ErrorDocs for MarketplaceErrors {
         (Kind::UnsupportedMediaType, "unsupported_media_type"),
         (
             Kind::TooManyRequests,
-            "rate_limit_exceeded (retryAfter in the body, Retry-After header), account_locked (login: too many wrong passwords), otp_locked (verify-signup, verify-forgot-password: too many wrong codes for the phone over 24 h); both with retryAfter and details lockedUntil",
+            "rate_limit_exceeded (retryAfter in the body, Retry-After header), otp_cooldown (forgot-password, resend-otp: one code a minute per phone and purpose; retryAfter), account_locked (login: too many wrong passwords), otp_locked (verify-signup, verify-forgot-password: too many wrong codes for the phone over 24 h); both with retryAfter and details lockedUntil",
         ),
         (Kind::Internal, "internal_error"),
     ];

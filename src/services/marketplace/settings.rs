@@ -1,5 +1,6 @@
 //! `[services.marketplace]`: the car marketplace's own settings and their defaults.
 
+use crate::core::code_limits::CodeLimits;
 use crate::core::config::{self, ConfigError, LimitSettings};
 use crate::core::lockout::LockoutSettings;
 use crate::providers::settings::AiSettings;
@@ -19,6 +20,9 @@ pub struct MarketplaceSettings {
     pub rotate_refresh_tokens: bool,
     /// How long a one-time code stays valid.
     pub otp_ttl_secs: i64,
+    /// Seconds between two codes of one purpose to one phone (forgot-password, resend-otp):
+    /// taps inside it are refused (429 otp_cooldown) and spend none of the phone's budget.
+    pub otp_cooldown_secs: i64,
     /// Wrong guesses one code survives; the last one burns it.
     pub otp_max_attempts: i32,
     /// Guesses at a phone's codes over a rolling 24 hours, however many codes are asked for.
@@ -46,6 +50,7 @@ impl Default for MarketplaceSettings {
             refresh_ttl_days: 30,
             rotate_refresh_tokens: false,
             otp_ttl_secs: 600,
+            otp_cooldown_secs: 60,
             otp_max_attempts: 5,
             otp_attempts_per_day: 10,
             reset_token_ttl_secs: 900,
@@ -71,6 +76,9 @@ impl MarketplaceSettings {
         if !(1..=60_000).contains(&self.vin.timeout_ms) {
             return invalid("vin.timeout_ms must be 1 to 60000");
         }
+        if self.otp_cooldown_secs < 0 {
+            return invalid("otp_cooldown_secs must be 0 (none) or more");
+        }
         if self.catalogue_min_sellers == 0 {
             return invalid("catalogue_min_sellers must be at least 1");
         }
@@ -94,8 +102,8 @@ impl MarketplaceSettings {
 pub struct MarketplaceRateLimits {
     pub general: LimitSettings,
     pub auth: LimitSettings,
-    /// Codes asked for one phone (forgot-password, resend-otp) from one address: a
-    /// stranger spends only their own share of a phone's codes.
+    /// Codes asked for one phone past the cooldown (forgot-password, resend-otp) from one
+    /// address: a stranger spends only their own share of a phone's codes.
     pub otp_per_sender: LimitSettings,
     /// Codes asked for one phone from every address together: the higher ceiling, so no
     /// phone is flooded with SMS by many senders.
@@ -110,13 +118,12 @@ pub struct MarketplaceRateLimits {
     pub ai: LimitSettings,
 }
 
-impl MarketplaceRateLimits {
-    /// The two limits on codes asked for one phone.
-    pub fn otp_phone(&self) -> crate::core::rate_limit::PhoneLimit {
-        crate::core::rate_limit::PhoneLimit {
-            per_sender: self.otp_per_sender,
-            per_phone: self.otp_per_phone,
-        }
+impl MarketplaceSettings {
+    /// What the codes of forgot-password and resend-otp may cost (sign-up texts its one code
+    /// under the per-address `auth` limit).
+    pub fn code_limits(&self) -> CodeLimits {
+        let l = &self.rate_limits;
+        CodeLimits::new(self.otp_cooldown_secs, l.otp_per_sender, l.otp_per_phone)
     }
 }
 

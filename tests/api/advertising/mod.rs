@@ -8,6 +8,7 @@ pub mod admin_users;
 mod ads;
 mod advertisers;
 mod campaigns;
+mod codes;
 mod earning;
 mod edits;
 mod money;

@@ -216,9 +216,14 @@ async fn concurrent_verifies_of_one_code_exactly_one_wins() {
     assert_eq!(wins, 1);
 }
 
+/// Codes back to back: these tests are about the hourly budgets (codes.rs: the cooldown).
+fn no_cooldown(s: &mut switchboard::settings::Settings) {
+    s.services.identity.otp_cooldown_secs = 0;
+}
+
 #[actix_web::test]
 async fn otp_send_limit_holds_across_an_hour_boundary() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(no_cooldown).await;
     // Move the clock to 30 s before the next full hour.
     let now = app.now();
     let into_hour = now.timestamp().rem_euclid(3600);
@@ -245,7 +250,7 @@ async fn otp_send_limit_holds_across_an_hour_boundary() {
 
 #[actix_web::test]
 async fn otp_send_is_limited_per_phone() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(no_cooldown).await;
     let p = phone();
     for i in 0..3 {
         let res = app
@@ -544,6 +549,7 @@ async fn a_stranger_cannot_spend_the_owners_codes_or_sign_ins() {
         let l = &mut s.services.identity.rate_limits;
         l.otp_send_per_phone = LimitSettings::new(5, 3600);
         l.signin_per_phone = LimitSettings::new(7, 900);
+        no_cooldown(s);
     })
     .await;
     let from = |path: &str, addr: &str, body: Value| {

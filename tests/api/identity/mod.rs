@@ -1,4 +1,5 @@
 mod auth;
+mod codes;
 mod framework;
 mod kyc;
 mod lockout;

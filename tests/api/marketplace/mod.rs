@@ -5,6 +5,7 @@ mod admin_cli;
 mod ai;
 mod cars;
 mod catalogue;
+mod codes;
 mod corrections;
 mod customers;
 mod dealer_profiles;

@@ -29,8 +29,7 @@ pub async fn request_otp(
 ) -> Result<HttpResponse> {
     let phone = domain::phone(required("phoneNumber", &body.phone_number)?)?;
     let country = domain::country("countryId", required("countryId", &body.country_id)?)?;
-    st.cfg.rate_limits.otp_phone().count(&req, &phone).await?;
-    signin::request(&st, &phone, country).await?;
+    signin::request(&req, &st, &phone, country).await?;
     Ok(ok(Sent {
         message: format!("Verification code sent to {}", phone.masked()),
         expires_in: st.cfg.otp_ttl_secs,

@@ -1,16 +1,19 @@
-//! Signing in by phone: a code by SMS (one a minute per phone), checked against
-//! `core::otp`; wrong codes in a row lock the phone, and the first right one makes the
-//! poster. The guard row per phone holds the cooldown, the lock and the country asked for.
+//! Signing in by phone: a code by SMS (one a minute per phone, within the phone's and the
+//! country's budgets: `core::code_limits`), checked against `core::otp`; wrong codes in a
+//! row lock the phone, and the first right one makes the poster. The guard row per phone
+//! holds the lock and the country asked for.
 
 use super::super::error::{AdvertisingError, Result};
 use super::super::places::data::Country;
 use super::super::sessions;
 use super::super::state::AdvertisingState;
 use super::store;
+use crate::core::code_limits::Refused;
 use crate::core::error::ApiError;
 use crate::core::otp::{Checked, Live, OtpCodes};
 use crate::core::phone::PhoneNumber;
 use crate::providers::sms::text_new_code;
+use actix_web::HttpRequest;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, Set};
@@ -48,35 +51,62 @@ fn locked(g: &phone_guard::Model, now: DateTime<Utc>) -> Result<()> {
     }
 }
 
-/// Sends a fresh code to `phone`, unless one went less than the cooldown ago or the phone
-/// is locked. The cooldown is claimed by one conditional update, so two requests at once
-/// send one code.
-pub async fn request(st: &AdvertisingState, phone: &PhoneNumber, country: &Country) -> Result<()> {
+/// Sends a fresh code to `phone`, unless the phone is locked or the code limits refuse
+/// (`core::code_limits`: the cooldown, the phone's budgets, the country calling code's
+/// ceiling); a refused request spends none of them.
+pub async fn request(
+    req: &HttpRequest,
+    st: &AdvertisingState,
+    phone: &PhoneNumber,
+    country: &Country,
+) -> Result<()> {
     let now = st.core.now();
+    // A locked phone is told so before any limit is counted.
+    if let Some(g) = guard(st, phone).await? {
+        locked(&g, now)?;
+    }
+    let send = async {
+        claim(st, phone, country, now).await?;
+        let sms = st.providers.sms.as_ref();
+        text_new_code(&codes(st), sms, phone, PURPOSE, CODE_INTRO, now).await
+    };
+    st.cfg
+        .code_limits()
+        .send(req, phone, PURPOSE, send)
+        .await
+        .map_err(|refused| match refused {
+            Refused::Cooldown { until, now } => AdvertisingError::OtpCooldown { until, now }.into(),
+            Refused::CallingCode { until, now } => {
+                AdvertisingError::CountrySmsLimit { until, now }.into()
+            }
+            Refused::Other(e) => e,
+        })
+}
+
+/// Records the country asked for with the code, unless a lock came meanwhile: one
+/// conditional update, so a lock set by a parallel wrong code is never passed over.
+async fn claim(
+    st: &AdvertisingState,
+    phone: &PhoneNumber,
+    country: &Country,
+    now: DateTime<Utc>,
+) -> Result<()> {
     let db = &st.core.db;
     phone_guard::Entity::insert(phone_guard::ActiveModel {
         phone: Set(phone.as_str().to_owned()),
         country: Set(country.alpha2.to_string()),
-        last_sent_at: Set(None),
         failures: Set(0),
         locked_until: Set(None),
     })
     .on_conflict_do_nothing_on([phone_guard::Column::Phone])
     .exec(db)
     .await?;
-    let cooled = now - Duration::seconds(st.cfg.otp_cooldown_secs);
     let claimed = phone_guard::Entity::update_many()
-        .col_expr(phone_guard::Column::LastSentAt, Expr::value(now))
         .col_expr(
             phone_guard::Column::Country,
             Expr::value(country.alpha2.to_string()),
         )
         .filter(phone_guard::Column::Phone.eq(phone.as_str()))
-        .filter(
-            Condition::any()
-                .add(phone_guard::Column::LastSentAt.is_null())
-                .add(phone_guard::Column::LastSentAt.lte(cooled)),
-        )
         .filter(
             Condition::any()
                 .add(phone_guard::Column::LockedUntil.is_null())
@@ -89,11 +119,7 @@ pub async fn request(st: &AdvertisingState, phone: &PhoneNumber, country: &Count
             .await?
             .ok_or_else(|| ApiError::internal(std::io::Error::other("phone guard vanished")))?;
         locked(&g, now)?;
-        let until = g.last_sent_at.unwrap_or(now) + Duration::seconds(st.cfg.otp_cooldown_secs);
-        return Err(AdvertisingError::OtpCooldown { until, now }.into());
     }
-    let sms = st.providers.sms.as_ref();
-    text_new_code(&codes(st), sms, phone, PURPOSE, CODE_INTRO, now).await?;
     Ok(())
 }
 

@@ -1,12 +1,14 @@
-//! One-time codes (kept by `core::otp`) sent by SMS, with identity's own rules on top: who may
-//! ask for one, a per-phone daily cap on wrong codes, and the single-use temp token a verified
-//! code yields.
+//! One-time codes (kept by `core::otp`) sent by SMS within the code limits
+//! (`core::code_limits`), with identity's own rules on top: who may ask for one, a per-phone
+//! daily cap on wrong codes, and the single-use temp token a verified code yields.
 
 use super::super::error::{IdentityError, Result};
 use super::super::state::IdentityState;
 use super::super::users::store::{any_user_by_phone, live_user_by_phone};
 use super::domain::OtpPurpose;
 use super::dto::{OtpSent, OtpVerified};
+use crate::core::code_limits::Refused;
+use crate::core::error::secs_until;
 use crate::core::otp::{Checked, Live, OtpCodes};
 use crate::core::phone::PhoneNumber;
 use crate::core::secrets::{random_token, sha256_hex};
@@ -37,7 +39,14 @@ pub fn codes(st: &IdentityState) -> OtpCodes<'_> {
     }
 }
 
-pub async fn send(st: &IdentityState, phone: &PhoneNumber, purpose: OtpPurpose) -> Result<OtpSent> {
+/// Texts a code of `purpose` to `phone` when the purpose allows it (sign-up: no account yet;
+/// PIN reset: a live one) and the code limits let it; a refused request spends none of them.
+pub async fn send(
+    req: &actix_web::HttpRequest,
+    st: &IdentityState,
+    phone: &PhoneNumber,
+    purpose: OtpPurpose,
+) -> Result<OtpSent> {
     let db = &st.core.db;
     match purpose {
         OtpPurpose::Signup if any_user_by_phone(db, phone).await?.is_some() => {
@@ -50,7 +59,23 @@ pub async fn send(st: &IdentityState, phone: &PhoneNumber, purpose: OtpPurpose) 
     }
     let ttl = st.cfg.otp_ttl_secs;
     let (sms, now) = (st.providers.sms.as_ref(), st.core.now());
-    text_new_code(&codes(st), sms, phone, purpose.as_str(), CODE_INTRO, now).await?;
+    let codes = codes(st);
+    let text = text_new_code(&codes, sms, phone, purpose.as_str(), CODE_INTRO, now);
+    st.cfg
+        .code_limits()
+        .send(req, phone, purpose.as_str(), text)
+        .await
+        .map_err(|refused| match refused {
+            Refused::Cooldown { until, now } => IdentityError::OtpCooldown {
+                retry_after: secs_until(until, now),
+            }
+            .into(),
+            Refused::CallingCode { until, now } => IdentityError::CountrySmsLimit {
+                retry_after: secs_until(until, now),
+            }
+            .into(),
+            Refused::Other(e) => e,
+        })?;
     Ok(OtpSent {
         expires_in: ttl,
         message: format!("Verification code sent to {}", phone.masked()),

@@ -75,14 +75,7 @@ pub async fn otp_send(
 ) -> Result<HttpResponse> {
     let phone = phone(&body.phone)?;
     let purpose = OtpPurpose::parse(&body.purpose)?;
-    per_phone(
-        &req,
-        "otp_send",
-        st.cfg.rate_limits.otp_send(),
-        phone.as_str(),
-    )
-    .await?;
-    let sent = otp::send(&st, &phone, purpose).await?;
+    let sent = otp::send(&req, &st, &phone, purpose).await?;
     Ok(HttpResponse::Ok().json(ok(sent)))
 }
 

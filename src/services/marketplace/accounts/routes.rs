@@ -117,8 +117,7 @@ pub async fn forgot_password(
     body: Json<PhoneRequest>,
 ) -> Result<HttpResponse> {
     let phone = domain::phone(required("phone", &body.phone)?)?;
-    st.cfg.rate_limits.otp_phone().count(&req, &phone).await?;
-    store::send_code(&st, &phone, OtpPurpose::PasswordReset).await?;
+    store::send_code(&req, &st, &phone, OtpPurpose::PasswordReset).await?;
     Ok(HttpResponse::Ok().json(ok_with(CODE_SENT_IF_ACCOUNT, Empty {})))
 }
 
@@ -161,7 +160,6 @@ pub async fn resend_otp(
 ) -> Result<HttpResponse> {
     let phone = domain::phone(required("phone", &body.phone)?)?;
     let purpose = OtpPurpose::parse(required("type", &body.kind)?)?;
-    st.cfg.rate_limits.otp_phone().count(&req, &phone).await?;
-    store::send_code(&st, &phone, purpose).await?;
+    store::send_code(&req, &st, &phone, purpose).await?;
     Ok(HttpResponse::Ok().json(ok_with(CODE_SENT_IF_ACCOUNT, Empty {})))
 }

@@ -3,8 +3,9 @@
 //! both where the spec lets them be (forgot-password, resend-otp, login).
 
 use crate::core::admin::AdminError;
+use crate::core::code_limits::Refused;
 use crate::core::db::is_unique_violation;
-use crate::core::error::ApiError;
+use crate::core::error::{secs_until, ApiError};
 use crate::core::lockout;
 use crate::core::password;
 use crate::core::phone::PhoneNumber;
@@ -154,21 +155,36 @@ pub async fn login(
 
 /// Sends a code of `purpose` when the phone has an account that can use one: an unverified
 /// account for signup, any account for a password reset. Otherwise nothing is sent and the
-/// caller answers the same.
+/// caller answers the same. The code limits (`core::code_limits`) count alike either way,
+/// so neither their answers nor their budgets tell whether the phone has an account: what
+/// they refuse (the cooldown) or what fails spends nothing.
 pub async fn send_code(
+    req: &actix_web::HttpRequest,
     st: &MarketplaceState,
     phone: &PhoneNumber,
     purpose: OtpPurpose,
 ) -> Result<()> {
-    let eligible = match (user_by_phone(&st.core.db, phone).await?, purpose) {
-        (Some(u), OtpPurpose::Signup) => !u.is_phone_verified,
-        (Some(_), OtpPurpose::PasswordReset) => true,
-        (None, _) => false,
+    let send = async {
+        let eligible = match (user_by_phone(&st.core.db, phone).await?, purpose) {
+            (Some(u), OtpPurpose::Signup) => !u.is_phone_verified,
+            (Some(_), OtpPurpose::PasswordReset) => true,
+            (None, _) => false,
+        };
+        if eligible {
+            otp::send(st, phone, purpose).await?;
+        }
+        Ok(())
     };
-    if eligible {
-        otp::send(st, phone, purpose).await?;
-    }
-    Ok(())
+    st.cfg
+        .code_limits()
+        .send(req, phone, purpose.as_str(), send)
+        .await
+        .map_err(|refused| match refused {
+            Refused::Cooldown { until, now } => MarketplaceError::OtpCooldown { until, now }.into(),
+            // No ceiling per calling code is set here; the arm keeps the match whole.
+            Refused::CallingCode { until, now } => ApiError::rate_limited(secs_until(until, now)),
+            Refused::Other(e) => e,
+        })
 }
 
 /// Exchanges a password-reset code for a single-use temporary token.
