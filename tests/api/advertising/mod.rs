@@ -17,8 +17,8 @@ mod places;
 mod posters;
 mod proofs;
 mod refunds;
-mod sources;
 mod signin_guard;
+mod sources;
 mod support;
 
 use crate::helpers::{spawn_app_with, TestApp};
