@@ -173,7 +173,9 @@ impl SandboxForm {
 /// or a dispute's moves: the event is handled the same way and the page shows the result.
 #[utoipa::path(tag = "payments", params(("session_id" = String, Path)),
     request_body(content = SandboxForm, content_type = "application/x-www-form-urlencoded"),
-    responses((status = 303, description = "to the success or cancel URL"), Errors))]
+    responses((status = 303, description = "to the success or cancel URL"),
+        (status = 200, description = "the page again: after a refund or a dispute's move, or a move the checkout is not open to", content_type = "text/html"),
+        Errors))]
 #[post("/api/campaign-payments/sandbox/{session_id}")]
 pub async fn sandbox_decide(
     st: web::Data<AdvertisingState>,
