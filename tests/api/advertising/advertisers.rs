@@ -463,7 +463,8 @@ async fn the_profile_changes_field_by_field_and_names_bad_fields() {
     .await;
 }
 
-async fn forgot(app: &TestApp, email: &str) {
+/// Asks for a password-reset mail for `email`.
+pub async fn forgot(app: &TestApp, email: &str) {
     data(
         post(
             app,

@@ -129,16 +129,7 @@ async fn a_password_reset_lifts_an_advertisers_lock() {
     let email = me["email"].as_str().unwrap().to_owned();
     wrong_passwords(&app, &email, 3).await;
     locked(login(&app, &email, PASSWORD).await, 60).await;
-    data(
-        post(
-            &app,
-            "/advertisers/forgot-password",
-            None,
-            json!({"email": email}),
-        )
-        .await,
-    )
-    .await;
+    super::advertisers::forgot(&app, &email).await;
     // Mails so far: the verification link (1), the lock notice (2), the reset link (3).
     let token = nth_link(&app, &email, 3, "reset-password").await;
     let new_password = "another horse battery";

@@ -111,16 +111,7 @@ async fn queued_encodes_leave_job_slots_to_mails() {
     // while most of them wait.
     let email = who["email"].as_str().unwrap().to_owned();
     let before = app.outbox_for(&email).len();
-    data(
-        post(
-            &app,
-            "/advertisers/forgot-password",
-            None,
-            json!({"email": email}),
-        )
-        .await,
-    )
-    .await;
+    super::advertisers::forgot(&app, &email).await;
     let started = std::time::Instant::now();
     loop {
         if app.outbox_for(&email).len() > before {

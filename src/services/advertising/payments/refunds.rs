@@ -82,10 +82,7 @@ pub async fn dispute_opened(
     if p.dispute_status.as_deref() == Some("open") || p.status != "paid" {
         return Ok(Outcome::Settled);
     }
-    let disputed = dispute
-        .amount
-        .unwrap_or(p.amount_cents)
-        .clamp(0, p.amount_cents - p.refunded_cents);
+    let disputed = disputed_amount(p, dispute);
     for _ in 0..RACE_TRIES {
         let a = the_ad(db, p).await?;
         let hold = disputed.min(free(&a));
@@ -182,10 +179,7 @@ pub async fn dispute_closed(
         ads::resume_paused_for(db, p.ad_id, DISPUTE_PAUSE, now).await?;
         return Ok(Outcome::DisputeWon);
     }
-    let disputed = dispute
-        .amount
-        .unwrap_or(p.amount_cents)
-        .clamp(0, p.amount_cents - p.refunded_cents);
+    let disputed = disputed_amount(p, dispute);
     let total = p.refunded_cents + disputed;
     if !count_refunded(db, p, total, now).await? {
         return Err(raced());
@@ -374,6 +368,14 @@ async fn the_ad(db: &impl ConnectionTrait, p: &payment::Model) -> Result<ad::Mod
 
 fn free(a: &ad::Model) -> i64 {
     (a.funded_cents - a.reserved_cents - a.spent_cents).max(0)
+}
+
+/// What a dispute takes: its amount, at most what is not refunded yet.
+fn disputed_amount(p: &payment::Model, dispute: &Object) -> i64 {
+    dispute
+        .amount
+        .unwrap_or(p.amount_cents)
+        .clamp(0, p.amount_cents - p.refunded_cents)
 }
 
 /// A dispute's id, or a stand-in for an event that names none (one dispute per payment).
