@@ -49,7 +49,7 @@ async fn main() {
         .await
         .unwrap();
     let cfg = JobsSettings::default();
-    let jobs = Jobs::new(db.clone(), Arc::new(SystemClock), &cfg);
+    let jobs = Jobs::new(db.clone(), Arc::new(SystemClock), &cfg, "bench".into());
     if batch {
         jobs.handle_batch(TOPIC, 100, |js| async move {
             js.iter().map(|_| Ok(Done::default())).collect()

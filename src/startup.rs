@@ -6,6 +6,7 @@ use crate::core::clock::{SharedClock, SystemClock};
 use crate::core::cluster::Cluster;
 use crate::core::config::ConfigError;
 use crate::core::lease::Leases;
+use crate::core::node::{Node, NodeError};
 use crate::core::server::{Listening, MountError};
 use crate::core::{db, jobs::Jobs, jwt::JwtKeys, CoreContext};
 use crate::providers::Providers;
@@ -37,6 +38,8 @@ pub enum StartupError {
     Mount(#[from] MountError),
     #[error("[cluster] redis_url: {0}")]
     Cluster(#[from] redis::RedisError),
+    #[error(transparent)]
+    Node(#[from] NodeError),
 }
 
 pub struct Application {
@@ -69,10 +72,13 @@ impl Application {
         )?;
         settings.check(&providers)?;
         let conn = migrate(&settings).await?;
-        let cluster = Cluster::new(&settings.cluster)?;
+        let data_dir = std::path::Path::new(&settings.server.data_dir);
+        let node = Arc::new(Node::establish(&settings.cluster.node_id, data_dir, &conn).await?);
+        let cluster = Cluster::new(&settings.cluster, node.id.clone())?;
         let leases = Leases::of_cluster(&cluster, &settings.cluster, &conn, &clock).await?;
         let ctx = CoreContext {
-            jobs: Jobs::new(conn.clone(), clock.clone(), &settings.jobs),
+            jobs: Jobs::new(conn.clone(), clock.clone(), &settings.jobs, node.id.clone()),
+            node,
             jwt: JwtKeys::new(&settings.auth.jwt_secret),
             settings: Arc::new(settings.core()),
             db: conn,
@@ -127,9 +133,14 @@ impl Application {
             tracing::info!(service = s.name, addr = %s.addr, "listening");
         }
         let stopping = jobs.clone();
+        let node = self.ctx.node.clone();
+        let mut lost = node.lost();
         tokio::spawn(async move {
-            shutdown_signal().await;
-            tracing::info!("shutdown signal received; draining requests");
+            tokio::select! {
+                () = shutdown_signal() => tracing::info!("shutdown signal received; draining requests"),
+                // Another process acts under this node's id now (logged where it was seen).
+                _ = lost.wait_for(|lost| *lost) => {}
+            }
             // The worker stops claiming at once, while the pool's connections still work
             // (those the HTTP workers opened end with their runtimes); running jobs get the
             // shutdown timeout, as requests do.
@@ -140,16 +151,30 @@ impl Application {
         let results = futures_util::future::join_all(runs).await;
         // Background jobs end with the listeners (already, after a signal).
         jobs.stop(grace).await;
-        // The other nodes take this node's actors over at once instead of after a lease.
-        if let Some(leases) = leases {
-            // On a connection of its own: the pool's may have been opened by the HTTP
-            // workers, whose runtimes are gone now.
-            let released = match crate::core::db::connect(&database_url, 1).await {
-                Ok(db) => leases.on(db).release_all().await,
-                Err(e) => Err(e),
-            };
-            if let Err(e) = released {
-                tracing::warn!(error = %e, "handing actor leases back failed; they lapse");
+        if node.is_lost() {
+            // What this node's id holds is the new holder's now: nothing is handed back.
+            return Err(std::io::Error::other(format!(
+                "another process took node id {} over; this one stopped",
+                node.id
+            )));
+        }
+        // On a connection of its own: the pool's may have been opened by the HTTP workers,
+        // whose runtimes are gone now.
+        match crate::core::db::connect(&database_url, 1).await {
+            Ok(db) => {
+                // The other nodes take this node's actors over at once instead of after a
+                // lease, and the next process under this id starts without waiting.
+                if let Some(leases) = leases {
+                    if let Err(e) = leases.on(db.clone()).release_all().await {
+                        tracing::warn!(error = %e, "handing actor leases back failed; they lapse");
+                    }
+                }
+                if let Err(e) = node.release(&db).await {
+                    tracing::warn!(error = %e, "handing the node id back failed; the next start waits a few seconds");
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "handing leases and the node id back failed; they lapse")
             }
         }
         for r in results {

@@ -23,14 +23,10 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    /// The cluster `settings` describe. Redis is connected lazily (and again after an
-    /// outage), so a node starts while Redis is down and counts locally meanwhile.
-    pub fn new(settings: &ClusterSettings) -> Result<Self, redis::RedisError> {
-        let node_id = match settings.node_id.trim() {
-            "" => format!("node-{}", super::secrets::random_hex(4)),
-            id => id.to_owned(),
-        };
-        let node_id: Arc<str> = node_id.into();
+    /// The cluster `settings` describe, with this process as node `node_id` (`core::node`).
+    /// Redis is connected lazily (and again after an outage), so a node starts while Redis
+    /// is down and counts locally meanwhile.
+    pub fn new(settings: &ClusterSettings, node_id: Arc<str>) -> Result<Self, redis::RedisError> {
         let Some(url) = settings.redis() else {
             return Ok(Self {
                 bus: Bus::local(node_id.clone()),
@@ -57,6 +53,10 @@ impl Cluster {
             Some(redis) => Arc::new(RedisStore::new(redis.clone())),
             None => Arc::new(MemoryStore::default()),
         }
+    }
+
+    pub fn redis_configured(&self) -> bool {
+        self.redis.is_some()
     }
 
     /// Whether Redis answers a PING now; None when the cluster has no Redis.

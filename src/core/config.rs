@@ -36,6 +36,8 @@ pub struct ServerSettings {
     pub cors_allowed_origins: Vec<String>,
     /// How long a browser may reuse a preflight answer.
     pub cors_max_age_secs: usize,
+    /// Where this process keeps its own files: the node id (`core::node`).
+    pub data_dir: String,
 }
 
 impl Default for ServerSettings {
@@ -47,6 +49,7 @@ impl Default for ServerSettings {
             shutdown_timeout_secs: 10,
             cors_allowed_origins: Vec::new(),
             cors_max_age_secs: 3600,
+            data_dir: "data".into(),
         }
     }
 }

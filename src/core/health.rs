@@ -1,5 +1,6 @@
 //! The one health body of every service: liveness, and what this node depends on (the
-//! database, and Redis when the cluster has one) with each one's round-trip time.
+//! database, and Redis when the cluster has one) with each one's round-trip time, each asked
+//! with the probes' timeout (`core::probes`).
 
 use super::http::json;
 use super::CoreContext;
@@ -48,6 +49,11 @@ pub struct Check {
 }
 
 impl Check {
+    const NOT_CONFIGURED: Self = Self {
+        status: "not_configured",
+        latency_ms: None,
+    };
+
     fn timed(up: bool, took: Duration) -> Self {
         Self {
             status: if up { "up" } else { "down" },
@@ -58,27 +64,45 @@ impl Check {
     pub fn is_up(&self) -> bool {
         self.status == "up"
     }
+
+    pub fn is_down(&self) -> bool {
+        self.status == "down"
+    }
+
+    /// `ask`'s answer, timed; down when it fails or takes longer than the probes' timeout.
+    async fn of(ask: impl std::future::Future<Output = bool>) -> Self {
+        let started = Instant::now();
+        let up = tokio::time::timeout(super::probes::TIMEOUT, ask)
+            .await
+            .unwrap_or(false);
+        Self::timed(up, started.elapsed())
+    }
+}
+
+/// What this node depends on, asked at the same time.
+pub struct Dependencies {
+    pub database: Check,
+    pub redis: Check,
+}
+
+impl Dependencies {
+    pub async fn probe(ctx: &CoreContext) -> Self {
+        let database = Check::of(async { ctx.db.execute_unprepared("SELECT 1").await.is_ok() });
+        let redis = async {
+            match ctx.cluster.redis_configured() {
+                false => Check::NOT_CONFIGURED,
+                true => Check::of(async { ctx.cluster.ping().await.unwrap_or(false) }).await,
+            }
+        };
+        let (database, redis) = tokio::join!(database, redis);
+        Self { database, redis }
+    }
 }
 
 impl Health {
     /// Asks the database and Redis (at the same time) how they are.
     pub async fn probe(service: &'static str, version: &'static str, ctx: &CoreContext) -> Self {
-        let database = async {
-            let started = Instant::now();
-            let up = ctx.db.execute_unprepared("SELECT 1").await.is_ok();
-            Check::timed(up, started.elapsed())
-        };
-        let redis = async {
-            let started = Instant::now();
-            match ctx.cluster.ping().await {
-                None => Check {
-                    status: "not_configured",
-                    latency_ms: None,
-                },
-                Some(up) => Check::timed(up, started.elapsed()),
-            }
-        };
-        let (database, redis) = tokio::join!(database, redis);
+        let Dependencies { database, redis } = Dependencies::probe(ctx).await;
         let healthy = database.is_up();
         Self {
             status: if healthy { "healthy" } else { "unhealthy" },

@@ -22,12 +22,14 @@ pub mod json_body;
 pub mod jwt;
 pub mod lease;
 pub mod lockout;
+pub mod node;
 pub mod otp;
 pub mod outbound_url;
 pub mod page;
 pub mod password;
 pub mod phone;
 pub mod placement;
+pub mod probes;
 pub mod rate_limit;
 pub mod rate_store;
 pub mod refresh;
@@ -60,6 +62,8 @@ pub struct CoreContext {
     pub leases: Option<lease::Leases>,
     /// The durable job queue; services register their handlers when mounted.
     pub jobs: jobs::Jobs,
+    /// This process's hold on its node id.
+    pub node: Arc<node::Node>,
 }
 
 impl CoreContext {

@@ -319,7 +319,10 @@ fn caller(req: &HttpRequest) -> Option<Arc<super::jwt::Claims>> {
 /// Probes and documentation are never limited: a load balancer checking `/health` every
 /// few seconds, or a client reading the API document, must not spend anyone's budget.
 fn never_limited(path: &str) -> bool {
-    matches!(path, "/health" | "/api/v1/health" | "/api-docs") || path.starts_with("/api-docs/")
+    matches!(
+        path,
+        "/health" | "/api/v1/health" | "/livez" | "/readyz" | "/api-docs"
+    ) || path.starts_with("/api-docs/")
 }
 
 /// The one rate-limit middleware of every listener: the declared limit of the matched route

@@ -7,7 +7,7 @@ use super::error::{self, Envelope};
 use super::http::{error_handlers, extractor_config, ApiDocument};
 use super::rate_limit;
 use super::routes::{claim_declared_paths, fallback, RouteMethods};
-use super::{cors, telemetry, CoreContext};
+use super::{cors, probes, telemetry, CoreContext};
 use actix_web::dev::Server;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::from_fn;
@@ -83,6 +83,7 @@ where
     let proxies = web::Data::new(
         TrustedProxies::parse(&ctx.settings.server.trusted_proxies).unwrap_or_default(),
     );
+    let core = ctx.clone();
     let cors_origins = ctx.settings.server.cors_allowed_origins.clone();
     let cors_max_age = ctx.settings.server.cors_max_age_secs;
     let workers = std::thread::available_parallelism()
@@ -103,6 +104,8 @@ where
             .app_data(clock.clone())
             .app_data(proxies.clone())
             .configure(extractor_config)
+            // Before the service's routes: a service's catch-all scope would take them.
+            .configure(|cfg| probes::configure(cfg, &core))
             .into_utoipa_app()
             .openapi(doc.clone())
             .configure(routes.clone())

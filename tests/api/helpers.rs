@@ -22,6 +22,9 @@ pub struct TestApp {
     pub outbox: PathBuf,
     pub settings: Settings,
     handles: Vec<actix_web::dev::ServerHandle>,
+    /// The application's run, which ends once its listeners stopped and it handed back its
+    /// node id and leases.
+    running: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
     /// The application's job queue, to run due jobs now instead of waiting for its worker.
     pub jobs: switchboard::core::jobs::Jobs,
     _dir: tempfile::TempDir,
@@ -66,6 +69,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
     settings.database.url = fresh_database_url(dir.path()).await;
     settings.database.max_connections = 8;
     settings.outbox.path = dir.path().join("outbox.jsonl").display().to_string();
+    settings.server.data_dir = dir.path().display().to_string();
     settings.providers.storage.path = dir.path().join("media").display().to_string();
     settings.services.identity.bind = "127.0.0.1:0".into();
     settings.services.interview.bind = "127.0.0.1:0".into();
@@ -92,7 +96,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
     let outbox = PathBuf::from(&settings.outbox.path);
     let handles = app.handles();
     let jobs = app.context().jobs.clone();
-    actix_web::rt::spawn(app.run_until_stopped());
+    let running = Some(actix_web::rt::spawn(app.run_until_stopped()));
     TestApp {
         identity,
         interview,
@@ -108,6 +112,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
         outbox,
         settings,
         handles,
+        running,
         jobs,
         _dir: dir,
     }
@@ -125,6 +130,25 @@ impl Drop for TestApp {
 }
 
 impl TestApp {
+    /// Stops the application as SIGTERM does and waits until it has handed everything back
+    /// (node id, leases); its data directory and database stay, with the caller.
+    pub async fn shut_down(mut self) -> (tempfile::TempDir, std::io::Result<()>) {
+        for h in &self.handles {
+            h.stop(true).await;
+        }
+        let ended = match self.running.take() {
+            Some(run) => run.await.unwrap_or_else(|e| Err(std::io::Error::other(e))),
+            None => Ok(()),
+        };
+        let dir = std::mem::replace(&mut self._dir, tempfile::tempdir().expect("temp dir"));
+        (dir, ended)
+    }
+
+    /// Whether the application's run has ended (its listeners stopped).
+    pub fn has_stopped(&self) -> bool {
+        self.running.as_ref().is_none_or(|r| r.is_finished())
+    }
+
     pub fn advance(&self, by: Duration) {
         self.clock.advance(by);
     }

@@ -14,6 +14,7 @@ mod interview;
 mod jobs;
 mod marketplace;
 mod messaging;
+mod operations;
 mod providers;
 mod retention;
 mod sessions;

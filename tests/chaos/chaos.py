@@ -122,7 +122,9 @@ def _scenario(server, receiver, rng, tag):
     server.kill()
     log(tag, f"SIGKILL 1 at {kill1:.2f}s into the load ({in_flight1} messages unfinished)")
     server.start()
+    restarted1 = time.monotonic()
     load.join()
+    load_end = time.monotonic()
     log(tag, f"load answered: {len(load.bulks)} bulks, {len(load.singles)} singles, "
              f"{load.resent} requests resent")
     kills = [("kill 1", {"messages queued or sent": in_flight1,
@@ -169,6 +171,7 @@ def _scenario(server, receiver, rng, tag):
 
     results = checks.hit(kills)
     results += checks.messaging(server, api_key, load, receiver, START_CREDITS)
+    results.append(checks.resumed_promptly(receiver, restarted1, load_end, kill2))
     results += checks.interview(server, candidates, timed_a + timed_b, rejoin, receiver)
     errors = [e for c in candidates for e in c.errors]
     results.append(("candidates' commands were answered", not errors,

@@ -248,3 +248,23 @@ def interview(server, candidates, timed, rejoin, receiver):
     results.append(("each interview.completed arrived under one delivery id", not bad,
                     f"{len(completed)} completed sessions; {sample(bad) or 'all once'}"))
     return results
+
+
+# A restarted node takes its own claims back at once (the same node id), instead of waiting
+# out the killed process's leases.
+RESUME_BAR = 15.0
+
+
+def resumed_promptly(receiver, restarted, load_end, next_kill):
+    """Every message webhook before the second kill arrived within RESUME_BAR seconds of the
+    first restart, or of the load's last answer when that came later."""
+    since = max(restarted, load_end)
+    arrivals = [d["at"] for d in receiver.snapshot()
+                if d["path"] == "/messaging" and d["at"] < next_kill]
+    last = max(arrivals, default=since)
+    late = [a for a in arrivals if a - since > RESUME_BAR]
+    return ("message webhooks resumed within 15 s of the restart",
+            bool(arrivals) and not late,
+            f"{len(arrivals)} webhooks; the last {last - restarted:.1f}s after the restart, "
+            f"{last - since:.1f}s after the later of the restart and the load's end; "
+            f"{len(late)} later than {RESUME_BAR:.0f}s")

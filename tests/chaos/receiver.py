@@ -1,6 +1,7 @@
 """The customer's side: a webhook receiver on loopback that records every delivery."""
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -23,6 +24,7 @@ class Receiver:
                     "event": h.get("X-Service-Event") or h.get("X-Webhook-Event"),
                     "delivery_id": h.get("X-Service-Delivery-ID") or h.get("X-Webhook-Delivery-ID"),
                     "payload": payload,
+                    "at": time.monotonic(),
                 }
                 with receiver.lock:
                     receiver.deliveries.append(record)

@@ -61,12 +61,10 @@ class Server:
             "SERVICES__MESSAGING__PUBLIC_URL": self.messaging,
             "SERVICES__MESSAGING__WEBHOOKS__ALLOW_PRIVATE_URLS": "true",
             "SERVICES__MESSAGING__WEBHOOKS__BASE_DELAY_SECS": "1",
-            # A dead process's claimed jobs are taken again after the lease; the default
-            # minute would outlast the whole run.
-            "JOBS__LEASE_SECS": "3",
-            # The same for a dead process's claims on messages in a provider call (a key of
-            # the crash-safe dispatch; older binaries ignore it). The outbox answers at once.
-            "SERVICES__MESSAGING__CLAIM_SECS": "5",
+            # The node id lives here across restarts: the restarted process is the same node
+            # and takes its own job and message claims back at once, with the default
+            # leases (a minute for jobs, two for messages in a provider call).
+            "SERVER__DATA_DIR": os.path.join(work, "data"),
             "JOBS__BACKOFF_BASE_SECS": "1",
             "JOBS__POLL_INTERVAL_MS": "250",
         }

@@ -32,6 +32,7 @@ pub use schedule::key as recurring_key;
 
 use crate::core::clock::SharedClock;
 use crate::core::config::JobsSettings;
+use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr};
 use std::collections::HashMap;
@@ -90,7 +91,10 @@ struct Inner {
     clock: SharedClock,
     cfg: JobsSettings,
     /// This node's name in `lease_owner`.
-    owner: String,
+    owner: Arc<str>,
+    /// When this process made the queue: a claim this node's name took earlier was taken
+    /// by a process that is gone (the id is fenced, `core::node`).
+    started_at: DateTime<Utc>,
     handlers: RwLock<HashMap<&'static str, Handler>>,
     /// Recurring topics whose row this node has not made sure of yet.
     unsynced: Mutex<Vec<(&'static str, Duration)>>,
@@ -118,13 +122,15 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Jobs {
-    pub fn new(db: DatabaseConnection, clock: SharedClock, cfg: &JobsSettings) -> Self {
-        let owner = format!(
-            "{}:{}",
-            std::process::id(),
-            &uuid::Uuid::new_v4().simple().to_string()[..8]
-        );
+    /// The queue on `db`, claiming under `owner`: this node's id.
+    pub fn new(
+        db: DatabaseConnection,
+        clock: SharedClock,
+        cfg: &JobsSettings,
+        owner: Arc<str>,
+    ) -> Self {
         let jobs = Self(Arc::new(Inner {
+            started_at: clock.now(),
             db,
             clock,
             cfg: cfg.clone(),
@@ -256,6 +262,12 @@ impl Jobs {
     /// This node's name, as its leases name it (services claiming their own rows use it too).
     pub fn owner(&self) -> &str {
         &self.0.owner
+    }
+
+    /// Whether a claim by `owner` last written at `at` belongs to an earlier process of this
+    /// node, which is gone: this one may take it back at once instead of waiting it out.
+    pub fn left_by_earlier_run(&self, owner: Option<&str>, at: DateTime<Utc>) -> bool {
+        owner == Some(self.owner()) && at < self.0.started_at
     }
 
     /// [`Jobs::enqueue`] for many jobs at once, in multi-row INSERTs; answers how many were

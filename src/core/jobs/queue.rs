@@ -201,6 +201,33 @@ async fn take<C: ConnectionTrait>(
     Ok(())
 }
 
+/// Queues again, due now, the jobs `owner` was running when its process ended (claimed
+/// before `before`, when this process started): the node's own claims are taken back at
+/// once rather than after their leases. The interrupted attempt still counts, so a job that
+/// kills its process every time ends dead instead of looping.
+pub(super) async fn take_back(
+    db: &DatabaseConnection,
+    owner: &str,
+    before: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<u64, DbErr> {
+    let taken = Entity::update_many()
+        .col_expr(Column::Status, Expr::value(Status::Queued.as_str()))
+        .col_expr(Column::LeaseOwner, Expr::value(Option::<String>::None))
+        .col_expr(
+            Column::LeaseUntil,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(Column::RunAt, Expr::value(now))
+        .col_expr(Column::UpdatedAt, Expr::value(now))
+        .filter(Column::Status.eq(Status::Running.as_str()))
+        .filter(Column::LeaseOwner.eq(owner))
+        .filter(Column::UpdatedAt.lt(before))
+        .exec(db)
+        .await?;
+    Ok(taken.rows_affected)
+}
+
 /// How a claimed job ends its run.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum End {

@@ -32,6 +32,14 @@ impl Jobs {
     /// Makes sure the recurring jobs registered so far have their rows, then starts this
     /// node's worker (once; inside the runtime).
     pub async fn start(&self) -> Result<(), DbErr> {
+        let now = self.0.clock.now();
+        let taken = queue::take_back(&self.0.db, &self.0.owner, self.0.started_at, now).await?;
+        if taken > 0 {
+            tracing::info!(
+                jobs = taken,
+                "jobs this node was running when it last stopped are due again"
+            );
+        }
         self.sync_recurring().await?;
         let mut worker = lock(&self.0.worker);
         if worker.is_none() && !*self.0.stop.borrow() {

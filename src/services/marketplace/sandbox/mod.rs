@@ -53,7 +53,13 @@ pub async fn context(
     let ctx = CoreContext {
         leases,
         jwt: JwtKeys::new(&key),
-        jobs: Jobs::new(conn.clone(), core.clock.clone(), &settings.jobs),
+        jobs: Jobs::new(
+            conn.clone(),
+            core.clock.clone(),
+            &settings.jobs,
+            core.node.id.clone(),
+        ),
+        node: core.node.clone(),
         settings: Arc::new(settings),
         db: conn,
         clock: core.clock.clone(),

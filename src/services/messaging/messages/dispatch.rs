@@ -205,18 +205,19 @@ async fn run_one(st: &MessagingState, message_id: Uuid) -> JobResult {
         return Ok(Done::default());
     };
     let now = st.core.now();
+    let owner = st.core.jobs.owner();
+    let abandoned = left_by_earlier_run(st, &m);
     let retaken = match (m.status.as_str(), m.claim_expires_at) {
         ("queued", _) => false,
         // Another node is handing it over now; look again when its claim lapses.
-        (SENDING, Some(until)) if until > now => {
+        (SENDING, Some(until)) if until > now && !abandoned => {
             return Err(JobFailure::retry_at("claimed by another node", until))
         }
         (SENDING, _) => true,
         // Already sent, delivered or failed.
         _ => return Ok(Done::default()),
     };
-    let owner = st.core.jobs.owner();
-    let Some(claim) = claim(st, &m, owner, now).await? else {
+    let Some(claim) = claim(st, &m, owner, now, abandoned).await? else {
         // Another node moved it meanwhile: read it again.
         return Err(JobFailure::retry_at("claim raced", now));
     };
@@ -241,19 +242,29 @@ async fn run_one(st: &MessagingState, message_id: Uuid) -> JobResult {
     Ok(Done::from(1))
 }
 
+/// Whether `m`'s claim was taken by this node's earlier process, which is gone: this one
+/// takes it back at once (looking for the hand-over at the provider, as after a lapse).
+fn left_by_earlier_run(st: &MessagingState, m: &message::Model) -> bool {
+    st.core
+        .jobs
+        .left_by_earlier_run(m.claimed_by.as_deref(), m.updated_at)
+}
+
 /// Takes the message for this node if it is still as read: queued, or sending under a lapsed
-/// claim (the attempt count tells a claim retaken meanwhile).
+/// claim or one `abandoned` by this node's earlier process (the attempt count tells a claim
+/// retaken meanwhile).
 async fn claim<'a>(
     st: &MessagingState,
     m: &message::Model,
     owner: &'a str,
     now: DateTime<Utc>,
+    abandoned: bool,
 ) -> Result<Option<Claim<'a>>, DbErr> {
     let mut q = claiming(st, owner, now)
         .filter(message::Column::Id.eq(m.id))
         .filter(message::Column::Status.eq(m.status.as_str()))
         .filter(message::Column::Attempts.eq(m.attempts));
-    if m.status == SENDING {
+    if m.status == SENDING && !abandoned {
         q = q.filter(message::Column::ClaimExpiresAt.lte(now));
     }
     let res = q.exec(&st.core.db).await?;
