@@ -1,6 +1,7 @@
 //! Switchboard: one server running the marketplace, identity, interview, messaging and
 //! advertising services from their specifications.
 
+pub mod backup;
 pub mod core;
 pub mod providers;
 pub mod realtime;

@@ -35,6 +35,20 @@ enum Command {
         #[command(subcommand)]
         command: JobsCommand,
     },
+    /// Copy the database (a consistent snapshot, while the server runs), the marketplace
+    /// sandbox's SQLite database and the local media directory into a new directory.
+    Backup {
+        #[arg(long)]
+        to: PathBuf,
+    },
+    /// Put a backup into the configured database and media directory (stop the server
+    /// first). Places that hold data are refused unless --force.
+    Restore {
+        #[arg(long)]
+        from: PathBuf,
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -156,6 +170,19 @@ async fn main() -> anyhow_free::Result {
         }
         Command::Admin { command } => admin(&settings, command).await?,
         Command::Jobs { command } => jobs_command(&settings, command).await?,
+        Command::Backup { to } => {
+            let made = switchboard::backup::backup(&settings, &to).await?;
+            println!(
+                "backup: {} ({} database, made {})",
+                to.display(),
+                made.database,
+                made.created_at
+            );
+        }
+        Command::Restore { from, force } => {
+            let made = switchboard::backup::restore(&settings, &from, force).await?;
+            println!("restored: {} (made {})", from.display(), made.created_at);
+        }
     }
     Ok(())
 }

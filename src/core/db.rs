@@ -57,7 +57,8 @@ pub async fn connect(url: &str, max_connections: u32) -> Result<DatabaseConnecti
     Ok(db)
 }
 
-fn sqlite_file(url: &str) -> Option<&str> {
+/// The file a SQLite URL names (none for `:memory:` or another database).
+pub fn sqlite_file(url: &str) -> Option<&str> {
     let rest = url.strip_prefix("sqlite://")?;
     let path = rest.split('?').next()?;
     (!path.is_empty() && path != ":memory:").then_some(path)

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod advertising;
+mod backup;
 pub(crate) mod cluster;
 mod core_http;
 mod helpers;
