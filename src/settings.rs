@@ -4,7 +4,7 @@
 
 use crate::core::config::{
     self, AuthSettings, ClusterSettings, ConfigError, CoreSettings, DatabaseSettings, JobsSettings,
-    RealtimeSettings, RetentionSettings, ServerSettings,
+    RealtimeSettings, RetentionSettings, ServerSettings, TelemetrySettings,
 };
 use crate::providers::settings::{AiSettings, OutboxSettings, ProvidersSettings};
 use crate::providers::Providers;
@@ -27,6 +27,7 @@ pub struct Settings {
     pub retention: RetentionSettings,
     pub jobs: JobsSettings,
     pub cluster: ClusterSettings,
+    pub telemetry: TelemetrySettings,
 }
 
 impl Settings {
@@ -68,6 +69,7 @@ impl Settings {
             retention: self.retention.clone(),
             jobs: self.jobs.clone(),
             cluster: self.cluster.clone(),
+            telemetry: self.telemetry.clone(),
         }
     }
 

@@ -80,6 +80,7 @@ impl Application {
             limiter: cluster.rate_store(),
             leases,
             cluster,
+            metrics: Default::default(),
         };
         let mut servers = Vec::new();
         for service in settings.services.registered() {
@@ -91,6 +92,9 @@ impl Application {
             if service.listener().enabled {
                 servers.extend(service.companions(&ctx, &providers).await?);
             }
+        }
+        if let Some(bind) = ctx.settings.telemetry.metrics_bind() {
+            servers.push(crate::core::metrics::serve(bind, &ctx)?);
         }
         ctx.jobs.start().await?;
         Ok(Self { ctx, servers })

@@ -22,6 +22,7 @@ pub mod json_body;
 pub mod jwt;
 pub mod lease;
 pub mod lockout;
+pub mod metrics;
 pub mod otp;
 pub mod outbound_url;
 pub mod page;
@@ -60,6 +61,8 @@ pub struct CoreContext {
     pub leases: Option<lease::Leases>,
     /// The durable job queue; services register their handlers when mounted.
     pub jobs: jobs::Jobs,
+    /// What the services report at scrape time (their running actors).
+    pub metrics: metrics::Sources,
 }
 
 impl CoreContext {

@@ -128,19 +128,22 @@ pub async fn around(
         .filter(|v| accept_request_id(v))
         .cloned()
         .unwrap_or_else(new_request_id);
-    let route = super::http::matched_route(req.request());
-    let route = route.as_deref().unwrap_or("<unmatched>");
+    let matched = super::http::matched_route(req.request());
+    let route = matched.as_deref().unwrap_or(super::metrics::UNMATCHED);
+    let method = req.method().clone();
     let span = tracing::info_span!(
         "request",
         service,
         request_id = id.to_str().unwrap_or_default(),
-        method = %req.method(),
+        method = %method,
         route
     );
     let started = std::time::Instant::now();
     async move {
         let mut res = next.call(req).await?;
-        rate_limit_headers(&mut res);
+        if rate_limit_headers(&mut res) == Some(false) {
+            super::metrics::rate_limited(service, matched.as_deref());
+        }
         let h = res.headers_mut();
         super::http::security_headers(h);
         h.insert(REQUEST_ID, id);
@@ -150,11 +153,13 @@ pub async fn around(
             }
         }
         let status = res.status().as_u16();
-        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let took = started.elapsed();
+        super::metrics::http_request(service, &method, matched.as_deref(), status, took);
+        let latency_ms = took.as_secs_f64() * 1000.0;
         if status >= 500 {
-            tracing::error!(status, ms, "request failed");
+            tracing::error!(status, latency_ms, "request failed");
         } else {
-            tracing::info!(status, ms, "request");
+            tracing::info!(status, latency_ms, "request");
         }
         Ok(res)
     }
@@ -162,12 +167,11 @@ pub async fn around(
     .await
 }
 
-/// Writes `X-RateLimit-*` (and `Retry-After` on 429) from the tightest limit applied.
-fn rate_limit_headers<B>(res: &mut ServiceResponse<B>) {
+/// Writes `X-RateLimit-*` (and `Retry-After` on 429) from the tightest limit applied; whether
+/// it allowed the request (None: no limit applied).
+fn rate_limit_headers<B>(res: &mut ServiceResponse<B>) -> Option<bool> {
     let applied = res.request().extensions().get::<AppliedLimit>().copied();
-    let Some(AppliedLimit(d)) = applied else {
-        return;
-    };
+    let AppliedLimit(d) = applied?;
     let clock = res.request().app_data::<web::Data<SharedClock>>().cloned();
     let h = res.headers_mut();
     h.insert(HeaderName::from_static("x-ratelimit-limit"), d.limit.into());
@@ -183,6 +187,7 @@ fn rate_limit_headers<B>(res: &mut ServiceResponse<B>) {
             d.retry_after_secs(now).into(),
         );
     }
+    Some(d.allowed)
 }
 
 #[cfg(test)]

@@ -17,6 +17,8 @@ pub struct TestApp {
     pub advertising: String,
     /// The marketplace sandbox's base URL when it is enabled; empty otherwise.
     pub sandbox: String,
+    /// The metrics listener's base URL when `[telemetry] metrics_bind` is set; empty otherwise.
+    pub metrics: String,
     pub client: Client,
     pub clock: Arc<ManualClock>,
     pub outbox: PathBuf,
@@ -89,6 +91,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
     let (identity, interview, messaging) = (base("identity"), base("interview"), base("messaging"));
     let (marketplace, advertising) = (base("marketplace"), base("advertising"));
     let sandbox = base(switchboard::services::marketplace::sandbox::NAME);
+    let metrics = base(switchboard::core::metrics::LISTENER);
     let outbox = PathBuf::from(&settings.outbox.path);
     let handles = app.handles();
     let jobs = app.context().jobs.clone();
@@ -100,6 +103,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
         marketplace,
         advertising,
         sandbox,
+        metrics,
         client: Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
