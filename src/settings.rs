@@ -42,6 +42,19 @@ impl Settings {
         Ok(settings)
     }
 
+    /// `[telemetry]` alone, read before logging starts; unreadable: defaults (the whole
+    /// file's reading reports the error).
+    pub fn telemetry(path: &Path) -> TelemetrySettings {
+        #[derive(Deserialize, Default)]
+        #[serde(default)]
+        struct Only {
+            telemetry: TelemetrySettings,
+        }
+        config::load::<Only>(path)
+            .map(|only| only.telemetry)
+            .unwrap_or_default()
+    }
+
     /// The sections that turn on a service no one has built yet.
     fn enabled_but_not_built(&self, sections: Sections) -> Vec<String> {
         sections

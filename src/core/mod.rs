@@ -40,6 +40,7 @@ pub mod service;
 pub mod session;
 pub mod telemetry;
 pub mod totp;
+pub mod traces;
 pub mod versioning;
 pub mod webhook_settings;
 pub mod webhook_transport;

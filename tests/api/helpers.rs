@@ -61,7 +61,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
 pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Settings)) -> TestApp {
     // `TEST_LOG=1` shows the servers' logs (an internal error's cause, say) under the tests.
     if std::env::var_os("TEST_LOG").is_some() {
-        switchboard::core::telemetry::init();
+        let _ = switchboard::core::telemetry::init(&Default::default());
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let mut settings = Settings::default();

@@ -208,3 +208,203 @@ async fn metrics_after_real_traffic_parse_as_prometheus_text() {
     let other = get(&app, &format!("{}/api/v1/account", app.metrics)).await;
     assert_eq!(other.status(), 404);
 }
+
+/// `switchboard serve --only messaging` on a free port with `env` (settings as
+/// `SWITCHBOARD__…` variables), its output piped; its base URL once it answers.
+async fn serve_binary(
+    dir: &std::path::Path,
+    env: &[(&str, String)],
+) -> (std::process::Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let base = format!("http://127.0.0.1:{port}");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["--config", &dir.join("none.toml").display().to_string()])
+        .args(["serve", "--only", "messaging"])
+        .env(
+            "SWITCHBOARD__DATABASE__URL",
+            format!("sqlite://{}/db.sqlite?mode=rwc", dir.display()),
+        )
+        .env("SWITCHBOARD__OUTBOX__PATH", dir.join("outbox.jsonl"))
+        .env(
+            "SWITCHBOARD__SERVICES__MESSAGING__BIND",
+            format!("127.0.0.1:{port}"),
+        )
+        .env("RUST_LOG", "info")
+        .env("NO_COLOR", "1")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while reqwest::get(format!("{base}/livez-or-anything"))
+        .await
+        .is_err()
+    {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "server did not start"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    (child, base)
+}
+
+fn stop(mut child: std::process::Child) -> String {
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[actix_web::test]
+async fn json_logs_give_each_request_one_object_with_every_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, base) = serve_binary(
+        dir.path(),
+        &[
+            ("SWITCHBOARD__TELEMETRY__LOG_FORMAT", "json".into()),
+            ("SWITCHBOARD__CLUSTER__NODE_ID", "node-json-test".into()),
+        ],
+    )
+    .await;
+    let res = reqwest::Client::new()
+        .get(format!("{base}/health?pin=123456"))
+        .header("X-Request-ID", "json-log-test-1")
+        .header("Authorization", "Bearer secret-token-in-a-header")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let out = stop(child);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let line = lines
+        .iter()
+        .find(|l| l["span"]["request_id"] == "json-log-test-1" && l["message"] == "request")
+        .unwrap_or_else(|| panic!("no access line for the request in {out}"));
+    let time = line["timestamp"].as_str().expect("timestamp");
+    assert!(chrono::DateTime::parse_from_rfc3339(time).is_ok(), "{time}");
+    assert_eq!(line["level"], "INFO");
+    assert_eq!(line["span"]["service"], "messaging");
+    assert_eq!(line["span"]["route"], "/health");
+    assert_eq!(line["span"]["method"], "GET");
+    assert_eq!(line["span"]["node"], "node-json-test");
+    assert_eq!(line["status"], 200);
+    assert!(line["latency_ms"].as_f64().expect("latency_ms") >= 0.0);
+    assert!(!out.contains("123456"), "query string logged: {out}");
+    assert!(!out.contains("secret-token"), "header logged: {out}");
+}
+
+/// An OTLP/HTTP receiver: every span POSTed to `/v1/traces` (protobuf), kept in order.
+async fn otlp_receiver() -> (
+    String,
+    std::sync::Arc<std::sync::Mutex<Vec<opentelemetry_proto::tonic::trace::v1::Span>>>,
+) {
+    use actix_web::{web, App, HttpResponse, HttpServer};
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    use prost::Message;
+    let spans = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = spans.clone();
+    let server = HttpServer::new(move || {
+        let kept = kept.clone();
+        App::new().route(
+            "/v1/traces",
+            web::post().to(move |body: web::Bytes| {
+                let kept = kept.clone();
+                async move {
+                    let req = ExportTraceServiceRequest::decode(body).expect("OTLP protobuf");
+                    let mut kept = kept.lock().unwrap();
+                    for rs in req.resource_spans {
+                        for ss in rs.scope_spans {
+                            kept.extend(ss.spans);
+                        }
+                    }
+                    HttpResponse::Ok().finish()
+                }
+            }),
+        )
+    })
+    .workers(1)
+    .bind("127.0.0.1:0")
+    .unwrap();
+    let addr = server.addrs()[0];
+    actix_web::rt::spawn(server.run());
+    (format!("http://{addr}"), spans)
+}
+
+#[actix_web::test]
+async fn a_request_with_traceparent_exports_its_span_with_a_database_child() {
+    let (endpoint, spans) = otlp_receiver().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (child, base) = serve_binary(
+        dir.path(),
+        &[
+            ("SWITCHBOARD__TELEMETRY__OTLP_ENDPOINT", endpoint),
+            // The batch processor sends every 100 ms instead of every 5 s.
+            ("OTEL_BSP_SCHEDULE_DELAY", "100".into()),
+        ],
+    )
+    .await;
+    let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let caller_span = "00f067aa0ba902b7";
+    let res = reqwest::Client::new()
+        .get(format!("{base}/health"))
+        .header("traceparent", format!("00-{trace_id}-{caller_span}-01"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let started = std::time::Instant::now();
+    let (request, db) = loop {
+        let found = {
+            let spans = spans.lock().unwrap();
+            let in_trace: Vec<_> = spans
+                .iter()
+                .filter(|s| hex::encode(&s.trace_id) == trace_id)
+                .cloned()
+                .collect();
+            let request = in_trace
+                .iter()
+                .find(|s| hex::encode(&s.parent_span_id) == caller_span)
+                .cloned();
+            request.and_then(|r| {
+                let db = in_trace
+                    .iter()
+                    .find(|s| s.parent_span_id == r.span_id && s.name.starts_with("sea_orm."))
+                    .cloned()?;
+                Some((r, db))
+            })
+        };
+        if let Some(found) = found {
+            break found;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "no request span with a database child in trace {trace_id}: {:#?}\n{}",
+            spans.lock().unwrap(),
+            stop(child)
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    stop(child);
+    assert_eq!(request.name, "GET /health");
+    let db_system = db.attributes.iter().find(|a| a.key == "db.system");
+    assert!(
+        db_system.is_some(),
+        "database span attributes: {:?}",
+        db.attributes
+    );
+    let attrs: Vec<&str> = request.attributes.iter().map(|a| a.key.as_str()).collect();
+    assert!(
+        attrs.contains(&"request_id") && attrs.contains(&"route"),
+        "{attrs:?}"
+    );
+}
