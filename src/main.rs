@@ -147,8 +147,16 @@ enum AdminCommand {
 
 #[actix_web::main]
 async fn main() -> anyhow_free::Result {
-    telemetry::init();
     let cli = Cli::parse();
+    // Logging is set up from `[telemetry]` before the rest is read, so that reading it can
+    // warn.
+    let telemetry = telemetry::init(&Settings::telemetry(&cli.config));
+    let done = run(cli).await;
+    telemetry.finish().await;
+    done
+}
+
+async fn run(cli: Cli) -> anyhow_free::Result {
     let mut settings = Settings::load(&cli.config)?;
     match cli.command {
         Command::Serve { only } => {

@@ -4,7 +4,7 @@
 
 use crate::core::config::{
     self, AuthSettings, ClusterSettings, ConfigError, CoreSettings, DatabaseSettings, JobsSettings,
-    RealtimeSettings, RetentionSettings, ServerSettings,
+    RealtimeSettings, RetentionSettings, ServerSettings, TelemetrySettings,
 };
 use crate::providers::settings::{AiSettings, OutboxSettings, ProvidersSettings};
 use crate::providers::Providers;
@@ -27,6 +27,7 @@ pub struct Settings {
     pub retention: RetentionSettings,
     pub jobs: JobsSettings,
     pub cluster: ClusterSettings,
+    pub telemetry: TelemetrySettings,
 }
 
 impl Settings {
@@ -39,6 +40,19 @@ impl Settings {
             tracing::warn!(service = %name, "enabled in config but not built yet; skipped");
         }
         Ok(settings)
+    }
+
+    /// `[telemetry]` alone, read before logging starts; unreadable: defaults (the whole
+    /// file's reading reports the error).
+    pub fn telemetry(path: &Path) -> TelemetrySettings {
+        #[derive(Deserialize, Default)]
+        #[serde(default)]
+        struct Only {
+            telemetry: TelemetrySettings,
+        }
+        config::load::<Only>(path)
+            .map(|only| only.telemetry)
+            .unwrap_or_default()
     }
 
     /// The sections that turn on a service no one has built yet.
@@ -68,6 +82,7 @@ impl Settings {
             retention: self.retention.clone(),
             jobs: self.jobs.clone(),
             cluster: self.cluster.clone(),
+            telemetry: self.telemetry.clone(),
         }
     }
 

@@ -86,6 +86,7 @@ impl Application {
             limiter: cluster.rate_store(),
             leases,
             cluster,
+            metrics: Default::default(),
         };
         let mut servers = Vec::new();
         for service in settings.services.registered() {
@@ -97,6 +98,9 @@ impl Application {
             if service.listener().enabled {
                 servers.extend(service.companions(&ctx, &providers).await?);
             }
+        }
+        if let Some(bind) = ctx.settings.telemetry.metrics_bind() {
+            servers.push(crate::core::metrics::serve(bind, &ctx)?);
         }
         ctx.jobs.start().await?;
         Ok(Self { ctx, servers })

@@ -302,12 +302,17 @@ impl Bus {
         // every receiver anyway.
         let payload = serde_json::to_vec(&envelope).unwrap_or_default();
         let mut conn = redis.publisher.clone();
-        redis::cmd("PUBLISH")
+        let sent = redis::cmd("PUBLISH")
             .arg(channel)
             .arg(payload)
             .query_async::<i64>(&mut conn)
             .await
-            .map_err(Unreachable)
+            .map_err(Unreachable);
+        match sent {
+            Ok(_) => crate::core::metrics::bus_message(true),
+            Err(_) => crate::core::metrics::bus_publish_failed(),
+        }
+        sent
     }
 
     /// What the other nodes publish on `topic` from now on. Must be called inside a Tokio
@@ -409,6 +414,7 @@ async fn listen(client: redis::Client, topics: Weak<Topics>, node_id: Arc<str>) 
         match subscribed.await {
             Ok(pubsub) => {
                 retry = FIRST_RETRY;
+                crate::core::metrics::bus_subscribed(true);
                 if outage {
                     tracing::info!("cluster bus: subscribed again after an outage");
                     let Some(topics) = topics.upgrade() else {
@@ -433,6 +439,7 @@ async fn listen(client: redis::Client, topics: Weak<Topics>, node_id: Arc<str>) 
             Err(_) => {}
         }
         outage = true;
+        crate::core::metrics::bus_subscribed(false);
         if topics.strong_count() == 0 {
             return;
         }
@@ -455,6 +462,7 @@ fn deliver(topics: &Topics, node_id: &str, msg: &redis::Msg) {
     match serde_json::from_slice::<Envelope<String, serde_json::Value>>(msg.get_payload_bytes()) {
         Ok(envelope) if envelope.from == node_id => {}
         Ok(envelope) => {
+            crate::core::metrics::bus_message(false);
             let _ = sender.send(Heard::Message(Arc::new(envelope.body)));
         }
         Err(e) => tracing::warn!(topic, error = %e, "cluster bus: unreadable message dropped"),

@@ -18,6 +18,54 @@ pub struct CoreSettings {
     pub retention: RetentionSettings,
     pub jobs: JobsSettings,
     pub cluster: ClusterSettings,
+    pub telemetry: TelemetrySettings,
+}
+
+/// How the process is watched (`[telemetry]`): its log format, the metrics listener and the
+/// trace export.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct TelemetrySettings {
+    /// `text` (for people) or `json` (one object per line, for a log pipeline).
+    pub log_format: LogFormat,
+    /// `host:port` of a listener serving only `GET /metrics`; empty: none.
+    pub metrics_bind: String,
+    /// OTLP/HTTP endpoint the traces are sent to (`http://collector:4318`; `/v1/traces` is
+    /// added); empty: no traces.
+    pub otlp_endpoint: String,
+    /// The `service.name` the traces carry.
+    pub service_name: String,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+impl Default for TelemetrySettings {
+    fn default() -> Self {
+        Self {
+            log_format: LogFormat::Text,
+            metrics_bind: String::new(),
+            otlp_endpoint: String::new(),
+            service_name: "switchboard".into(),
+        }
+    }
+}
+
+impl TelemetrySettings {
+    pub fn metrics_bind(&self) -> Option<&str> {
+        let bind = self.metrics_bind.trim();
+        (!bind.is_empty()).then_some(bind)
+    }
+
+    pub fn otlp_endpoint(&self) -> Option<&str> {
+        let url = self.otlp_endpoint.trim();
+        (!url.is_empty()).then_some(url)
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

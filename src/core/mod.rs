@@ -22,6 +22,7 @@ pub mod json_body;
 pub mod jwt;
 pub mod lease;
 pub mod lockout;
+pub mod metrics;
 pub mod node;
 pub mod otp;
 pub mod outbound_url;
@@ -41,6 +42,7 @@ pub mod service;
 pub mod session;
 pub mod telemetry;
 pub mod totp;
+pub mod traces;
 pub mod versioning;
 pub mod webhook_settings;
 pub mod webhook_transport;
@@ -64,6 +66,8 @@ pub struct CoreContext {
     pub jobs: jobs::Jobs,
     /// This process's hold on its node id.
     pub node: Arc<node::Node>,
+    /// What the services report at scrape time (their running actors).
+    pub metrics: metrics::Sources,
 }
 
 impl CoreContext {

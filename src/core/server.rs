@@ -86,10 +86,12 @@ where
     let core = ctx.clone();
     let cors_origins = ctx.settings.server.cors_allowed_origins.clone();
     let cors_max_age = ctx.settings.server.cors_max_age_secs;
+    let node = ctx.cluster.node_id.clone();
     let workers = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(4);
     let server = HttpServer::new(move || {
+        let node = node.clone();
         // Names are written as headers are shown (`X-Test-Mode`); a bad one is a bug here.
         let marks: Rc<[(HeaderName, HeaderValue)]> = marks
             .iter()
@@ -125,7 +127,7 @@ where
             // Outermost, so every response gets its id, limit and security headers and the
             // marks.
             .wrap(from_fn(move |req, next| {
-                telemetry::around(name, marks.clone(), req, next)
+                telemetry::around(name, node.clone(), marks.clone(), req, next)
             }))
     })
     .listen(listener)?

@@ -10,19 +10,66 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage};
 use std::rc::Rc;
+use std::sync::Arc;
 use tracing::Instrument;
 use tracing_subscriber::EnvFilter;
 
-pub fn init() {
+/// What the fmt layer shows unless `RUST_LOG` says otherwise.
+const DEFAULT_FILTER: &str = "info,sqlx=warn,sea_orm=warn,actix_server=warn";
+
+/// The trace exporter, flushed by [`Telemetry::finish`] at exit.
+#[must_use]
+pub struct Telemetry(Option<opentelemetry_sdk::trace::SdkTracerProvider>);
+
+impl Telemetry {
+    /// Sends the spans still buffered (on a blocking thread: the exporter waits on HTTP).
+    pub async fn finish(self) {
+        if let Some(provider) = self.0 {
+            let flushed = tokio::task::spawn_blocking(move || provider.shutdown()).await;
+            if let Ok(Err(e)) = flushed {
+                eprintln!("traces: the last spans were not sent: {e}");
+            }
+        }
+    }
+}
+
+/// Logs in `settings.log_format` (filtered by `RUST_LOG`), the error ring of
+/// `GET /admin/system`, and trace export when `settings.otlp_endpoint` is set. Once per
+/// process; later calls change nothing.
+pub fn init(settings: &super::config::TelemetrySettings) -> Telemetry {
+    use super::config::LogFormat;
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,sea_orm=warn,actix_server=warn"));
+    use tracing_subscriber::Layer;
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
+    let logs = match settings.log_format {
+        LogFormat::Text => tracing_subscriber::fmt::layer().boxed(),
+        // One object per line: the event's fields at the top, the request span's (request
+        // id, service, route, node) under "span".
+        LogFormat::Json => tracing_subscriber::fmt::layer()
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .boxed(),
+    };
+    let provider = match super::traces::start(settings) {
+        Ok(provider) => provider,
+        Err(e) => {
+            eprintln!("[telemetry] otlp_endpoint: traces are off: {e}");
+            None
+        }
+    };
+    let traces = provider
+        .as_ref()
+        .map(|p| super::traces::layer(p).with_filter(super::traces::filter()));
     let _ = tracing_subscriber::registry()
-        .with(filter)
-        .with(tracing_subscriber::fmt::layer())
-        .with(ErrorRing)
+        .with(logs.with_filter(filter))
+        .with(ErrorRing.with_filter(tracing_subscriber::filter::LevelFilter::ERROR))
+        .with(traces)
         .try_init();
+    Telemetry(provider)
 }
 
 /// Error lines kept for `GET /admin/system`: the newest, at most this many.
@@ -117,6 +164,7 @@ fn new_request_id() -> HeaderValue {
 /// path: paths carry interview and KYC tokens.
 pub async fn around(
     service: &'static str,
+    node: Arc<str>,
     marks: Rc<[(HeaderName, HeaderValue)]>,
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -128,19 +176,25 @@ pub async fn around(
         .filter(|v| accept_request_id(v))
         .cloned()
         .unwrap_or_else(new_request_id);
-    let route = super::http::matched_route(req.request());
-    let route = route.as_deref().unwrap_or("<unmatched>");
+    let matched = super::http::matched_route(req.request());
+    let route = matched.as_deref().unwrap_or(super::metrics::UNMATCHED);
+    let method = req.method().clone();
     let span = tracing::info_span!(
         "request",
         service,
         request_id = id.to_str().unwrap_or_default(),
-        method = %req.method(),
-        route
+        method = %method,
+        route,
+        node = &*node,
+        otel.name = tracing::field::Empty,
     );
+    super::traces::request(&span, &method, route, req.headers());
     let started = std::time::Instant::now();
     async move {
         let mut res = next.call(req).await?;
-        rate_limit_headers(&mut res);
+        if rate_limit_headers(&mut res) == Some(false) {
+            super::metrics::rate_limited(service, matched.as_deref());
+        }
         let h = res.headers_mut();
         super::http::security_headers(h);
         h.insert(REQUEST_ID, id);
@@ -150,11 +204,13 @@ pub async fn around(
             }
         }
         let status = res.status().as_u16();
-        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let took = started.elapsed();
+        super::metrics::http_request(service, &method, matched.as_deref(), status, took);
+        let latency_ms = took.as_secs_f64() * 1000.0;
         if status >= 500 {
-            tracing::error!(status, ms, "request failed");
+            tracing::error!(status, latency_ms, "request failed");
         } else {
-            tracing::info!(status, ms, "request");
+            tracing::info!(status, latency_ms, "request");
         }
         Ok(res)
     }
@@ -162,12 +218,11 @@ pub async fn around(
     .await
 }
 
-/// Writes `X-RateLimit-*` (and `Retry-After` on 429) from the tightest limit applied.
-fn rate_limit_headers<B>(res: &mut ServiceResponse<B>) {
+/// Writes `X-RateLimit-*` (and `Retry-After` on 429) from the tightest limit applied; whether
+/// it allowed the request (None: no limit applied).
+fn rate_limit_headers<B>(res: &mut ServiceResponse<B>) -> Option<bool> {
     let applied = res.request().extensions().get::<AppliedLimit>().copied();
-    let Some(AppliedLimit(d)) = applied else {
-        return;
-    };
+    let AppliedLimit(d) = applied?;
     let clock = res.request().app_data::<web::Data<SharedClock>>().cloned();
     let h = res.headers_mut();
     h.insert(HeaderName::from_static("x-ratelimit-limit"), d.limit.into());
@@ -183,6 +238,7 @@ fn rate_limit_headers<B>(res: &mut ServiceResponse<B>) {
             d.retry_after_secs(now).into(),
         );
     }
+    Some(d.allowed)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 use crate::core::outbound_url::{check_public, parse_http_url};
 use chrono::{DateTime, Duration, Utc};
+use tracing::Instrument;
 
 pub struct HttpTransport {
     pub http: reqwest::Client,
@@ -60,6 +61,7 @@ impl HttpTransport {
         check_public(&url, self.allow_private)
             .await
             .map_err(|e| PostError::Refused(e.to_string()))?;
+        let (span, trace) = super::traces::outbound("POST", &url);
         let mut req = self
             .http
             .post(url)
@@ -68,7 +70,10 @@ impl HttpTransport {
         for (name, value) in headers {
             req = req.header(*name, value.as_str());
         }
-        let mut res = req.body(body).send().await.map_err(|e| {
+        for (name, value) in trace {
+            req = req.header(name, value);
+        }
+        let mut res = req.body(body).send().instrument(span).await.map_err(|e| {
             PostError::Failed(if e.is_timeout() {
                 "timed out".to_owned()
             } else {

@@ -27,6 +27,7 @@ pub(crate) trait Outbox {
     fn push(&mut self, packet: OutPacket);
 
     fn push_frame(&mut self, frame: Frame) {
+        crate::core::metrics::socket_packet(false);
         self.push(OutPacket::Text(frame.text));
         for bin in frame.attachments {
             self.push(OutPacket::Binary(bin));
@@ -163,6 +164,7 @@ impl Conn {
             return Err(ProtocolError::UnexpectedText);
         }
         let packet = socketio::decode(text).map_err(ProtocolError::Parse)?;
+        crate::core::metrics::socket_packet(true);
         match packet.kind {
             PacketKind::Connect => self.connect(packet, out),
             PacketKind::Disconnect => {

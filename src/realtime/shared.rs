@@ -47,6 +47,7 @@ pub(crate) enum Refusal {
 pub(crate) struct Permit {
     connections: Arc<Connections>,
     ip: String,
+    _counted: crate::core::metrics::SocketOpen,
 }
 
 impl Drop for Permit {
@@ -122,6 +123,7 @@ impl Shared {
         Ok(Permit {
             connections: connections.clone(),
             ip,
+            _counted: crate::core::metrics::SocketOpen::new(),
         })
     }
 

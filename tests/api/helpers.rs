@@ -17,6 +17,8 @@ pub struct TestApp {
     pub advertising: String,
     /// The marketplace sandbox's base URL when it is enabled; empty otherwise.
     pub sandbox: String,
+    /// The metrics listener's base URL when `[telemetry] metrics_bind` is set; empty otherwise.
+    pub metrics: String,
     pub client: Client,
     pub clock: Arc<ManualClock>,
     pub outbox: PathBuf,
@@ -62,7 +64,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
 pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Settings)) -> TestApp {
     // `TEST_LOG=1` shows the servers' logs (an internal error's cause, say) under the tests.
     if std::env::var_os("TEST_LOG").is_some() {
-        switchboard::core::telemetry::init();
+        let _ = switchboard::core::telemetry::init(&Default::default());
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let mut settings = Settings::default();
@@ -93,6 +95,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
     let (identity, interview, messaging) = (base("identity"), base("interview"), base("messaging"));
     let (marketplace, advertising) = (base("marketplace"), base("advertising"));
     let sandbox = base(switchboard::services::marketplace::sandbox::NAME);
+    let metrics = base(switchboard::core::metrics::LISTENER);
     let outbox = PathBuf::from(&settings.outbox.path);
     let handles = app.handles();
     let jobs = app.context().jobs.clone();
@@ -104,6 +107,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
         marketplace,
         advertising,
         sandbox,
+        metrics,
         client: Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()

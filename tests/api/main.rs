@@ -20,3 +20,4 @@ mod providers;
 mod retention;
 mod sessions;
 mod sio;
+mod telemetry;

@@ -16,6 +16,41 @@ pub struct ListFilter {
     pub limit: u64,
 }
 
+/// The queue at a glance, for metrics: jobs by topic and status (queued, running, dead;
+/// done ones are not counted), and per topic when its oldest due queued job fell due.
+#[derive(Debug, Default)]
+pub struct Backlog {
+    pub counts: Vec<(String, String, i64)>,
+    pub oldest_due: Vec<(String, DateTime<Utc>)>,
+}
+
+/// Two grouped reads over the `(status, run_at)` index.
+pub async fn backlog<C: ConnectionTrait>(db: &C, now: DateTime<Utc>) -> Result<Backlog, DbErr> {
+    let live = [Status::Queued, Status::Running, Status::Dead].map(Status::as_str);
+    let counts = Entity::find()
+        .select_only()
+        .column(Column::Topic)
+        .column(Column::Status)
+        .column_as(Column::Id.count(), "n")
+        .filter(Column::Status.is_in(live))
+        .group_by(Column::Topic)
+        .group_by(Column::Status)
+        .into_tuple::<(String, String, i64)>()
+        .all(db)
+        .await?;
+    let oldest_due = Entity::find()
+        .select_only()
+        .column(Column::Topic)
+        .column_as(Column::RunAt.min(), "oldest")
+        .filter(Column::Status.eq(Status::Queued.as_str()))
+        .filter(Column::RunAt.lte(now))
+        .group_by(Column::Topic)
+        .into_tuple::<(String, DateTime<Utc>)>()
+        .all(db)
+        .await?;
+    Ok(Backlog { counts, oldest_due })
+}
+
 /// Jobs matching `filter`, most recently changed first.
 pub async fn list<C: ConnectionTrait>(db: &C, filter: &ListFilter) -> Result<Vec<Model>, DbErr> {
     let mut q = Entity::find()

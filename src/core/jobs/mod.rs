@@ -26,7 +26,7 @@ mod queue;
 mod schedule;
 mod worker;
 
-pub use admin::{list, retry, table, ListFilter, Retried};
+pub use admin::{backlog, list, retry, table, Backlog, ListFilter, Retried};
 pub use job::{counted, Done, Job, JobFailure, JobId, NewJob, Status};
 pub use schedule::key as recurring_key;
 

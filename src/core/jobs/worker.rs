@@ -354,13 +354,16 @@ impl Jobs {
                 tracing::info!(job = %job.id, topic = job.topic, handled = done.handled, "job done")
             }
             Ok(_) => {}
-            Err(f) => tracing::warn!(
+            Err(f) => {
+                crate::core::metrics::job_failed(&job.topic);
+                tracing::warn!(
                 job = %job.id,
                 topic = job.topic,
                 attempt = job.attempt,
                 error = f.error(),
                 "job failed"
-            ),
+                )
+            }
         }
         if let Some(every) = handler.every {
             let failure = result.err().map(|f| match f {

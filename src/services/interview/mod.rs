@@ -78,6 +78,10 @@ impl Service for Interview {
             },
             core.placement(Self::NAME, forward::KIND),
         );
+        core.metrics.actors(Self::NAME, forward::KIND, {
+            let registry = registry.clone();
+            move || registry.live()
+        });
         placement::serve(core, Self::NAME, forward::KIND, {
             let registry = registry.clone();
             move |id, command| {

@@ -150,6 +150,10 @@ fn listen(
         sessions,
     };
     let conversations = state.conversations.clone();
+    core.metrics.actors(name, CONVERSATION_KIND, {
+        let conversations = conversations.clone();
+        move || conversations.live()
+    });
     placement::serve(core, name, CONVERSATION_KIND, move |id, command| {
         let conversations = conversations.clone();
         Box::pin(async move { conversations.run_forwarded(id, command).await })

@@ -79,6 +79,10 @@ impl Service for Messaging {
             },
             core.placement(Self::NAME, ENDPOINT_KIND),
         );
+        core.metrics.actors(Self::NAME, ENDPOINT_KIND, {
+            let registry = registry.clone();
+            move || registry.running()
+        });
         placement::serve(core, Self::NAME, ENDPOINT_KIND, {
             let registry = registry.clone();
             move |id, delivery| {

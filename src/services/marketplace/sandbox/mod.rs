@@ -66,6 +66,7 @@ pub async fn context(
         // The test-mode listener's limits count on this node: its callers are developers.
         limiter: Arc::new(MemoryStore::default()),
         cluster: core.cluster.clone(),
+        metrics: core.metrics.clone(),
     };
     let providers = Providers {
         sms: Arc::new(OutboxSms {
