@@ -131,10 +131,22 @@ enum AdminCommand {
     },
 }
 
+/// A failure prints one sentence (each error's `Display` says what to change) and exits 1;
+/// `Debug` dumps are for logs, not for an operator at a prompt.
 #[actix_web::main]
-async fn main() -> anyhow_free::Result {
+async fn main() -> std::process::ExitCode {
     telemetry::init();
-    let cli = Cli::parse();
+    switchboard::core::tls::install_crypto_provider();
+    match run(Cli::parse()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("switchboard: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow_free::Result {
     let mut settings = Settings::load(&cli.config)?;
     match cli.command {
         Command::Serve { only } => {

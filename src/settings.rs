@@ -4,7 +4,7 @@
 
 use crate::core::config::{
     self, AuthSettings, ClusterSettings, ConfigError, CoreSettings, DatabaseSettings, JobsSettings,
-    RealtimeSettings, RetentionSettings, ServerSettings,
+    RealtimeSettings, RetentionSettings, ServerSettings, TlsSettings,
 };
 use crate::providers::settings::{AiSettings, OutboxSettings, ProvidersSettings};
 use crate::providers::Providers;
@@ -27,6 +27,7 @@ pub struct Settings {
     pub retention: RetentionSettings,
     pub jobs: JobsSettings,
     pub cluster: ClusterSettings,
+    pub tls: TlsSettings,
 }
 
 impl Settings {
@@ -68,6 +69,7 @@ impl Settings {
             retention: self.retention.clone(),
             jobs: self.jobs.clone(),
             cluster: self.cluster.clone(),
+            tls: self.tls.clone(),
         }
     }
 
@@ -135,8 +137,14 @@ mod tests {
     use std::sync::Arc;
 
     fn check(s: &Settings) -> Result<(), ConfigError> {
-        let providers =
-            Providers::build(&s.outbox, &s.providers, &s.ai, Arc::new(SystemClock)).unwrap();
+        let providers = Providers::build(
+            &s.outbox,
+            &s.providers,
+            &s.ai,
+            Arc::new(SystemClock),
+            &Default::default(),
+        )
+        .unwrap();
         s.check(&providers)
     }
 

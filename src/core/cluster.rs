@@ -5,6 +5,7 @@
 use super::bus::Bus;
 use super::config::ClusterSettings;
 use super::rate_store::{MemoryStore, RateLimitStore, RedisStore};
+use super::tls::ExtraRoots;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,8 +25,8 @@ pub struct Cluster {
 
 impl Cluster {
     /// The cluster `settings` describe. Redis is connected lazily (and again after an
-    /// outage), so a node starts while Redis is down and counts locally meanwhile.
-    pub fn new(settings: &ClusterSettings) -> Result<Self, redis::RedisError> {
+    /// outage: a node counts locally meanwhile); start-up checks it once ([`Self::reachable`]).
+    pub fn new(settings: &ClusterSettings, roots: &ExtraRoots) -> Result<Self, redis::RedisError> {
         let node_id = match settings.node_id.trim() {
             "" => format!("node-{}", super::secrets::random_hex(4)),
             id => id.to_owned(),
@@ -42,7 +43,7 @@ impl Cluster {
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
             .set_connection_timeout(Some(CONNECT_TIMEOUT))
             .set_number_of_retries(2);
-        let client = redis::Client::open(url)?;
+        let client = roots.redis_client(url)?;
         let redis = ConnectionManager::new_lazy_with_config(client.clone(), config)?;
         Ok(Self {
             bus: Bus::over(node_id.clone(), client, redis.clone()),
@@ -57,6 +58,15 @@ impl Cluster {
             Some(redis) => Arc::new(RedisStore::new(redis.clone())),
             None => Arc::new(MemoryStore::default()),
         }
+    }
+
+    /// Ok when Redis answers a PING now, or the cluster has none; else why not.
+    pub async fn reachable(&self) -> Result<(), redis::RedisError> {
+        let Some(mut conn) = self.redis.clone() else {
+            return Ok(());
+        };
+        redis::cmd("PING").query_async::<String>(&mut conn).await?;
+        Ok(())
     }
 
     /// Whether Redis answers a PING now; None when the cluster has no Redis.

@@ -18,6 +18,17 @@ pub struct CoreSettings {
     pub retention: RetentionSettings,
     pub jobs: JobsSettings,
     pub cluster: ClusterSettings,
+    pub tls: TlsSettings,
+}
+
+/// TLS of the connections this process opens (`core::tls`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TlsSettings {
+    /// A PEM bundle of CA certificates trusted besides the system's by every outbound TLS
+    /// client (webhooks, providers' HTTP APIs, SMTP, Redis); empty: the system's alone.
+    /// PostgreSQL takes its CA in the URL instead (`sslrootcert=`).
+    pub extra_ca_file: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]

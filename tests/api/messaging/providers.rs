@@ -357,7 +357,7 @@ async fn an_attachment_reaches_a_real_smtp_server_whole() {
         ..Default::default()
     };
     let pdf = b"%PDF-1.4 an invoice, bytes as they are: \x00\x01\xff".to_vec();
-    SmtpEmail::new(&settings)
+    SmtpEmail::new(&settings, &Default::default())
         .unwrap()
         .send(
             &Handover {
