@@ -73,10 +73,26 @@ fn cause_of_one(err: &(dyn Error + 'static)) -> Option<Cause> {
             _ => {}
         }
     }
-    // Resolver failures reach us as text only (hyper-util's and the system resolver's).
+    // Some clients keep only the text of their cause (the redis crate flattens rustls's
+    // and the OS's errors into its own; resolvers report in words).
     let text = err.to_string();
-    (text.contains("failed to lookup address") || text.contains("Name or service not known"))
-        .then_some(Cause::UnknownHost)
+    let has = |words: &[&str]| words.iter().any(|w| text.contains(w));
+    if has(&["invalid peer certificate: NotValidForName"]) {
+        Some(Cause::CertificateWrongHost)
+    } else if has(&[
+        "invalid peer certificate: Expired",
+        "invalid peer certificate: NotValidYet",
+    ]) {
+        Some(Cause::CertificateExpired)
+    } else if has(&["invalid peer certificate: "]) {
+        Some(Cause::CertificateNotTrusted)
+    } else if has(&["Connection refused (os error"]) {
+        Some(Cause::ConnectionRefused)
+    } else if has(&["failed to lookup address", "Name or service not known"]) {
+        Some(Cause::UnknownHost)
+    } else {
+        None
+    }
 }
 
 /// The innermost message of `err`'s chain: the most specific one when no cause is named.

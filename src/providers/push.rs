@@ -456,7 +456,10 @@ mod tests {
 
     #[test]
     fn fcm_without_credentials_or_with_a_bad_key_is_a_config_error() {
-        let http = crate::core::tls::ExtraRoots::default().http().build().unwrap();
+        let http = crate::core::tls::ExtraRoots::default()
+            .http()
+            .build()
+            .unwrap();
         let clock: SharedClock = Arc::new(crate::core::clock::SystemClock);
         let mut s = PushProviderSettings {
             provider: "fcm".into(),

@@ -18,3 +18,4 @@ mod providers;
 mod retention;
 mod sessions;
 mod sio;
+mod tls;
