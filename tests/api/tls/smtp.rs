@@ -46,13 +46,7 @@ impl TlsSmtp {
     }
 
     fn messages(&self) -> Vec<String> {
-        let dir = self.maildir.path().join("mail").join("new");
-        std::fs::read_dir(dir)
-            .map(|it| {
-                it.filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
-                    .collect()
-            })
-            .unwrap_or_default()
+        crate::helpers::maildir_messages(&self.maildir.path().join("mail"))
     }
 
     fn settings(&self, mode: &str) -> EmailProviderSettings {
