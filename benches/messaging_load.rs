@@ -193,6 +193,8 @@ async fn webhooks(base: String, key: String, hooks: usize, messages: usize) {
 
 #[actix_web::main]
 async fn main() {
+    // reqwest is built without a crypto provider of its own (core::tls).
+    switchboard::core::tls::install_crypto_provider();
     let args: Vec<String> = std::env::args().collect();
     let usage = "usage: messaging_load single|bulk|webhooks BASE KEY A B";
     let (mode, base, key) = (

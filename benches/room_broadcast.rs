@@ -86,6 +86,7 @@ async fn main() {
         redis_url.clone().map(|url| RedisAdapterConfig {
             url,
             key: KEY.to_owned(),
+            roots: Default::default(),
         })
     };
     let (emitter_port, emitter) = node(adapter());

@@ -145,15 +145,24 @@ enum AdminCommand {
     },
 }
 
+/// A failure prints one sentence (each error's `Display` says what to change) and exits 1;
+/// `Debug` dumps are for logs, not for an operator at a prompt.
 #[actix_web::main]
-async fn main() -> anyhow_free::Result {
+async fn main() -> std::process::ExitCode {
+    switchboard::core::tls::install_crypto_provider();
     let cli = Cli::parse();
     // Logging is set up from `[telemetry]` before the rest is read, so that reading it can
     // warn.
     let telemetry = telemetry::init(&Settings::telemetry(&cli.config));
     let done = run(cli).await;
     telemetry.finish().await;
-    done
+    match done {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("switchboard: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }
 
 async fn run(cli: Cli) -> anyhow_free::Result {

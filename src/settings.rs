@@ -4,7 +4,7 @@
 
 use crate::core::config::{
     self, AuthSettings, ClusterSettings, ConfigError, CoreSettings, DatabaseSettings, JobsSettings,
-    RealtimeSettings, RetentionSettings, ServerSettings, TelemetrySettings,
+    RealtimeSettings, RetentionSettings, ServerSettings, TelemetrySettings, TlsSettings,
 };
 use crate::providers::settings::{AiSettings, OutboxSettings, ProvidersSettings};
 use crate::providers::Providers;
@@ -28,6 +28,7 @@ pub struct Settings {
     pub jobs: JobsSettings,
     pub cluster: ClusterSettings,
     pub telemetry: TelemetrySettings,
+    pub tls: TlsSettings,
 }
 
 impl Settings {
@@ -83,6 +84,7 @@ impl Settings {
             jobs: self.jobs.clone(),
             cluster: self.cluster.clone(),
             telemetry: self.telemetry.clone(),
+            tls: self.tls.clone(),
         }
     }
 
@@ -150,8 +152,14 @@ mod tests {
     use std::sync::Arc;
 
     fn check(s: &Settings) -> Result<(), ConfigError> {
-        let providers =
-            Providers::build(&s.outbox, &s.providers, &s.ai, Arc::new(SystemClock)).unwrap();
+        let providers = Providers::build(
+            &s.outbox,
+            &s.providers,
+            &s.ai,
+            Arc::new(SystemClock),
+            &Default::default(),
+        )
+        .unwrap();
         s.check(&providers)
     }
 

@@ -8,7 +8,8 @@ use crate::core::config::ConfigError;
 use crate::core::lease::Leases;
 use crate::core::node::{Node, NodeError};
 use crate::core::server::{Listening, MountError};
-use crate::core::{db, jobs::Jobs, jwt::JwtKeys, CoreContext};
+use crate::core::tls::ExtraRoots;
+use crate::core::{db, jobs::Jobs, jwt::JwtKeys, start_failure, CoreContext};
 use crate::providers::Providers;
 use crate::settings::Settings;
 use actix_web::dev::ServerHandle;
@@ -24,10 +25,17 @@ pub struct Overrides {
     pub clock: Option<SharedClock>,
 }
 
+/// Why the process did not start; each reads as one sentence naming the setting to change
+/// (`core::start_failure`), which is all `main` prints.
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
     #[error("database: {0}")]
     Database(#[from] sea_orm::DbErr),
+    /// The database at `url` could not be connected to.
+    #[error("{}", start_failure::database(url, source))]
+    Connect { url: String, source: sea_orm::DbErr },
+    #[error("{}", start_failure::migration(url, source))]
+    Migration { url: String, source: sea_orm::DbErr },
     #[error("http client: {0}")]
     Http(#[from] reqwest::Error),
     #[error(transparent)]
@@ -40,6 +48,9 @@ pub enum StartupError {
     Cluster(#[from] redis::RedisError),
     #[error(transparent)]
     Node(#[from] NodeError),
+    /// Redis is configured but did not answer at start.
+    #[error("{}", start_failure::redis(.0))]
+    RedisDown(redis::RedisError),
 }
 
 pub struct Application {
@@ -49,8 +60,20 @@ pub struct Application {
 
 /// Connects and migrates the database named in settings.
 pub async fn migrate(settings: &Settings) -> Result<sea_orm::DatabaseConnection, StartupError> {
-    let conn = db::connect(&settings.database.url, settings.database.max_connections).await?;
-    Migrator::up(&conn, None).await?;
+    crate::core::tls::install_crypto_provider();
+    let url = &settings.database.url;
+    let conn = db::connect(url, settings.database.max_connections)
+        .await
+        .map_err(|source| StartupError::Connect {
+            url: url.clone(),
+            source,
+        })?;
+    Migrator::up(&conn, None)
+        .await
+        .map_err(|source| StartupError::Migration {
+            url: url.clone(),
+            source,
+        })?;
     Ok(conn)
 }
 
@@ -63,18 +86,25 @@ impl Application {
         settings: Settings,
         overrides: Overrides,
     ) -> Result<Self, StartupError> {
+        // Tests build applications without `main`, so here too.
+        crate::core::tls::install_crypto_provider();
         let clock = overrides.clock.unwrap_or_else(|| Arc::new(SystemClock));
+        let roots = ExtraRoots::load(&settings.tls)?;
         let providers = Providers::build(
             &settings.outbox,
             &settings.providers,
             &settings.ai,
             clock.clone(),
+            &roots,
         )?;
         settings.check(&providers)?;
         let conn = migrate(&settings).await?;
         let data_dir = std::path::Path::new(&settings.server.data_dir);
         let node = Arc::new(Node::establish(&settings.cluster.node_id, data_dir, &conn).await?);
-        let cluster = Cluster::new(&settings.cluster, node.id.clone())?;
+        let cluster = Cluster::new(&settings.cluster, node.id.clone(), &roots)?;
+        // A configured Redis must answer now: a fleet whose nodes cannot meet would split
+        // quietly. Later outages are survived (counting locally meanwhile).
+        cluster.reachable().await.map_err(StartupError::RedisDown)?;
         let leases = Leases::of_cluster(&cluster, &settings.cluster, &conn, &clock).await?;
         let ctx = CoreContext {
             jobs: Jobs::new(conn.clone(), clock.clone(), &settings.jobs, node.id.clone()),

@@ -5,6 +5,7 @@
 use super::bus::Bus;
 use super::config::ClusterSettings;
 use super::rate_store::{MemoryStore, RateLimitStore, RedisStore};
+use super::tls::ExtraRoots;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,9 +25,13 @@ pub struct Cluster {
 
 impl Cluster {
     /// The cluster `settings` describe, with this process as node `node_id` (`core::node`).
-    /// Redis is connected lazily (and again after an outage), so a node starts while Redis
-    /// is down and counts locally meanwhile.
-    pub fn new(settings: &ClusterSettings, node_id: Arc<str>) -> Result<Self, redis::RedisError> {
+    /// Redis is connected lazily (and again after an outage: a node counts locally
+    /// meanwhile); start-up checks it once ([`Self::reachable`]).
+    pub fn new(
+        settings: &ClusterSettings,
+        node_id: Arc<str>,
+        roots: &ExtraRoots,
+    ) -> Result<Self, redis::RedisError> {
         let Some(url) = settings.redis() else {
             return Ok(Self {
                 bus: Bus::local(node_id.clone()),
@@ -38,7 +43,7 @@ impl Cluster {
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
             .set_connection_timeout(Some(CONNECT_TIMEOUT))
             .set_number_of_retries(2);
-        let client = redis::Client::open(url)?;
+        let client = roots.redis_client(url)?;
         let redis = ConnectionManager::new_lazy_with_config(client.clone(), config)?;
         Ok(Self {
             bus: Bus::over(node_id.clone(), client, redis.clone()),
@@ -57,6 +62,15 @@ impl Cluster {
 
     pub fn redis_configured(&self) -> bool {
         self.redis.is_some()
+    }
+
+    /// Ok when Redis answers a PING now, or the cluster has none; else why not.
+    pub async fn reachable(&self) -> Result<(), redis::RedisError> {
+        let Some(mut conn) = self.redis.clone() else {
+            return Ok(());
+        };
+        redis::cmd("PING").query_async::<String>(&mut conn).await?;
+        Ok(())
     }
 
     /// Whether Redis answers a PING now; None when the cluster has no Redis.

@@ -19,6 +19,7 @@ pub struct CoreSettings {
     pub jobs: JobsSettings,
     pub cluster: ClusterSettings,
     pub telemetry: TelemetrySettings,
+    pub tls: TlsSettings,
 }
 
 /// How the process is watched (`[telemetry]`): its log format, the metrics listener and the
@@ -66,6 +67,16 @@ impl TelemetrySettings {
         let url = self.otlp_endpoint.trim();
         (!url.is_empty()).then_some(url)
     }
+}
+
+/// TLS of the connections this process opens (`core::tls`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TlsSettings {
+    /// A PEM bundle of CA certificates trusted besides the system's by every outbound TLS
+    /// client (webhooks, providers' HTTP APIs, SMTP, Redis); empty: the system's alone.
+    /// PostgreSQL takes its CA in the URL instead (`sslrootcert=`).
+    pub extra_ca_file: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -3,6 +3,7 @@
 //! enforced by the resolver), no redirects, a size cap, streamed to a temporary file.
 
 use super::outbound_url::{check_public, parse_http_url, PublicOnlyResolver, UrlRefused};
+use super::tls::ExtraRoots;
 use futures_util::StreamExt;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
@@ -33,8 +34,10 @@ pub fn outbound_client(
     allow_private: bool,
     user_agent: &str,
     timeout: Option<Duration>,
+    roots: &ExtraRoots,
 ) -> Result<reqwest::Client, reqwest::Error> {
-    let mut builder = reqwest::Client::builder()
+    let mut builder = roots
+        .http()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .user_agent(user_agent);

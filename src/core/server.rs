@@ -29,6 +29,13 @@ pub struct Listening {
 pub enum MountError {
     #[error("listener: {0}")]
     Io(#[from] std::io::Error),
+    /// The service's `bind` could not be listened on (the port taken, say).
+    #[error("{}", super::start_failure::listen(service, bind, source))]
+    Bind {
+        service: &'static str,
+        bind: String,
+        source: std::io::Error,
+    },
     /// A client or sender the service needs could not be built.
     #[error("http client: {0}")]
     Client(String),
@@ -76,7 +83,11 @@ where
     F: Fn(&mut ServiceConfig) + Clone + Send + 'static,
 {
     let marks = marks.to_vec();
-    let listener = TcpListener::bind(bind)?;
+    let listener = TcpListener::bind(bind).map_err(|source| MountError::Bind {
+        service: name,
+        bind: bind.to_owned(),
+        source,
+    })?;
     let addr = listener.local_addr()?;
     let clock = web::Data::new(ctx.clock.clone());
     // Checked by CoreSettings::validate; an invalid list here trusts no proxy.

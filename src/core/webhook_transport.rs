@@ -4,7 +4,9 @@
 //! public addresses only (so a name cannot turn inward between the check and the connect).
 //! Callers add their own signature headers.
 
+use crate::core::net_error::describe_http;
 use crate::core::outbound_url::{check_public, parse_http_url};
+use crate::core::tls::ExtraRoots;
 use chrono::{DateTime, Duration, Utc};
 use tracing::Instrument;
 
@@ -36,12 +38,13 @@ pub enum PostError {
 const MAX_READ: usize = 64 * 1024;
 
 impl HttpTransport {
-    pub fn new(allow_private: bool) -> Result<Self, reqwest::Error> {
+    pub fn new(allow_private: bool, roots: &ExtraRoots) -> Result<Self, reqwest::Error> {
         Ok(Self {
             http: super::download::outbound_client(
                 allow_private,
                 "Switchboard-Webhooks/1.0",
                 None,
+                roots,
             )?,
             allow_private,
         })
@@ -73,13 +76,12 @@ impl HttpTransport {
         for (name, value) in trace {
             req = req.header(name, value);
         }
-        let mut res = req.body(body).send().instrument(span).await.map_err(|e| {
-            PostError::Failed(if e.is_timeout() {
-                "timed out".to_owned()
-            } else {
-                format!("request failed: {}", e.without_url())
-            })
-        })?;
+        let mut res = req
+            .body(body)
+            .send()
+            .instrument(span)
+            .await
+            .map_err(|e| PostError::Failed(describe_http(&e, timeout)))?;
         let status = res.status().as_u16();
         let retry_after = res
             .headers()
@@ -161,10 +163,10 @@ mod tests {
         // By name, so the client's own lookup decides (check_public is not involved here).
         let url = format!("http://localhost:{port}/hook");
         let timeout = std::time::Duration::from_secs(5);
-        let open = HttpTransport::new(true).unwrap();
+        let open = HttpTransport::new(true, &ExtraRoots::default()).unwrap();
         let res = open.http.post(&url).timeout(timeout).send().await.unwrap();
         assert_eq!(res.status(), 204);
-        let guarded = HttpTransport::new(false).unwrap();
+        let guarded = HttpTransport::new(false, &ExtraRoots::default()).unwrap();
         let err = guarded
             .http
             .post(&url)

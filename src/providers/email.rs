@@ -4,10 +4,13 @@ use super::outbox::{Outbox, OutboxEntry};
 use super::settings::EmailProviderSettings;
 use super::{Accepted, Handover, ProviderError};
 use crate::core::clock::SharedClock;
+use crate::core::net_error;
+use crate::core::tls::ExtraRoots;
 use async_trait::async_trait;
 use base64::Engine;
 use lettre::message::{header::ContentType, Attachment, Mailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,9 +47,10 @@ pub fn from_settings(
     settings: &EmailProviderSettings,
     outbox: Arc<Outbox>,
     clock: SharedClock,
+    roots: &ExtraRoots,
 ) -> Result<Arc<dyn EmailSender>, ProviderError> {
     match settings.provider.as_str() {
-        "smtp" => Ok(Arc::new(SmtpEmail::new(settings)?)),
+        "smtp" => Ok(Arc::new(SmtpEmail::new(settings, roots)?)),
         _ => Ok(Arc::new(OutboxEmail { outbox, clock })),
     }
 }
@@ -102,17 +106,29 @@ pub struct SmtpEmail {
 }
 
 impl SmtpEmail {
-    pub fn new(s: &EmailProviderSettings) -> Result<Self, ProviderError> {
-        let bad = |e: lettre::transport::smtp::Error| ProviderError::Unreachable(e.to_string());
-        let mut builder = match s.tls.as_str() {
-            "tls" => AsyncSmtpTransport::<Tokio1Executor>::relay(&s.host).map_err(bad)?,
-            "starttls" => {
-                AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(&s.host).map_err(bad)?
-            }
-            // Plain SMTP: local relays and test servers.
-            _ => AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&s.host),
+    /// `tls`: "tls" (implicit TLS, port 465 usually), "starttls" (required, 587 or 25),
+    /// anything else plain SMTP (local relays). The server's certificate must chain to the
+    /// system's roots or `[tls] extra_ca_file`'s.
+    pub fn new(s: &EmailProviderSettings, roots: &ExtraRoots) -> Result<Self, ProviderError> {
+        let params = || {
+            crate::core::tls::install_crypto_provider();
+            roots
+                .lettre()
+                .into_iter()
+                .fold(TlsParameters::builder(s.host.clone()), |b, cert| {
+                    b.add_root_certificate(cert)
+                })
+                .build_rustls()
+                .map_err(|e| ProviderError::Unreachable(format!("[providers.email] tls: {e}")))
         };
-        builder = builder
+        let tls = match s.tls.as_str() {
+            "tls" => Tls::Wrapper(params()?),
+            "starttls" => Tls::Required(params()?),
+            // Plain SMTP: local relays and test servers.
+            _ => Tls::None,
+        };
+        let mut builder = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&s.host)
+            .tls(tls)
             .port(s.port)
             .timeout(Some(Duration::from_secs(s.timeout_secs.max(1))));
         if !s.username.is_empty() {
@@ -189,7 +205,8 @@ impl EmailSender for SmtpEmail {
             if e.is_permanent() {
                 rejected(e.to_string())
             } else {
-                ProviderError::Unreachable(e.to_string())
+                // A certificate or a refused connection is named, not buried in lettre's text.
+                ProviderError::Unreachable(net_error::describe(&e))
             }
         })?;
         Ok(Accepted::new(message_id))

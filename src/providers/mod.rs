@@ -49,9 +49,19 @@ pub mod voice;
 pub mod whatsapp;
 
 use crate::core::clock::SharedClock;
+use crate::core::tls::ExtraRoots;
 use settings::{AiSettings, OutboxSettings, ProvidersSettings};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// How long one request to a provider's HTTP API may take.
+pub const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What a failed request to a provider's API records: its cause ("certificate not trusted",
+/// "connection refused", "timed out after 30 s"), never the URL.
+pub fn http_failure(e: &reqwest::Error) -> String {
+    crate::core::net_error::describe_http(e, HTTP_TIMEOUT)
+}
 
 /// The providers startup builds once and hands every service's `mount` next to the
 /// `CoreContext`: the senders more than one service uses, and the settings services build
@@ -74,6 +84,8 @@ pub struct Providers {
     pub payments: Arc<dyn payments::PaymentsProvider>,
     /// The client for providers' HTTP APIs.
     pub http: reqwest::Client,
+    /// `[tls] extra_ca_file`, for the clients services build themselves (webhooks, SMTP).
+    pub roots: ExtraRoots,
     /// `[providers.*]`.
     pub settings: Arc<ProvidersSettings>,
 }
@@ -85,10 +97,9 @@ impl Providers {
         channels: &ProvidersSettings,
         ai: &AiSettings,
         clock: SharedClock,
+        roots: &ExtraRoots,
     ) -> Result<Self, BuildError> {
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(30))
-            .build()?;
+        let http = roots.http().timeout(HTTP_TIMEOUT).build()?;
         let outbox = Arc::new(outbox::Outbox::new(&outbox.path));
         Ok(Self {
             push: push::from_settings(&channels.push, outbox.clone(), clock.clone(), http.clone())?,
@@ -101,6 +112,7 @@ impl Providers {
             payments: payments::from_settings(&channels.payments, http.clone()),
             outbox,
             http,
+            roots: roots.clone(),
             settings: Arc::new(channels.clone()),
         })
     }

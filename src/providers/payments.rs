@@ -199,7 +199,7 @@ impl PaymentsProvider for StripePayments {
             .form(&form)
             .send()
             .await
-            .map_err(|e| ProviderError::Unreachable(e.to_string()))?;
+            .map_err(|e| ProviderError::Unreachable(super::http_failure(&e)))?;
         let status = res.status();
         let body = res
             .bytes()

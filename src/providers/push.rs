@@ -390,7 +390,7 @@ fn rsa_key(pem: &str) -> Result<jsonwebtoken::EncodingKey, PushConfigError> {
 }
 
 fn unreachable(e: reqwest::Error) -> PushError {
-    PushError::retryable(e.without_url().to_string())
+    PushError::retryable(super::http_failure(&e))
 }
 
 /// Which request an answer is to.
@@ -456,7 +456,10 @@ mod tests {
 
     #[test]
     fn fcm_without_credentials_or_with_a_bad_key_is_a_config_error() {
-        let http = reqwest::Client::new();
+        let http = crate::core::tls::ExtraRoots::default()
+            .http()
+            .build()
+            .unwrap();
         let clock: SharedClock = Arc::new(crate::core::clock::SystemClock);
         let mut s = PushProviderSettings {
             provider: "fcm".into(),

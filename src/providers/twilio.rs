@@ -32,7 +32,7 @@ impl From<Record> for Accepted {
 }
 
 fn unreachable(e: reqwest::Error) -> ProviderError {
-    ProviderError::Unreachable(e.without_url().to_string())
+    ProviderError::Unreachable(super::http_failure(&e))
 }
 
 /// A create that failed in transport: refused before the request left (no connection) means
@@ -41,7 +41,7 @@ fn maybe_created(e: reqwest::Error) -> ProviderError {
     if e.is_connect() || e.is_builder() {
         unreachable(e)
     } else {
-        ProviderError::Unknown(e.without_url().to_string())
+        ProviderError::Unknown(super::http_failure(&e))
     }
 }
 

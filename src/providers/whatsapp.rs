@@ -106,7 +106,7 @@ impl WhatsAppSender for CloudApi {
             }))
             .send()
             .await
-            .map_err(|e| ProviderError::Unreachable(e.without_url().to_string()))?;
+            .map_err(|e| ProviderError::Unreachable(super::http_failure(&e)))?;
         let status = res.status();
         if !status.is_success() {
             let body = res.text().await.unwrap_or_default();

@@ -1,6 +1,7 @@
 //! Engine.IO / Socket.IO server settings.
 
 use crate::core::config::{ClusterSettings, RealtimeSettings};
+use crate::core::tls::ExtraRoots;
 use std::time::Duration;
 
 /// Timing and size limits announced to clients in the open packet.
@@ -76,6 +77,8 @@ impl SocketIoConfig {
 pub struct RedisAdapterConfig {
     pub url: String,
     pub key: String,
+    /// Trusted besides the system's roots over `rediss://` (`[tls] extra_ca_file`).
+    pub roots: ExtraRoots,
 }
 
 impl RedisAdapterConfig {
@@ -84,10 +87,12 @@ impl RedisAdapterConfig {
         cluster: &ClusterSettings,
         rt: &RealtimeSettings,
         service: &str,
+        roots: &ExtraRoots,
     ) -> Option<Self> {
         Some(Self {
             url: cluster.redis()?.to_owned(),
             key: rt.adapter_key(service),
+            roots: roots.clone(),
         })
     }
 }

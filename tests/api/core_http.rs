@@ -353,7 +353,7 @@ async fn access_logs_name_the_route_not_the_token() {
     let url = format!("http://127.0.0.1:{port}/interview/{secret}");
     let started = Instant::now();
     let status = loop {
-        match reqwest::get(&url).await {
+        match crate::helpers::http_client().get(&url).send().await {
             Ok(res) => break res.status(),
             Err(_) if started.elapsed() < Duration::from_secs(60) => {
                 tokio::time::sleep(Duration::from_millis(100)).await

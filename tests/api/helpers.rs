@@ -365,6 +365,23 @@ pub fn assert_operations_and_links_consistent(doc: &Value) -> usize {
     links
 }
 
+/// The messages aiosmtpd's Mailbox handler delivered into `maildir`.
+pub fn maildir_messages(maildir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(maildir.join("new"))
+        .map(|it| {
+            it.filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// An HTTP client for a test that starts no application in this process (building one
+/// installs the process's crypto provider; reqwest brings none of its own: core::tls).
+pub fn http_client() -> reqwest::Client {
+    switchboard::core::tls::install_crypto_provider();
+    reqwest::Client::new()
+}
+
 /// A server process a test starts itself (aiosmtpd, moto's S3 server), on a free loopback
 /// port, stopped when dropped.
 pub struct ChildServer {

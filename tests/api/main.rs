@@ -21,3 +21,4 @@ mod retention;
 mod sessions;
 mod sio;
 mod telemetry;
+mod tls;

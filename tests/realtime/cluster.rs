@@ -18,6 +18,7 @@ pub fn adapter(redis: &Redis, key: &str) -> RedisAdapterConfig {
     RedisAdapterConfig {
         url: redis.url.clone(),
         key: key.to_owned(),
+        roots: Default::default(),
     }
 }
 

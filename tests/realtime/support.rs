@@ -76,6 +76,9 @@ pub fn spawn_cluster_node(redis: RedisAdapterConfig) -> (u16, SocketIoServer) {
 fn spawn(
     build: impl FnOnce(Arc<OnceLock<SocketIoServer>>) -> SocketIoServerBuilder + Send + 'static,
 ) -> (u16, SocketIoServer) {
+    // Every test starts a server before its first HTTP client, so the process's crypto
+    // provider is in place for them (reqwest brings none of its own: core::tls).
+    switchboard::core::tls::install_crypto_provider();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind test port");
     let port = listener.local_addr().expect("local addr").port();
     let (tx, rx) = std::sync::mpsc::channel();

@@ -184,7 +184,7 @@ impl Starter {
             config,
             rx,
         } = self;
-        let client = match redis::Client::open(config.url.as_str()) {
+        let client = match config.roots.redis_client(&config.url) {
             Ok(c) => c,
             Err(e) => {
                 tracing::error!(error = %e, "redis adapter: bad redis_url; rooms stay on this node");

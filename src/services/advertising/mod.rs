@@ -82,7 +82,8 @@ impl Service for Advertising {
             storage: providers.storage.clone(),
             video: providers.video.clone(),
             verifier: providers.screenshot_verifier.clone(),
-            fetch: media::fetch_client(cfg.allow_private_video_urls).map_err(MountError::client)?,
+            fetch: media::fetch_client(cfg.allow_private_video_urls, &providers.roots)
+                .map_err(MountError::client)?,
             allow_private: cfg.allow_private_video_urls,
             max_video_bytes: cfg.max_video_bytes,
             links: media::links::LinkKey::derive(&core.settings.auth.jwt_secret),

@@ -63,7 +63,8 @@ impl Service for Interview {
         let bind = cfg.bind.clone();
         let cfg = Arc::new(cfg.clone());
         let broadcast = RoomBroadcast::default();
-        let hook = webhooks::Webhooks::new(core, &cfg).map_err(MountError::client)?;
+        let hook =
+            webhooks::Webhooks::new(core, &cfg, &providers.roots).map_err(MountError::client)?;
         let registry = Registry::new(
             Deps {
                 db: core.db.clone(),
@@ -101,6 +102,7 @@ impl Service for Interview {
                 &core.settings.cluster,
                 &core.settings.realtime,
                 Self::NAME,
+                &providers.roots,
             ))
             .build();
         let _ = broadcast.0.set(sio.clone());

@@ -85,12 +85,16 @@ fn millis(t: DateTime<Utc>) -> DateTime<Utc> {
 type Attempt = Result<u16, (Option<u16>, String, Option<chrono::Duration>)>;
 
 impl Webhooks {
-    pub fn new(core: &CoreContext, cfg: &InterviewSettings) -> Result<Self, reqwest::Error> {
+    pub fn new(
+        core: &CoreContext,
+        cfg: &InterviewSettings,
+        roots: &crate::core::tls::ExtraRoots,
+    ) -> Result<Self, reqwest::Error> {
         let w = &cfg.webhook;
         Ok(Self(Arc::new(Inner {
             db: core.db.clone(),
             jobs: core.jobs.clone(),
-            transport: HttpTransport::new(w.allow_private_urls)?,
+            transport: HttpTransport::new(w.allow_private_urls, roots)?,
             clock: core.clock.clone(),
             policy: w.policy(),
         })))

@@ -126,6 +126,7 @@ fn listen(
             &core.settings.cluster,
             &core.settings.realtime,
             name,
+            &providers.roots,
         ))
         .build();
     socket::close_ended_sessions(sio.clone(), &sessions);

@@ -66,10 +66,15 @@ impl Service for Messaging {
         let cfg = Arc::new(cfg.clone());
         let channels = &providers.settings;
         let outbox = &providers.outbox;
-        let email = email::from_settings(&channels.email, outbox.clone(), core.clock.clone())
+        let email = email::from_settings(
+            &channels.email,
+            outbox.clone(),
+            core.clock.clone(),
+            &providers.roots,
+        )
+        .map_err(MountError::client)?;
+        let transport = HttpTransport::new(cfg.webhooks.allow_private_urls, &providers.roots)
             .map_err(MountError::client)?;
-        let transport =
-            HttpTransport::new(cfg.webhooks.allow_private_urls).map_err(MountError::client)?;
         let registry = WebhookRegistry::new(
             EndpointDeps {
                 db: core.db.clone(),

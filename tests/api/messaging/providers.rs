@@ -223,13 +223,7 @@ impl SmtpServer {
     }
 
     fn messages(&self) -> Vec<String> {
-        let dir = self.maildir.path().join("mail").join("new");
-        std::fs::read_dir(dir)
-            .map(|it| {
-                it.filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
-                    .collect()
-            })
-            .unwrap_or_default()
+        crate::helpers::maildir_messages(&self.maildir.path().join("mail"))
     }
 }
 
@@ -357,7 +351,7 @@ async fn an_attachment_reaches_a_real_smtp_server_whole() {
         ..Default::default()
     };
     let pdf = b"%PDF-1.4 an invoice, bytes as they are: \x00\x01\xff".to_vec();
-    SmtpEmail::new(&settings)
+    SmtpEmail::new(&settings, &Default::default())
         .unwrap()
         .send(
             &Handover {

@@ -1103,7 +1103,7 @@ async fn a_slow_receiver_times_out_and_counts_as_a_failure() {
     let hook = hook_and_one_sms(&app, &ws, &rx, "x").await;
     let a = wait_attempts(&app, &ws.key, &hook, 1).await;
     assert!(a[0]["response_status"].is_null());
-    assert_eq!(a[0]["error"], "timed out");
+    assert_eq!(a[0]["error"], "timed out after 1 s");
     assert_eq!(get_hook(&app, &ws.key, &hook).await["failure_count"], 1);
 }
 

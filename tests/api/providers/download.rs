@@ -31,7 +31,7 @@ async fn a_file_is_fetched_whole_and_refusals_are_sorted() {
         )
         .mount(&server)
         .await;
-    let open = outbound_client(true, "test", None).unwrap();
+    let open = outbound_client(true, "test", None, &Default::default()).unwrap();
     let url = |p: &str| format!("{}{p}", server.uri());
 
     let file = to_temp_file(&open, &url("/ad.mp4"), true, 1_000_000)
@@ -60,7 +60,7 @@ async fn a_file_is_fetched_whole_and_refusals_are_sorted() {
     assert!(moved.is_permanent(), "{moved}");
 
     // The same server is loopback: refused unless private addresses are allowed.
-    let public = outbound_client(false, "test", None).unwrap();
+    let public = outbound_client(false, "test", None, &Default::default()).unwrap();
     let private = to_temp_file(&public, &url("/ad.mp4"), false, 1_000_000)
         .await
         .unwrap_err();

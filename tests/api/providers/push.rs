@@ -60,8 +60,14 @@ async fn fcm() -> Fixture {
     };
     let clock = ManualClock::new();
     clock.freeze();
-    let providers =
-        Providers::build(&outbox, &channels, &AiSettings::default(), clock.clone()).unwrap();
+    let providers = Providers::build(
+        &outbox,
+        &channels,
+        &AiSettings::default(),
+        clock.clone(),
+        &Default::default(),
+    )
+    .unwrap();
     Fixture {
         fake,
         clock,
@@ -299,6 +305,7 @@ async fn pushes_land_in_the_outbox_by_default() {
         &ProvidersSettings::default(),
         &AiSettings::default(),
         clock,
+        &Default::default(),
     )
     .unwrap();
     assert!(providers.push.is_sandbox());

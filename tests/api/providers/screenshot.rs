@@ -51,7 +51,7 @@ async fn the_built_in_verifier_wants_the_video_and_the_code_on_it() {
     let verifier = screenshot::from_settings(
         &ScreenshotSettings::default(),
         &AiSettings::default(),
-        reqwest::Client::new(),
+        crate::helpers::http_client(),
     );
     let ask = |image: Vec<u8>, code: &str| ProofRequest {
         image,
@@ -118,7 +118,7 @@ async fn the_built_in_verifier_wants_the_video_and_the_code_on_it() {
             ..ScreenshotSettings::default()
         },
         &AiSettings::default(),
-        reqwest::Client::new(),
+        crate::helpers::http_client(),
     );
     assert!(matches!(
         blind.verify(ask(plain, CODE)).await.finding,
@@ -141,7 +141,7 @@ async fn two_posters_screenshots_of_one_frame_differ_where_their_codes_are() {
     let verifier = screenshot::from_settings(
         &ScreenshotSettings::default(),
         &AiSettings::default(),
-        reqwest::Client::new(),
+        crate::helpers::http_client(),
     );
     let shot_a = PhoneShot::of(&a, "1.0").write(&dir.path().join("a.jpg"));
     let shot_b = PhoneShot::of(&b, "1.0").write(&dir.path().join("b.jpg"));
@@ -305,7 +305,7 @@ async fn vision_verdict(reply: ResponseTemplate) -> screenshot::Verdict {
         verifier: "openai".into(),
         ..ScreenshotSettings::default()
     };
-    let verifier = screenshot::from_settings(&settings, &ai, reqwest::Client::new());
+    let verifier = screenshot::from_settings(&settings, &ai, crate::helpers::http_client());
     let dir = tempfile::tempdir().unwrap();
     let shot = picture(dir.path(), "shot.png", &[CODE]);
     let (_, frames) = personalised(dir.path(), "testsrc", CODE).await;

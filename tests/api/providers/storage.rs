@@ -141,7 +141,7 @@ impl S3Server {
 
     /// moto takes an unsigned bucket creation.
     async fn create_bucket(&self, name: &str) {
-        let res = reqwest::Client::new()
+        let res = crate::helpers::http_client()
             .put(format!("{}/{name}", self.endpoint))
             .send()
             .await
@@ -170,7 +170,9 @@ async fn s3_storage_works_against_a_real_s3_compatible_server() {
     exercise(store).await;
 
     // The objects are really in the bucket, under the keys given.
-    let listing = reqwest::get(format!("{}/switchboard-media?list-type=2", s3.endpoint))
+    let listing = crate::helpers::http_client()
+        .get(format!("{}/switchboard-media?list-type=2", s3.endpoint))
+        .send()
         .await
         .unwrap()
         .text()

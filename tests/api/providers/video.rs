@@ -65,7 +65,7 @@ async fn a_personalised_video_is_h264_mp4_showing_the_code_throughout() {
     let verifier = screenshot::from_settings(
         &Default::default(),
         &AiSettings::default(),
-        reqwest::Client::new(),
+        crate::helpers::http_client(),
     );
     let ask = |image: Vec<u8>| ProofRequest {
         image,

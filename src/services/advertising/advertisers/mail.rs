@@ -112,6 +112,7 @@ pub fn register(st: &AdvertisingState) -> std::result::Result<(), ProviderError>
         &st.providers.settings.email,
         st.providers.outbox.clone(),
         st.core.clock.clone(),
+        &st.providers.roots,
     )?;
     for kind in [Kind::Verification, Kind::Reset] {
         let sender = sender.clone();

@@ -71,8 +71,16 @@ impl Media {
 const FETCH_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The outbound client for ad videos given as URLs.
-pub fn fetch_client(allow_private: bool) -> Result<reqwest::Client, reqwest::Error> {
-    download::outbound_client(allow_private, "Switchboard-Media/1.0", Some(FETCH_TIMEOUT))
+pub fn fetch_client(
+    allow_private: bool,
+    roots: &crate::core::tls::ExtraRoots,
+) -> Result<reqwest::Client, reqwest::Error> {
+    download::outbound_client(
+        allow_private,
+        "Switchboard-Media/1.0",
+        Some(FETCH_TIMEOUT),
+        roots,
+    )
 }
 
 /// Where an operator's `--video` lives: an https URL as given (fetched when a video is

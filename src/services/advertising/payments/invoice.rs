@@ -196,6 +196,7 @@ async fn run(st: AdvertisingState, job: Job) -> JobResult {
         &st.providers.settings.email,
         st.providers.outbox.clone(),
         st.core.clock.clone(),
+        &st.providers.roots,
     )
     .map_err(JobFailure::retry)?;
     let text = format!(
