@@ -1,4 +1,4 @@
-//! Every metric of the process, in the Prometheus text format (`docs/operations-telemetry.md`
+//! Every metric of the process, in the Prometheus text format (`docs/operations.md`
 //! lists them). Features record through the functions here; nothing else names a metric.
 //!
 //! Counters and histograms count what this process did, so they live in one registry for
