@@ -130,7 +130,7 @@ impl Application {
             }
         }
         if let Some(bind) = ctx.settings.telemetry.metrics_bind() {
-            servers.push(crate::core::metrics::serve(bind, &ctx)?);
+            servers.push(crate::core::metrics::listener::serve(bind, &ctx)?);
         }
         ctx.jobs.start().await?;
         Ok(Self { ctx, servers })

@@ -1,6 +1,6 @@
 //! The one health body of every service: liveness, and what this node depends on (the
 //! database, and Redis when the cluster has one) with each one's round-trip time, each asked
-//! with the probes' timeout (`core::probes`).
+//! with one timeout (the probes', `core::probes`, too).
 
 use super::http::json;
 use super::CoreContext;
@@ -9,6 +9,10 @@ use sea_orm::ConnectionTrait;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 use utoipa::ToSchema;
+
+/// Longest a dependency may take to answer a check or a probe: one that hangs is worse than
+/// one that says "down" (a balancer's own timeout would hide which dependency it was).
+pub const TIMEOUT: Duration = Duration::from_secs(2);
 
 /// `version` is the service's interface version (what clients code against); `build` the
 /// server build.
@@ -72,9 +76,7 @@ impl Check {
     /// `ask`'s answer, timed; down when it fails or takes longer than the probes' timeout.
     async fn of(ask: impl std::future::Future<Output = bool>) -> Self {
         let started = Instant::now();
-        let up = tokio::time::timeout(super::probes::TIMEOUT, ask)
-            .await
-            .unwrap_or(false);
+        let up = tokio::time::timeout(TIMEOUT, ask).await.unwrap_or(false);
         Self::timed(up, started.elapsed())
     }
 }

@@ -2,21 +2,16 @@
 //! while the process does and asks nothing else: restarting a node because its database is
 //! down would not bring the database back. `/readyz` answers 200 only when this node can
 //! serve — the database answers and holds every migration this build knows, and Redis (when
-//! the cluster has one) answers, each within [`TIMEOUT`] — and 503 naming what is not.
+//! the cluster has one) answers, each within the health checks' timeout — and 503 naming what is not.
 
-use super::health::{Check, Dependencies};
+use super::health::{Check, Dependencies, TIMEOUT};
 use super::http::json;
 use super::CoreContext;
 use actix_web::{web, HttpResponse};
 use sea_orm::{ConnectionTrait, DatabaseConnection, Statement};
 use serde::Serialize;
 use std::sync::OnceLock;
-use std::time::Duration;
 use switchboard_migration::{Migrator, MigratorTrait};
-
-/// Longest a dependency may take to answer a probe: a probe that hangs is worse than one
-/// that says "down" (the balancer's own timeout would hide which dependency it was).
-pub const TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The probes' own state on a listener (a type of its own, so no service's data is shadowed).
 #[derive(Clone)]

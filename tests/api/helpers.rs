@@ -95,7 +95,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
     let (identity, interview, messaging) = (base("identity"), base("interview"), base("messaging"));
     let (marketplace, advertising) = (base("marketplace"), base("advertising"));
     let sandbox = base(switchboard::services::marketplace::sandbox::NAME);
-    let metrics = base(switchboard::core::metrics::LISTENER);
+    let metrics = base(switchboard::core::metrics::listener::NAME);
     let outbox = PathBuf::from(&settings.outbox.path);
     let handles = app.handles();
     let jobs = app.context().jobs.clone();

@@ -12,7 +12,7 @@ pub const NAME: &str = "metrics";
 async fn metrics(ctx: web::Data<CoreContext>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type(CONTENT_TYPE)
-        .body(super::scrape(&ctx).await)
+        .body(super::scrape::page(&ctx).await)
 }
 
 /// Starts the listener on `bind` with one worker (a scrape every few seconds needs no more).

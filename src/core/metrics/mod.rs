@@ -4,17 +4,16 @@
 //! Counters and histograms count what this process did, so they live in one registry for
 //! the process. What is read at scrape time — the job queue, the database pool, Redis, the
 //! running actors — belongs to one application ([`Sources`] in its `CoreContext`) and is
-//! asked when `/metrics` is scraped ([`scrape`]).
+//! asked when `/metrics` is scraped (`listener`).
 //!
 //! Label values are bounded: route templates (never paths), service names, job topics and
 //! limit names, all fixed by the code; anything else gets a fixed label.
 
-mod listener;
+// The listener and the scrape read an application (`CoreContext`), which holds `Sources`:
+// they live beside this module, not under its name, so the core has no import circle.
+pub mod listener;
 mod scrape;
 
-pub use listener::{serve, NAME as LISTENER};
-
-use super::CoreContext;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -347,25 +346,6 @@ impl Sources {
             .map(|a| a.iter().map(|(s, k, count)| (*s, *k, count())).collect())
             .unwrap_or_default()
     }
-}
-
-/// The whole exposition: this process's counters, then what `ctx` reads now.
-pub async fn scrape(ctx: &CoreContext) -> String {
-    let mut text = String::with_capacity(16 * 1024);
-    if let Err(e) =
-        prometheus_client::encoding::prometheus_text::encode(&mut text, &process().registry)
-    {
-        tracing::warn!(error = %e, "metrics: encoding failed");
-    }
-    let now = scrape::read(ctx).await;
-    if let Err(e) = prometheus_client::encoding::prometheus_text::encode(&mut text, &now) {
-        tracing::warn!(error = %e, "metrics: encoding failed");
-    }
-    text
-}
-
-fn running_actors(ctx: &CoreContext) -> Vec<(&'static str, &'static str, usize)> {
-    ctx.metrics.running()
 }
 
 #[cfg(test)]

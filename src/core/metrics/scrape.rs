@@ -2,7 +2,7 @@
 //! database pool, Redis and the running actors. Each scrape builds its gauges afresh, so a
 //! topic whose backlog emptied disappears instead of lingering at its last value.
 
-use super::{running_actors, EncodeLabelSet, Family, Gauge, Registry};
+use super::{EncodeLabelSet, Family, Gauge, Registry};
 use crate::core::CoreContext;
 use prometheus_client::metrics::gauge::Gauge as FloatGauge;
 use sea_orm::DbBackend;
@@ -156,4 +156,23 @@ async fn redis(ctx: &CoreContext, registry: &mut Registry) {
         "1 when the cluster's Redis answered PING for this scrape",
         gauge,
     );
+}
+
+/// The whole exposition: this process's counters, then what `ctx` reads now.
+pub async fn page(ctx: &CoreContext) -> String {
+    let mut text = String::with_capacity(16 * 1024);
+    if let Err(e) =
+        prometheus_client::encoding::prometheus_text::encode(&mut text, &super::process().registry)
+    {
+        tracing::warn!(error = %e, "metrics: encoding failed");
+    }
+    let now = read(ctx).await;
+    if let Err(e) = prometheus_client::encoding::prometheus_text::encode(&mut text, &now) {
+        tracing::warn!(error = %e, "metrics: encoding failed");
+    }
+    text
+}
+
+fn running_actors(ctx: &CoreContext) -> Vec<(&'static str, &'static str, usize)> {
+    ctx.metrics.running()
 }
