@@ -114,11 +114,18 @@ impl Node {
                 tick.tick().await;
                 match beat(&db, &id, &me).await {
                     Ok(true) => {}
-                    Ok(false) => {
-                        tracing::error!(node = %id, "another process took this node id over (this one missed its heartbeats); stopping");
-                        lost.send_replace(true);
-                        return;
-                    }
+                    // The row is gone (the table was emptied or rebuilt, as by a migration
+                    // rolled back and applied again): nobody else holds the id, so this
+                    // process writes its row again.
+                    Ok(false) => match reclaim(&db, &id, &me).await {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            tracing::error!(node = %id, "another process took this node id over (this one missed its heartbeats); stopping");
+                            lost.send_replace(true);
+                            return;
+                        }
+                        Err(e) => tracing::warn!(node = %id, error = %e, "node heartbeat failed"),
+                    },
                     Err(e) => tracing::warn!(node = %id, error = %e, "node heartbeat failed"),
                 }
             }
@@ -161,6 +168,23 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Writes `me`'s row for `id` where none is; whether it did.
+async fn reclaim(db: &DatabaseConnection, id: &str, me: &str) -> Result<bool, DbErr> {
+    let now = Utc::now();
+    let row = ActiveModel {
+        id: Set(id.to_owned()),
+        incarnation: Set(me.to_owned()),
+        started_at: Set(now),
+        heartbeat_at: Set(now),
+        beats: Set(0),
+    };
+    let inserted = Entity::insert(row)
+        .on_conflict_do_nothing_on([Column::Id])
+        .exec_without_returning(db)
+        .await?;
+    Ok(matches!(inserted, TryInsertResult::Inserted(n) if n > 0))
+}
+
 async fn beat(db: &DatabaseConnection, id: &str, me: &str) -> Result<bool, DbErr> {
     let done = Entity::update_many()
         .col_expr(Column::HeartbeatAt, Expr::value(Utc::now()))
@@ -192,18 +216,7 @@ async fn take(
         if hold(db, id, me, free).await? {
             return Ok(());
         }
-        let row = ActiveModel {
-            id: Set(id.to_owned()),
-            incarnation: Set(me.to_owned()),
-            started_at: Set(now),
-            heartbeat_at: Set(now),
-            beats: Set(0),
-        };
-        let inserted = Entity::insert(row)
-            .on_conflict_do_nothing_on([Column::Id])
-            .exec_without_returning(db)
-            .await?;
-        if matches!(inserted, TryInsertResult::Inserted(n) if n > 0) {
+        if reclaim(db, id, me).await? {
             return Ok(());
         }
         let Some(seen) = Entity::find_by_id(id).one(db).await? else {

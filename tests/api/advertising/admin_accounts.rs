@@ -169,7 +169,7 @@ async fn the_command_adds_staff_with_a_role() {
     assert_eq!(d["admin"]["email"], "finance.two@example.com");
     // Refusals: the same address, a role that does not exist, a short password, no email.
     let dup = create_admin(&app, email, "admin", "long enough pass").unwrap_err();
-    assert!(dup.contains("Exists"), "{dup}");
+    assert!(dup.contains("already exists"), "{dup}");
     let role = create_admin(&app, "x@example.com", "root", "long enough pass").unwrap_err();
     assert!(role.contains("--role"), "{role}");
     let short = create_admin(&app, "y@example.com", "admin", "short").unwrap_err();
