@@ -406,3 +406,9 @@ async fn a_process_whose_id_was_taken_over_stops_serving() {
         .unwrap();
     assert_eq!(row.incarnation, "usurper");
 }
+
+#[test]
+fn the_shipped_config_toml_loads() {
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config.toml"));
+    Settings::load(path).expect("config.toml parses with every section");
+}
