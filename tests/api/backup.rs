@@ -3,7 +3,7 @@
 //! before it began (read back through the API) and the media directory; a target holding
 //! data is refused unless `--force`.
 
-use crate::helpers::{fresh_database_url, spawn_app_with, TestApp};
+use crate::helpers::{empty_database_url, spawn_app_with, TestApp};
 use crate::messaging::{test_settings, workspace, MessagingApp};
 use std::path::Path;
 use std::process::Output;
@@ -128,7 +128,7 @@ async fn a_backup_under_writes_restores_every_message_accepted_before_it_and_the
 
     // Into fresh places.
     let fresh = tempfile::tempdir().unwrap();
-    let target_url = fresh_database_url(fresh.path()).await;
+    let target_url = empty_database_url(fresh.path()).await;
     let target_media = fresh.path().join("media");
     let from = to.display().to_string();
     let out = cli(&target_url, &target_media, &["restore", "--from", &from]);

@@ -32,24 +32,98 @@ pub struct TestApp {
     _dir: tempfile::TempDir,
 }
 
-/// A database URL of its own for one test.
+/// A database URL of its own for one test, a copy of the test process's migrated template:
+/// migrating from nothing (every migration, the seeded places) was most of an app's start.
 pub async fn fresh_database_url(dir: &std::path::Path) -> String {
-    match std::env::var("TEST_DATABASE_URL") {
-        Ok(admin) if admin.starts_with("postgres") => {
-            use sea_orm::{ConnectionTrait, Database};
-            let name = format!("sb_test_{}", uuid::Uuid::new_v4().simple());
-            let conn = Database::connect(&admin)
-                .await
-                .expect("connect to TEST_DATABASE_URL");
-            conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
-                .await
-                .expect("create test database");
-            conn.close().await.ok();
-            let (base, _) = admin.rsplit_once('/').expect("database URL has a path");
-            format!("{base}/{name}")
+    match template().await {
+        Template::Postgres { admin, name } => postgres_database(admin, Some(name)).await,
+        Template::Sqlite(file) => {
+            let copy = dir.join("test.db");
+            std::fs::copy(file, &copy).expect("copy the template database");
+            sqlite_url(&copy)
         }
-        _ => format!("sqlite://{}/test.db?mode=rwc", dir.display()),
     }
+}
+
+/// A database URL of its own for one test, with no table in it (a restore target, a schema
+/// migrated part of the way).
+pub async fn empty_database_url(dir: &std::path::Path) -> String {
+    match postgres_admin() {
+        Some(admin) => postgres_database(&admin, None).await,
+        None => sqlite_url(&dir.join("test.db")),
+    }
+}
+
+/// The migrated database every test of this process starts from.
+enum Template {
+    Sqlite(PathBuf),
+    Postgres { admin: String, name: String },
+}
+
+async fn template() -> &'static Template {
+    static TEMPLATE: tokio::sync::OnceCell<Template> = tokio::sync::OnceCell::const_new();
+    TEMPLATE
+        .get_or_init(|| async {
+            use sea_orm::ConnectionTrait;
+            use switchboard_migration::{Migrator, MigratorTrait};
+            // Kept for the whole run: every SQLite test copies the file in it.
+            let dir = tempfile::tempdir().expect("temp dir").keep();
+            let url = empty_database_url(&dir).await;
+            let conn = switchboard::core::db::connect(&url, 1)
+                .await
+                .expect("connect to the template database");
+            Migrator::up(&conn, None)
+                .await
+                .expect("migrate the template");
+            let template = match postgres_admin() {
+                Some(admin) => {
+                    let (_, name) = url.rsplit_once('/').expect("database URL has a path");
+                    Template::Postgres {
+                        name: name.to_owned(),
+                        admin,
+                    }
+                }
+                None => {
+                    // Everything into the main file, which is all a copy takes.
+                    conn.execute_unprepared("PRAGMA wal_checkpoint(TRUNCATE)")
+                        .await
+                        .expect("checkpoint the template");
+                    Template::Sqlite(dir.join("test.db"))
+                }
+            };
+            // PostgreSQL copies a template only while nobody is connected to it.
+            conn.close().await.ok();
+            template
+        })
+        .await
+}
+
+fn postgres_admin() -> Option<String> {
+    std::env::var("TEST_DATABASE_URL")
+        .ok()
+        .filter(|url| url.starts_with("postgres"))
+}
+
+/// A new database on the server of `admin`, copied from `template` when given.
+async fn postgres_database(admin: &str, template: Option<&str>) -> String {
+    use sea_orm::{ConnectionTrait, Database};
+    let name = format!("sb_test_{}", uuid::Uuid::new_v4().simple());
+    let conn = Database::connect(admin)
+        .await
+        .expect("connect to TEST_DATABASE_URL");
+    let from = template
+        .map(|t| format!(" TEMPLATE {t}"))
+        .unwrap_or_default();
+    conn.execute_unprepared(&format!("CREATE DATABASE {name}{from}"))
+        .await
+        .expect("create test database");
+    conn.close().await.ok();
+    let (base, _) = admin.rsplit_once('/').expect("database URL has a path");
+    format!("{base}/{name}")
+}
+
+fn sqlite_url(file: &std::path::Path) -> String {
+    format!("sqlite://{}?mode=rwc", file.display())
 }
 
 pub async fn spawn_app() -> TestApp {
@@ -110,6 +184,7 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
         metrics,
         client: Client::builder()
             .redirect(reqwest::redirect::Policy::none())
+            .pool_idle_timeout(CLIENT_IDLE)
             .build()
             .expect("client"),
         clock,
@@ -379,8 +454,16 @@ pub fn maildir_messages(maildir: &std::path::Path) -> Vec<String> {
 /// installs the process's crypto provider; reqwest brings none of its own: core::tls).
 pub fn http_client() -> reqwest::Client {
     switchboard::core::tls::install_crypto_provider();
-    reqwest::Client::new()
+    reqwest::Client::builder()
+        .pool_idle_timeout(CLIENT_IDLE)
+        .build()
+        .expect("client")
 }
+
+/// How long test clients keep an idle connection: well under the server's 5 s keep-alive, so
+/// a request after a slow step (an encode, a restart) never goes out on a connection the
+/// server is closing at that moment (hyper's `IncompleteMessage` under load).
+pub const CLIENT_IDLE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A server process a test starts itself (aiosmtpd, moto's S3 server), on a free loopback
 /// port, stopped when dropped.

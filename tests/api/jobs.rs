@@ -3,7 +3,7 @@
 //! interval across nodes, failures back off and end dead, an operator's retry revives them,
 //! a lapsed lease is retaken and a graceful stop loses nothing.
 
-use crate::helpers::{fresh_database_url, spawn_app_on, TestApp};
+use crate::helpers::{empty_database_url, spawn_app_on, TestApp};
 use chrono::Duration;
 use sea_orm::{DatabaseConnection, EntityTrait};
 use serde_json::json;
@@ -326,7 +326,7 @@ async fn a_delivery_pending_at_upgrade_is_delivered_by_the_queue() {
     use wiremock::{matchers::method, Mock, MockServer, ResponseTemplate};
 
     let dir = tempfile::tempdir().unwrap();
-    let url = fresh_database_url(dir.path()).await;
+    let url = empty_database_url(dir.path()).await;
     let conn = switchboard::core::db::connect(&url, 2).await.unwrap();
     let before_jobs = Migrator::migrations()
         .iter()

@@ -271,7 +271,7 @@ async fn json_logs_give_each_request_one_object_with_every_field() {
         ],
     )
     .await;
-    let res = reqwest::Client::new()
+    let res = crate::helpers::http_client()
         .get(format!("{base}/health?pin=123456"))
         .header("X-Request-ID", "json-log-test-1")
         .header("Authorization", "Bearer secret-token-in-a-header")
@@ -355,7 +355,7 @@ async fn a_request_with_traceparent_exports_its_span_with_a_database_child() {
     .await;
     let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
     let caller_span = "00f067aa0ba902b7";
-    let res = reqwest::Client::new()
+    let res = crate::helpers::http_client()
         .get(format!("{base}/health"))
         .header("traceparent", format!("00-{trace_id}-{caller_span}-01"))
         .send()

@@ -534,7 +534,7 @@ async fn one_field_of_an_unnamed_limit_from_the_environment_starts_the_server() 
         .spawn()
         .unwrap();
     let mut server = Running(server);
-    let client = reqwest::Client::new();
+    let client = crate::helpers::http_client();
     let mut answer = None;
     for _ in 0..100 {
         if let Ok(Some(status)) = server.0.try_wait() {

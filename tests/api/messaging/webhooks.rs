@@ -976,7 +976,7 @@ async fn pending_work_resumes_after_a_restart() {
     .await
     .unwrap();
     let key = ws.api_key;
-    let client = reqwest::Client::new();
+    let client = crate::helpers::http_client();
     let res = client
         .post(format!("{}/api/v1/webhooks", first.base))
         .header("X-API-Key", &key)
@@ -1222,7 +1222,7 @@ async fn deliveries_pending_at_the_upgrade_get_their_message_or_event_key() {
     use switchboard_entities::messaging::webhook_delivery;
     use switchboard_migration::{Migrator, MigratorTrait};
     let dir = tempfile::tempdir().unwrap();
-    let db = sea_orm::Database::connect(fresh_database_url(dir.path()).await)
+    let db = sea_orm::Database::connect(crate::helpers::empty_database_url(dir.path()).await)
         .await
         .unwrap();
     // The schema as it was before the ordering key.
