@@ -130,6 +130,13 @@ impl Application {
             }
         }
         if let Some(bind) = ctx.settings.telemetry.metrics_bind() {
+            if !crate::core::config::is_loopback_bind(bind) {
+                // Metrics name routes, queues and counts: worth knowing when they are public.
+                tracing::warn!(
+                    bind,
+                    "[telemetry] metrics_bind is reachable from other machines; serve it on a private network or put it behind a firewall"
+                );
+            }
             servers.push(crate::core::metrics::listener::serve(bind, &ctx)?);
         }
         ctx.jobs.start().await?;

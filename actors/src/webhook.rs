@@ -128,6 +128,18 @@ pub struct EndpointDeps {
     pub transport: Arc<dyn WebhookTransport>,
     pub clock: Arc<dyn WebhookClock>,
     pub policy: RetryPolicy,
+    /// This node's id, written on the attempts it claims.
+    pub owner: String,
+    /// When this process began delivering: a claim of this node from before then belongs to
+    /// a process that died mid-attempt, and is taken back at once.
+    pub started_at: DateTime<Utc>,
+}
+
+impl EndpointDeps {
+    /// Whether `d`'s attempt lease was taken by an earlier run of this node.
+    fn left_by_earlier_run(&self, owner: Option<&str>, started: Option<DateTime<Utc>>) -> bool {
+        owner == Some(self.owner.as_str()) && started.is_some_and(|at| at < self.started_at)
+    }
 }
 
 pub const PENDING: &str = "pending";
@@ -416,12 +428,23 @@ impl Handler<Shutdown> for WebhookEndpoint {
 /// The endpoint's pending deliveries in `seq` order, and the pause its failure count implies
 /// (counted from its latest attempt, without jitter or Retry-After, which are not stored).
 async fn load(deps: &EndpointDeps, webhook_id: Uuid) -> Result<Loaded, DbErr> {
-    let rows: Vec<(Uuid, i64, String, DateTime<Utc>)> = webhook_delivery::Entity::find()
+    let now = deps.clock.now();
+    type Row = (
+        Uuid,
+        i64,
+        String,
+        DateTime<Utc>,
+        Option<String>,
+        Option<DateTime<Utc>>,
+    );
+    let rows: Vec<Row> = webhook_delivery::Entity::find()
         .select_only()
         .column(webhook_delivery::Column::Id)
         .column(webhook_delivery::Column::Seq)
         .column(webhook_delivery::Column::OrderKey)
         .column(webhook_delivery::Column::NextAttemptAt)
+        .column(webhook_delivery::Column::AttemptOwner)
+        .column(webhook_delivery::Column::AttemptStartedAt)
         .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
         .filter(webhook_delivery::Column::Status.eq(PENDING))
         .order_by_asc(webhook_delivery::Column::Seq)
@@ -450,12 +473,19 @@ async fn load(deps: &EndpointDeps, webhook_id: Uuid) -> Result<Loaded, DbErr> {
     Ok(Loaded {
         pending: rows
             .into_iter()
-            .map(|(delivery_id, seq, order_key, not_before)| Enqueue {
-                delivery_id,
-                seq,
-                order_key,
-                not_before,
-            })
+            .map(
+                |(delivery_id, seq, order_key, mut not_before, owner, started)| {
+                    if deps.left_by_earlier_run(owner.as_deref(), started) {
+                        not_before = now;
+                    }
+                    Enqueue {
+                        delivery_id,
+                        seq,
+                        order_key,
+                        not_before,
+                    }
+                },
+            )
             .collect(),
         endpoint_not_before,
     })
@@ -514,7 +544,11 @@ async fn try_attempt(
     if delivery.status != PENDING {
         return Ok((Outcome::Done, Pause::Keep));
     }
-    if delivery.next_attempt_at > now {
+    let abandoned = deps.left_by_earlier_run(
+        delivery.attempt_owner.as_deref(),
+        delivery.attempt_started_at,
+    );
+    if delivery.next_attempt_at > now && !abandoned {
         return Ok((Outcome::NotBefore(delivery.next_attempt_at), Pause::Keep));
     }
     let hook = webhook::Entity::find_by_id(webhook_id).one(db).await?;
@@ -547,6 +581,11 @@ async fn try_attempt(
             webhook_delivery::Column::NextAttemptAt,
             Expr::value(lease_until),
         )
+        .col_expr(
+            webhook_delivery::Column::AttemptOwner,
+            Expr::value(deps.owner.clone()),
+        )
+        .col_expr(webhook_delivery::Column::AttemptStartedAt, Expr::value(now))
         .filter(webhook_delivery::Column::Id.eq(delivery_id))
         .filter(webhook_delivery::Column::Status.eq(PENDING))
         .filter(webhook_delivery::Column::NextAttemptAt.eq(delivery.next_attempt_at))
@@ -663,6 +702,15 @@ async fn try_attempt(
         webhook_delivery::Entity::update_many()
             .col_expr(webhook_delivery::Column::Attempts, Expr::value(attempt_no))
             .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(at))
+            // Between attempts nobody holds it: a restart waits out the backoff.
+            .col_expr(
+                webhook_delivery::Column::AttemptOwner,
+                Expr::value(Option::<String>::None),
+            )
+            .col_expr(
+                webhook_delivery::Column::AttemptStartedAt,
+                Expr::value(Option::<DateTime<Utc>>::None),
+            )
             .filter(webhook_delivery::Column::Id.eq(delivery_id))
             .exec(&txn)
             .await?;

@@ -41,6 +41,7 @@ mod m20261209_000001_advertising_refunds;
 mod m20261209_000010_advertising_guard_cooldown;
 mod m20261209_000020_advertising_signin_guard;
 mod m20261210_000001_core_nodes;
+mod m20261211_000001_messaging_webhook_attempt_owner;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -86,6 +87,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261209_000010_advertising_guard_cooldown::Migration),
             Box::new(m20261209_000020_advertising_signin_guard::Migration),
             Box::new(m20261210_000001_core_nodes::Migration),
+            Box::new(m20261211_000001_messaging_webhook_attempt_owner::Migration),
         ]
     }
 }

@@ -186,3 +186,39 @@ impl CountTriggers<'_> {
         Ok(())
     }
 }
+
+/// Adds `cols` to `table`, one ALTER each (SQLite adds one column per ALTER).
+pub async fn add_columns(
+    m: &SchemaManager<'_>,
+    table: &'static str,
+    cols: impl IntoIterator<Item = ColumnDef>,
+) -> Result<(), DbErr> {
+    for mut col in cols {
+        m.alter_table(
+            Table::alter()
+                .table(Alias::new(table))
+                .add_column(&mut col)
+                .to_owned(),
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Drops `cols` from `table`, one ALTER each.
+pub async fn drop_columns(
+    m: &SchemaManager<'_>,
+    table: &'static str,
+    cols: &[&'static str],
+) -> Result<(), DbErr> {
+    for col in cols {
+        m.alter_table(
+            Table::alter()
+                .table(Alias::new(table))
+                .drop_column(Alias::new(*col))
+                .to_owned(),
+        )
+        .await?;
+    }
+    Ok(())
+}

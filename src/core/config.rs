@@ -302,7 +302,7 @@ impl Default for RetentionSettings {
 pub const MIN_SECRET_BYTES: usize = 32;
 
 /// Whether `bind` (`host:port`) listens on loopback only.
-fn is_loopback_bind(bind: &str) -> bool {
+pub fn is_loopback_bind(bind: &str) -> bool {
     if let Ok(addr) = bind.parse::<std::net::SocketAddr>() {
         return addr.ip().is_loopback();
     }

@@ -4,6 +4,7 @@
 //! public addresses only (so a name cannot turn inward between the check and the connect).
 //! Callers add their own signature headers.
 
+use crate::core::metrics::Delivery;
 use crate::core::net_error::describe_http;
 use crate::core::outbound_url::{check_public, parse_http_url};
 use crate::core::tls::ExtraRoots;
@@ -59,6 +60,20 @@ impl HttpTransport {
         timeout: std::time::Duration,
         now: DateTime<Utc>,
     ) -> Result<PostResponse, PostError> {
+        let res = self.attempt(url, headers, body, timeout, now).await;
+        // Here, so every service's webhooks (messaging's and interview's) count alike.
+        super::metrics::webhook_delivery(outcome(&res));
+        res
+    }
+
+    async fn attempt(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: String,
+        timeout: std::time::Duration,
+        now: DateTime<Utc>,
+    ) -> Result<PostResponse, PostError> {
         let url = parse_http_url(url).map_err(|e| PostError::Refused(e.to_string()))?;
         // Checked at every attempt, so a DNS change cannot turn a webhook inward.
         check_public(&url, self.allow_private)
@@ -100,6 +115,17 @@ impl HttpTransport {
             body: String::from_utf8_lossy(&body).into_owned(),
             retry_after,
         })
+    }
+}
+
+/// How one attempt ended, as the metrics count it.
+fn outcome(result: &Result<PostResponse, PostError>) -> Delivery {
+    match result {
+        Ok(r) if (200..300).contains(&r.status) => Delivery::Delivered,
+        Ok(_) => Delivery::Rejected,
+        Err(PostError::Refused(_)) => Delivery::Refused,
+        Err(PostError::Failed(why)) if why.starts_with("timed out") => Delivery::TimedOut,
+        Err(PostError::Failed(_)) => Delivery::Failed,
     }
 }
 

@@ -119,6 +119,7 @@ def _scenario(server, receiver, rng, tag):
     sleep_until(t0 + kill1)
     # What the kill meets, read just before it: a seed whose kill met nothing tested nothing.
     in_flight1 = unfinished(server, api_key)
+    killed1 = time.monotonic()
     server.kill()
     log(tag, f"SIGKILL 1 at {kill1:.2f}s into the load ({in_flight1} messages unfinished)")
     server.start()
@@ -171,7 +172,7 @@ def _scenario(server, receiver, rng, tag):
 
     results = checks.hit(kills)
     results += checks.messaging(server, api_key, load, receiver, START_CREDITS)
-    results.append(checks.resumed_promptly(receiver, restarted1, load_end, kill2))
+    results.append(checks.resumed_promptly(receiver, load, killed1, restarted1, load_end))
     results += checks.interview(server, candidates, timed_a + timed_b, rejoin, receiver)
     errors = [e for c in candidates for e in c.errors]
     results.append(("candidates' commands were answered", not errors,

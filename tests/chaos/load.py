@@ -37,6 +37,7 @@ class Messaging:
         self.singles = []    # (request body, answer data)
         self.refused = []    # (what, status, body): accepted requests never refused here
         self.resent = 0      # requests sent again after losing their connection
+        self.answered = {}   # message id -> when its request was answered (monotonic)
         self.threads = []
 
     def _resend(self):
@@ -60,6 +61,7 @@ class Messaging:
         if data is not None:
             with self.lock:
                 self.bulks.append((number, data))
+                self.answered.update(dict.fromkeys(data["message_ids"], time.monotonic()))
 
     def _singles(self):
         for i in range(SINGLES):
@@ -73,6 +75,7 @@ class Messaging:
             if data is not None:
                 with self.lock:
                     self.singles.append((body, data))
+                    self.answered[data["message_id"]] = time.monotonic()
             time.sleep(0.03)
 
     def start(self):

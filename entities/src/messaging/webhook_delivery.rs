@@ -24,6 +24,10 @@ pub struct Model {
     pub next_attempt_at: DateTimeUtc,
     pub created_at: DateTimeUtc,
     pub completed_at: Option<DateTimeUtc>,
+    /// The node whose attempt holds `next_attempt_at` as its lease, and when it began; none
+    /// between attempts.
+    pub attempt_owner: Option<String>,
+    pub attempt_started_at: Option<DateTimeUtc>,
 }
 
 impl ActiveModelBehavior for ActiveModel {}

@@ -265,25 +265,6 @@ pub enum Delivery {
     Refused,
 }
 
-impl Delivery {
-    /// The outcome of one attempt through the webhook transport.
-    pub fn of(
-        result: &Result<
-            super::webhook_transport::PostResponse,
-            super::webhook_transport::PostError,
-        >,
-    ) -> Self {
-        use super::webhook_transport::PostError;
-        match result {
-            Ok(r) if (200..300).contains(&r.status) => Self::Delivered,
-            Ok(_) => Self::Rejected,
-            Err(PostError::Refused(_)) => Self::Refused,
-            Err(PostError::Failed(why)) if why.starts_with("timed out") => Self::TimedOut,
-            Err(PostError::Failed(_)) => Self::Failed,
-        }
-    }
-}
-
 pub fn webhook_delivery(outcome: Delivery) {
     let outcome = match outcome {
         Delivery::Delivered => "delivered",

@@ -81,6 +81,9 @@ impl Service for Messaging {
                 transport: Arc::new(webhooks::transport::Transport(Arc::new(transport))),
                 clock: Arc::new(webhooks::transport::Clock(core.clock.clone())),
                 policy: webhooks::transport::retry_policy(&cfg),
+                owner: core.node.id.to_string(),
+                // Before this process's first claim: its earlier runs' claims are older.
+                started_at: core.clock.now(),
             },
             core.placement(Self::NAME, ENDPOINT_KIND),
         );

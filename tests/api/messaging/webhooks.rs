@@ -1512,3 +1512,55 @@ async fn an_endpoint_whose_node_left_the_cluster_is_taken_over_by_the_next_deliv
     assert_ne!(owner[0], "node-gone", "taken over");
     all_succeeded(&a, &hook, 2).await;
 }
+
+/// A process killed mid-attempt leaves that attempt's lease in the delivery row. The same
+/// node, restarted, posts it again at once; an attempt another node holds is waited out.
+#[actix_web::test]
+async fn an_attempt_cut_off_by_a_kill_is_taken_back_at_once_by_the_same_node() {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    use switchboard_entities::messaging::webhook_delivery;
+    for (holder, taken_back) in [("node-w", true), ("node-other", false)] {
+        let app = app_with(|s| {
+            s.services.messaging.sandbox_delivery_reports = false;
+            s.cluster.node_id = "node-w".into();
+        })
+        .await;
+        let ws = workspace(&app, "10").await;
+        let rx = receiver(200).await;
+        hook_and_one_sms(&app, &ws, &rx, "Hi").await;
+        received(&rx, 1).await;
+        let settings = app.settings.clone();
+        let (dir, _) = app.shut_down().await;
+
+        // As the killed process left it: pending, leased for 40 s by `holder` a second ago.
+        let db = sea_orm::Database::connect(&settings.database.url)
+            .await
+            .unwrap();
+        let now = chrono::Utc::now();
+        let mut row: webhook_delivery::ActiveModel = webhook_delivery::Entity::find()
+            .filter(webhook_delivery::Column::EventType.eq("message.sent"))
+            .one(&db)
+            .await
+            .unwrap()
+            .expect("the delivery")
+            .into();
+        row.status = sea_orm::Set("pending".into());
+        row.completed_at = sea_orm::Set(None);
+        row.next_attempt_at = sea_orm::Set(now + chrono::Duration::seconds(40));
+        row.attempt_owner = sea_orm::Set(Some(holder.into()));
+        row.attempt_started_at = sea_orm::Set(Some(now - chrono::Duration::seconds(1)));
+        sea_orm::ActiveModelTrait::update(row, &db).await.unwrap();
+        db.close().await.ok();
+
+        let again = spawn_app_with(move |s| *s = settings).await;
+        if taken_back {
+            received(&rx, 2).await;
+        } else {
+            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+            let calls = rx.received_requests().await.unwrap();
+            assert_eq!(calls.len(), 1, "another node's lease is waited out");
+        }
+        drop(again);
+        drop(dir);
+    }
+}

@@ -145,6 +145,8 @@ pub async fn emit<C: ConnectionTrait>(
             next_attempt_at: Set(now),
             created_at: Set(now),
             completed_at: Set(None),
+            attempt_owner: Set(None),
+            attempt_started_at: Set(None),
         })
         .exec_without_returning(db)
         .await?;

@@ -4,7 +4,6 @@
 
 use super::super::settings::MessagingSettings;
 use crate::core::clock::SharedClock;
-use crate::core::metrics::Delivery;
 use crate::core::secrets::hmac_sha256_hex;
 use crate::core::webhook_transport::HttpTransport;
 use chrono::{DateTime, Utc};
@@ -61,7 +60,6 @@ impl WebhookTransport for Transport {
                 ("X-Service-Delivery-ID", d.delivery_id.to_string()),
             ];
             let res = http.post(&d.url, &headers, d.body, d.timeout, now).await;
-            crate::core::metrics::webhook_delivery(Delivery::of(&res));
             let res = res.map_err(|e| e.to_string())?;
             Ok(TransportResponse {
                 status: res.status,
