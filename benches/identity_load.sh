@@ -12,7 +12,7 @@ CONNS=${CONNS:-32}
 cargo build --release --bin switchboard
 BIN="$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/switchboard"
 WORK=$(mktemp -d)
-trap 'kill $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
 export SWITCHBOARD__DATABASE__URL=${DB_URL:-"sqlite://$WORK/db.sqlite?mode=rwc"}
 export SWITCHBOARD__OUTBOX__PATH="$WORK/outbox.jsonl"
 export SWITCHBOARD__SERVICES__IDENTITY__BIND=127.0.0.1:18182

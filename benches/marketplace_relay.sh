@@ -12,7 +12,7 @@ RATE=${RATE:-1000}; DURATION_S=${DURATION_S:-10}; PAIRS=${PAIRS:-50}
 (cd "$repo" && cargo build --release --quiet --bin switchboard --example socketio_echo)
 TARGET="$(cd "$repo" && realpath -m "${CARGO_TARGET_DIR:-target}")/release"
 WORK=$(mktemp -d)
-trap 'kill $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
 export SWITCHBOARD__DATABASE__URL="sqlite://$WORK/db.sqlite?mode=rwc"
 export SWITCHBOARD__OUTBOX__PATH="$WORK/outbox.jsonl"
 export SWITCHBOARD__SERVICES__MARKETPLACE__BIND=127.0.0.1:18191

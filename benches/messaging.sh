@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 cargo build --release --bin switchboard --example messaging_load
 T="$(realpath -m "${CARGO_TARGET_DIR:-target}")/release"
 WORK=$(mktemp -d)
-trap 'kill $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
 # BENCH_DATABASE_URL=postgres://… measures on PostgreSQL (an empty database) instead.
 export SWITCHBOARD__DATABASE__URL="${BENCH_DATABASE_URL:-sqlite://$WORK/db.sqlite?mode=rwc}"
 export SWITCHBOARD__OUTBOX__PATH="$WORK/outbox.jsonl"

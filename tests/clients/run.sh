@@ -51,7 +51,7 @@ SWITCHBOARD__SERVICES__MARKETPLACE__RATE_LIMITS__AUTH__LIMIT=1000 \
 SWITCHBOARD__SERVICES__MARKETPLACE__RATE_LIMITS__AUTH__WINDOW_SECS=900 \
 RUST_LOG=warn "$SWITCHBOARD_BIN" --config "$work/none.toml" serve --only interview,marketplace &
 iv_pid=$!
-trap 'kill $iv_pid 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $iv_pid 2>/dev/null || true; wait $iv_pid 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do
     curl -fs "$INTERVIEW_URL/health" >/dev/null 2>&1 &&
         curl -fs "$MARKETPLACE_URL/health" >/dev/null 2>&1 && break

@@ -32,9 +32,11 @@ SWITCHBOARD__SERVICES__INTERVIEW__PUBLIC_URL="$INTERVIEW_URL" \
 SWITCHBOARD__SERVICES__INTERVIEW__API_KEY="$INTERVIEW_API_KEY" \
 SWITCHBOARD__SERVICES__ADVERTISING__BIND="127.0.0.1:$ad_port" \
 SWITCHBOARD__PROVIDERS__STORAGE__PATH="$work/media" \
+SWITCHBOARD__SERVER__DATA_DIR="$work/data" \
 RUST_LOG=warn "$SWITCHBOARD_BIN" --config "$work/none.toml" serve --only interview,advertising &
 pid=$!
-trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
+# The server writes into $work until it has stopped (its node id, the last commits).
+trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do
     curl -fs "$INTERVIEW_URL/health" >/dev/null 2>&1 && curl -fs "$ADVERTISING_URL/health" >/dev/null 2>&1 && break
     sleep 0.2
