@@ -199,6 +199,11 @@ impl Application {
                 node.id
             )));
         }
+        // An in-memory database ends with this process: nobody is left to hand anything to
+        // (and a new connection would open another, empty one).
+        if crate::core::db::is_in_memory(&database_url) {
+            return results.into_iter().collect();
+        }
         // On a connection of its own: the pool's may have been opened by the HTTP workers,
         // whose runtimes are gone now.
         match crate::core::db::connect(&database_url, 1).await {

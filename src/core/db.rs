@@ -64,6 +64,11 @@ pub fn sqlite_file(url: &str) -> Option<&str> {
     (!path.is_empty() && path != ":memory:").then_some(path)
 }
 
+/// True for an SQLite database in this process's memory, which no other process can see.
+pub fn is_in_memory(url: &str) -> bool {
+    url.starts_with("sqlite:") && (url.contains(":memory:") || url.contains("mode=memory"))
+}
+
 /// True when the error is a unique-constraint violation (a lost race for a unique value).
 pub fn is_unique_violation(err: &DbErr) -> bool {
     matches!(
@@ -73,3 +78,17 @@ pub fn is_unique_violation(err: &DbErr) -> bool {
 }
 
 pub use switchboard_entities::txn::begin_write;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_memory_urls_are_told_from_files_and_servers() {
+        assert!(is_in_memory("sqlite::memory:"));
+        assert!(is_in_memory("sqlite://:memory:"));
+        assert!(is_in_memory("sqlite://shared?mode=memory&cache=shared"));
+        assert!(!is_in_memory("sqlite://data/switchboard.db?mode=rwc"));
+        assert!(!is_in_memory("postgres://u@h/memory"));
+    }
+}
