@@ -6,7 +6,7 @@
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
 
-use crate::schema_helpers::{cascade_to, index};
+use crate::schema_helpers::{add_columns, cascade_to, index};
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
@@ -51,23 +51,13 @@ impl MigrationTrait for Migration {
         .await?;
         m.create_index(index(TOKENS, "owner", &["advertiser_id", "purpose"]))
             .await?;
-        // SQLite adds one column per ALTER.
-        m.alter_table(
-            Table::alter()
-                .table(Alias::new(ADVERTISERS))
-                .add_column(timestamp_with_time_zone_null("verification_sent_at"))
-                .to_owned(),
+        add_columns(
+            m,
+            ADVERTISERS,
+            [timestamp_with_time_zone_null("verification_sent_at")],
         )
         .await?;
-        for mut col in ad_columns() {
-            m.alter_table(
-                Table::alter()
-                    .table(Alias::new(ADS))
-                    .add_column(&mut col)
-                    .to_owned(),
-            )
-            .await?;
-        }
+        add_columns(m, ADS, ad_columns()).await?;
         m.create_index(index(ADS, "advertiser", &["advertiser_id", "created_at"]))
             .await?;
         m.create_table(
