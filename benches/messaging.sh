@@ -27,6 +27,11 @@ PID=$!
 until curl -fs $BASE/api-docs/openapi.json >/dev/null 2>&1; do sleep 0.2; done
 "$T/examples/messaging_load" single "$BASE" "$K1" ${SINGLE_N:-5000} ${SINGLE_CONCURRENCY:-32}
 sleep 3   # let the dispatcher drain
+# SUPPRESSED=10000 puts that many numbers on the bulk workspace's suppression list first
+# (10 of each bulk's 1,000 recipients among them): the check is one look-up per 500.
+if [ "${SUPPRESSED:-0}" -gt 0 ]; then
+  "$T/examples/messaging_load" suppress "$BASE" "$K2" "$SUPPRESSED" 32
+fi
 "$T/examples/messaging_load" bulk "$BASE" "$K2" ${BULK_REQUESTS:-20} 1000
 sleep 10
 "$T/examples/messaging_load" webhooks "$BASE" "$K3" ${WEBHOOKS:-4} ${WEBHOOK_MESSAGES:-2000}

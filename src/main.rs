@@ -1,7 +1,11 @@
-use clap::{Parser, Subcommand};
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
+use std::sync::Arc;
+use switchboard::core::admin::AdminContext;
+use switchboard::core::clock::SystemClock;
 use switchboard::core::jobs::{self, JobId, Status};
 use switchboard::core::telemetry;
+use switchboard::services::ServicesSettings;
 use switchboard::settings::Settings;
 use switchboard::startup::{self, Application};
 
@@ -25,11 +29,9 @@ enum Command {
     },
     /// Run database migrations and exit.
     Migrate,
-    /// Operator commands.
-    Admin {
-        #[command(subcommand)]
-        command: AdminCommand,
-    },
+    /// Operator commands: each service adds its own (its `cli.rs`).
+    #[command(subcommand_required = true, arg_required_else_help = true)]
+    Admin,
     /// The background job queue.
     Jobs {
         #[command(subcommand)]
@@ -67,94 +69,22 @@ enum JobsCommand {
     Retry { id: JobId },
 }
 
-#[derive(Subcommand)]
-enum AdminCommand {
-    /// Create a messaging workspace and print its API key (shown once; stored hashed).
-    CreateWorkspace {
-        #[arg(long)]
-        name: String,
-        /// Starting balance in credits (at most two decimals).
-        #[arg(long, default_value = "0")]
-        credits: String,
-        /// credit.low threshold in credits (default from config).
-        #[arg(long)]
-        low_credit_threshold: Option<String>,
-        /// Carrier number (E.164) whose inbound SMS belong to this workspace.
-        #[arg(long)]
-        phone_number: Option<String>,
-        /// Default email sender display name (default: the workspace name).
-        #[arg(long)]
-        sender_name: Option<String>,
-    },
-    /// Add credits to a messaging workspace.
-    AddCredits {
-        #[arg(long)]
-        workspace: uuid::Uuid,
-        #[arg(long)]
-        credits: String,
-    },
-    /// Make the marketplace account of a phone a verified administrator (created when
-    /// missing; running it again only sets the password) and print its user id.
-    CreateMarketplaceAdmin {
-        /// E.164 phone number.
-        #[arg(long)]
-        phone: String,
-        /// At least 6 characters.
-        #[arg(long)]
-        password: String,
-        #[arg(long)]
-        name: Option<String>,
-    },
-    /// Make an approved advertising ad funded with its whole budget (until advertisers
-    /// sign up and pay) and print its id.
-    CreateAd {
-        #[arg(long)]
-        title: String,
-        /// The ad's country (ISO 3166-1 alpha-2 or alpha-3).
-        #[arg(long)]
-        country: String,
-        /// The source video: a local file (copied into storage) or an https URL.
-        #[arg(long)]
-        video: String,
-        /// What one approved screenshot earns, in dollars (e.g. 1.50).
-        #[arg(long)]
-        payout_usd: String,
-        #[arg(long)]
-        budget_usd: String,
-        /// A category's name or id.
-        #[arg(long)]
-        category: Option<String>,
-        #[arg(long)]
-        description: Option<String>,
-        /// Makes this many alike ads, each through the same path as one (benchmark seeding:
-        /// benches/advertising_load.sh), printing only the last id.
-        #[arg(long, default_value_t = 1, hide = true)]
-        count: u32,
-    },
-    /// Add an administrator of the advertising platform and print its id.
-    CreateAdsAdmin {
-        #[arg(long)]
-        email: String,
-        /// admin (everything), moderator (users, ads, screenshots, support) or finance
-        /// (finance, analytics).
-        #[arg(long)]
-        role: String,
-        /// At least 10 characters.
-        #[arg(long)]
-        password: String,
-    },
-}
-
 /// A failure prints one sentence (each error's `Display` says what to change) and exits 1;
 /// `Debug` dumps are for logs, not for an operator at a prompt.
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
     switchboard::core::tls::install_crypto_provider();
-    let cli = Cli::parse();
+    let matches = Cli::command()
+        .mut_subcommand("admin", ServicesSettings::admin_commands)
+        .get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     // Logging is set up from `[telemetry]` before the rest is read, so that reading it can
     // warn.
     let telemetry = telemetry::init(&Settings::telemetry(&cli.config));
-    let done = run(cli).await;
+    let done = run(cli, &matches).await;
     telemetry.finish().await;
     match done {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -165,7 +95,7 @@ async fn main() -> std::process::ExitCode {
     }
 }
 
-async fn run(cli: Cli) -> anyhow_free::Result {
+async fn run(cli: Cli, matches: &ArgMatches) -> anyhow_free::Result {
     let mut settings = Settings::load(&cli.config)?;
     match cli.command {
         Command::Serve { only } => {
@@ -185,7 +115,10 @@ async fn run(cli: Cli) -> anyhow_free::Result {
             startup::migrate(&settings).await?;
             tracing::info!("migrations applied");
         }
-        Command::Admin { command } => admin(&settings, command).await?,
+        Command::Admin => match matches.subcommand_matches("admin") {
+            Some(admin) => run_admin(&settings, admin).await?,
+            None => return Err("admin: name a command (see --help)".into()),
+        },
         Command::Jobs { command } => jobs_command(&settings, command).await?,
         Command::Backup { to } => {
             let made = switchboard::backup::backup(&settings, &to).await?;
@@ -232,107 +165,20 @@ async fn jobs_command(settings: &Settings, command: JobsCommand) -> anyhow_free:
     Ok(())
 }
 
-async fn admin(settings: &Settings, command: AdminCommand) -> anyhow_free::Result {
-    use switchboard::services::messaging::{add_credits, create_workspace, NewWorkspace};
+/// Runs the operator command of the service that has it.
+async fn run_admin(settings: &Settings, admin: &ArgMatches) -> anyhow_free::Result {
     let db = startup::migrate(settings).await?;
-    let now = chrono::Utc::now();
-    match command {
-        AdminCommand::CreateWorkspace {
-            name,
-            credits,
-            low_credit_threshold,
-            phone_number,
-            sender_name,
-        } => {
-            let created = create_workspace(
-                &db,
-                now,
-                settings.services.messaging.default_low_credit_threshold,
-                NewWorkspace {
-                    name,
-                    credits,
-                    low_credit_threshold,
-                    phone_number,
-                    sender_name,
-                },
-            )
-            .await?;
-            // The only place the key ever appears; scripts read the last line.
-            println!("workspace_id: {}", created.workspace.id);
-            println!("api_key: {}", created.api_key);
-        }
-        AdminCommand::AddCredits { workspace, credits } => {
-            let balance = add_credits(&db, now, workspace, &credits).await?;
-            println!(
-                "credits_balance: {}",
-                switchboard::services::messaging::credits_text(balance)
-            );
-        }
-        AdminCommand::CreateMarketplaceAdmin {
-            phone,
-            password,
-            name,
-        } => {
-            let id = switchboard::services::marketplace::create_admin(
-                &db,
-                now,
-                &phone,
-                &password,
-                name.as_deref(),
-            )
-            .await?;
-            println!("user_id: {id}");
-        }
-        AdminCommand::CreateAd {
-            title,
-            country,
-            video,
-            payout_usd,
-            budget_usd,
-            category,
-            description,
-            count,
-        } => {
-            use switchboard::services::advertising::ads::create::{create_approved, NewAd};
-            let video_source =
-                switchboard::services::advertising::media::ad_source(settings, &video).await?;
-            let mut last = None;
-            for i in 0..count.max(1) {
-                // Each its own moment, so a seeded list has a newest-first order to keep.
-                let at = now + chrono::Duration::microseconds(i.into());
-                let ad = create_approved(
-                    &db,
-                    at,
-                    NewAd {
-                        title: title.clone(),
-                        description: description.clone(),
-                        country: country.clone(),
-                        video_source: video_source.clone(),
-                        payout_usd: payout_usd.clone(),
-                        budget_usd: budget_usd.clone(),
-                        category: category.clone(),
-                    },
-                )
-                .await?;
-                last = Some(ad.id);
-            }
-            if let Some(id) = last {
-                println!("ad_id: {id}");
-            }
-        }
-        AdminCommand::CreateAdsAdmin {
-            email,
-            role,
-            password,
-        } => {
-            let a = switchboard::services::advertising::staff::accounts::create(
-                &db, now, &email, &role, &password,
-            )
-            .await?;
-            println!("admin_id: {}", a.id);
+    let providers = startup::providers(settings, Arc::new(SystemClock))?;
+    let ctx = AdminContext {
+        db: &db,
+        now: chrono::Utc::now(),
+    };
+    for service in settings.services.registered() {
+        if let Some(run) = service.run_admin(admin, ctx, &providers) {
+            return run.await;
         }
     }
-    Ok(())
+    Err("no service has this command".into())
 }
 
 mod anyhow_free {

@@ -58,6 +58,19 @@ pub struct Application {
     servers: Vec<Listening>,
 }
 
+/// The providers the settings name (nothing is contacted yet): the senders, storage, ffmpeg
+/// and the outbound HTTP client with `[tls] extra_ca_file`.
+pub fn providers(settings: &Settings, clock: SharedClock) -> Result<Providers, StartupError> {
+    let roots = ExtraRoots::load(&settings.tls)?;
+    Ok(Providers::build(
+        &settings.outbox,
+        &settings.providers,
+        &settings.ai,
+        clock,
+        &roots,
+    )?)
+}
+
 /// Connects and migrates the database named in settings.
 pub async fn migrate(settings: &Settings) -> Result<sea_orm::DatabaseConnection, StartupError> {
     crate::core::tls::install_crypto_provider();
@@ -68,7 +81,7 @@ pub async fn migrate(settings: &Settings) -> Result<sea_orm::DatabaseConnection,
             url: url.clone(),
             source,
         })?;
-    Migrator::up(&conn, None)
+    db::with_migration_lock(url, Migrator::up(&conn, None))
         .await
         .map_err(|source| StartupError::Migration {
             url: url.clone(),
@@ -89,14 +102,8 @@ impl Application {
         // Tests build applications without `main`, so here too.
         crate::core::tls::install_crypto_provider();
         let clock = overrides.clock.unwrap_or_else(|| Arc::new(SystemClock));
-        let roots = ExtraRoots::load(&settings.tls)?;
-        let providers = Providers::build(
-            &settings.outbox,
-            &settings.providers,
-            &settings.ai,
-            clock.clone(),
-            &roots,
-        )?;
+        let providers = providers(&settings, clock.clone())?;
+        let roots = providers.roots.clone();
         settings.check(&providers)?;
         let conn = migrate(&settings).await?;
         let data_dir = std::path::Path::new(&settings.server.data_dir);

@@ -2,6 +2,7 @@
 //! request (an interview, a conversation…), persists every outcome before announcing it,
 //! and reaches the outside world only through the port traits it defines.
 
+pub mod backoff;
 pub mod interview;
 pub mod marketplace;
 pub mod registry;

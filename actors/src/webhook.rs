@@ -21,6 +21,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
+use switchboard_entities::messaging::webhook_delivery::DeliveryStatus;
 use switchboard_entities::messaging::{delivery_attempt, webhook, webhook_delivery};
 use uuid::Uuid;
 
@@ -106,12 +107,14 @@ pub fn backoff(
     retry_after: Option<Duration>,
     sample: f64,
 ) -> Duration {
-    let exp = Ord::min(Ord::max(failed_attempts, 1) - 1, 30) as u32;
-    let growth = Ord::max(policy.factor, 1).saturating_pow(exp);
-    let raw = Ord::min(
-        policy.base_delay_secs.saturating_mul(growth),
-        policy.max_delay_secs,
-    );
+    let secs = |s: i64| std::time::Duration::from_secs(Ord::max(s, 0).unsigned_abs());
+    let raw = crate::backoff::exponential(
+        secs(policy.base_delay_secs),
+        u32::try_from(Ord::max(policy.factor, 1)).unwrap_or(u32::MAX),
+        secs(policy.max_delay_secs),
+        failed_attempts,
+    )
+    .as_secs() as i64;
     let scaled = (raw as f64 * (1.0 + policy.jitter * sample.clamp(-1.0, 1.0))).round() as i64;
     let delay = Duration::seconds(Ord::max(scaled, 1));
     match retry_after {
@@ -141,11 +144,6 @@ impl EndpointDeps {
         owner == Some(self.owner.as_str()) && started.is_some_and(|at| at < self.started_at)
     }
 }
-
-pub const PENDING: &str = "pending";
-pub const SUCCEEDED: &str = "succeeded";
-pub const FAILED: &str = "failed";
-pub const SKIPPED: &str = "skipped";
 
 /// A delivery row for this webhook was written; the actor delivers it after the earlier
 /// pending deliveries with the same order key. Plain data: on several nodes it crosses the
@@ -446,7 +444,7 @@ async fn load(deps: &EndpointDeps, webhook_id: Uuid) -> Result<Loaded, DbErr> {
         .column(webhook_delivery::Column::AttemptOwner)
         .column(webhook_delivery::Column::AttemptStartedAt)
         .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
-        .filter(webhook_delivery::Column::Status.eq(PENDING))
+        .filter(webhook_delivery::Column::Status.eq(DeliveryStatus::Pending))
         .order_by_asc(webhook_delivery::Column::Seq)
         .into_tuple()
         .all(&deps.db)
@@ -511,7 +509,7 @@ async fn attempt(deps: Arc<EndpointDeps>, webhook_id: Uuid, delivery_id: Uuid) -
 async fn finish<C: ConnectionTrait>(
     db: &C,
     delivery_id: Uuid,
-    status: &str,
+    status: DeliveryStatus,
     attempts: Option<i32>,
     now: DateTime<Utc>,
 ) -> Result<(), DbErr> {
@@ -522,7 +520,7 @@ async fn finish<C: ConnectionTrait>(
         q = q.col_expr(webhook_delivery::Column::Attempts, Expr::value(n));
     }
     q.filter(webhook_delivery::Column::Id.eq(delivery_id))
-        .filter(webhook_delivery::Column::Status.eq(PENDING))
+        .filter(webhook_delivery::Column::Status.eq(DeliveryStatus::Pending))
         .exec(db)
         .await?;
     Ok(())
@@ -541,7 +539,7 @@ async fn try_attempt(
     else {
         return Ok((Outcome::Done, Pause::Keep));
     };
-    if delivery.status != PENDING {
+    if delivery.status != DeliveryStatus::Pending {
         return Ok((Outcome::Done, Pause::Keep));
     }
     let abandoned = deps.left_by_earlier_run(
@@ -553,7 +551,7 @@ async fn try_attempt(
     }
     let hook = webhook::Entity::find_by_id(webhook_id).one(db).await?;
     let Some(hook) = hook.filter(|h| h.is_active) else {
-        finish(db, delivery_id, SKIPPED, None, now).await?;
+        finish(db, delivery_id, DeliveryStatus::Skipped, None, now).await?;
         return Ok((Outcome::Done, Pause::Keep));
     };
     // The rows decide the order, whatever this actor was told.
@@ -563,7 +561,7 @@ async fn try_attempt(
         .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
         .filter(webhook_delivery::Column::OrderKey.eq(delivery.order_key.as_str()))
         .filter(webhook_delivery::Column::Seq.lt(delivery.seq))
-        .filter(webhook_delivery::Column::Status.eq(PENDING))
+        .filter(webhook_delivery::Column::Status.eq(DeliveryStatus::Pending))
         .into_tuple::<Uuid>()
         .one(db)
         .await?;
@@ -587,7 +585,7 @@ async fn try_attempt(
         )
         .col_expr(webhook_delivery::Column::AttemptStartedAt, Expr::value(now))
         .filter(webhook_delivery::Column::Id.eq(delivery_id))
-        .filter(webhook_delivery::Column::Status.eq(PENDING))
+        .filter(webhook_delivery::Column::Status.eq(DeliveryStatus::Pending))
         .filter(webhook_delivery::Column::NextAttemptAt.eq(delivery.next_attempt_at))
         .exec(db)
         .await?;
@@ -647,7 +645,14 @@ async fn try_attempt(
             .filter(webhook::Column::Id.eq(webhook_id))
             .exec(&txn)
             .await?;
-        finish(&txn, delivery_id, SUCCEEDED, Some(attempt_no), now).await?;
+        finish(
+            &txn,
+            delivery_id,
+            DeliveryStatus::Succeeded,
+            Some(attempt_no),
+            now,
+        )
+        .await?;
         txn.commit().await?;
         return Ok((Outcome::Done, Pause::Clear));
     }
@@ -694,7 +699,14 @@ async fn try_attempt(
         Pause::Clear
     };
     let outcome = if deactivated || attempt_no >= deps.policy.max_attempts {
-        finish(&txn, delivery_id, FAILED, Some(attempt_no), now).await?;
+        finish(
+            &txn,
+            delivery_id,
+            DeliveryStatus::Failed,
+            Some(attempt_no),
+            now,
+        )
+        .await?;
         Outcome::Done
     } else {
         let sample = rand::random::<f64>() * 2.0 - 1.0;
@@ -792,7 +804,7 @@ impl WebhookRegistry {
             .select_only()
             .column(webhook_delivery::Column::WebhookId)
             .distinct()
-            .filter(webhook_delivery::Column::Status.eq(PENDING))
+            .filter(webhook_delivery::Column::Status.eq(DeliveryStatus::Pending))
             .into_tuple::<Uuid>()
             .all(&self.deps.db)
             .await?;
@@ -828,6 +840,12 @@ mod tests {
         assert_eq!(backoff(&p, 1, None, 0.0), Duration::seconds(30));
         assert_eq!(backoff(&p, 2, None, 0.0), Duration::seconds(120));
         assert_eq!(backoff(&p, 9, None, 0.0), Duration::seconds(6 * 3600));
+        // A factor below 1 keeps the base, as it did before the growth moved to `backoff.rs`.
+        let flat = RetryPolicy {
+            factor: -4,
+            ..RetryPolicy::default()
+        };
+        assert_eq!(backoff(&flat, 5, None, 0.0), Duration::seconds(30));
     }
 
     #[test]

@@ -42,6 +42,8 @@ mod m20261209_000010_advertising_guard_cooldown;
 mod m20261209_000020_advertising_signin_guard;
 mod m20261210_000001_core_nodes;
 mod m20261211_000001_messaging_webhook_attempt_owner;
+mod m20261212_000001_messaging_consent;
+mod m20261213_000001_marketplace_fuel_body_indexes;
 mod schema_helpers;
 
 pub struct Migrator;
@@ -88,6 +90,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261209_000020_advertising_signin_guard::Migration),
             Box::new(m20261210_000001_core_nodes::Migration),
             Box::new(m20261211_000001_messaging_webhook_attempt_owner::Migration),
+            Box::new(m20261212_000001_messaging_consent::Migration),
+            Box::new(m20261213_000001_marketplace_fuel_body_indexes::Migration),
         ]
     }
 }

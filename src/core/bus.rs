@@ -11,7 +11,7 @@ use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
 use redis::aio::ConnectionManager;
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 use tokio::sync::{broadcast, oneshot};
@@ -128,6 +128,8 @@ struct Shared {
     topics: Arc<Topics>,
     /// Set once the listening task runs (it starts with the first subscriber).
     listening: Arc<std::sync::OnceLock<()>>,
+    /// Whether that task's subscription is up now (read by the metrics scrape).
+    subscribed: Arc<AtomicBool>,
     rpc: Arc<Rpc>,
 }
 
@@ -153,6 +155,7 @@ impl Bus {
                 publisher,
                 topics: Arc::default(),
                 listening: Arc::default(),
+                subscribed: Arc::default(),
                 rpc: Arc::default(),
             }),
         }
@@ -161,6 +164,13 @@ impl Bus {
     /// Whether other nodes can hear this one.
     pub fn is_shared(&self) -> bool {
         self.redis.is_some()
+    }
+
+    /// Whether this node hears the others now: `None` without Redis, `Some(false)` before
+    /// the first subscriber and while the subscription reconnects.
+    pub fn subscribed(&self) -> Option<bool> {
+        let redis = self.redis.as_ref()?;
+        Some(redis.subscribed.load(Ordering::Relaxed))
     }
 
     /// Asks `node` what it answers for `service` to `body`; waits at most `timeout`.
@@ -332,6 +342,7 @@ impl Bus {
                 redis.client.clone(),
                 Arc::downgrade(&redis.topics),
                 self.node_id.clone(),
+                redis.subscribed.clone(),
             ));
         });
         rx
@@ -397,7 +408,12 @@ async fn next_message(heard: &mut broadcast::Receiver<Heard>) -> Option<Arc<serd
 
 /// Listens to every bus channel until the bus is dropped, coming back after each outage
 /// (and telling every topic it may have missed messages meanwhile).
-async fn listen(client: redis::Client, topics: Weak<Topics>, node_id: Arc<str>) {
+async fn listen(
+    client: redis::Client,
+    topics: Weak<Topics>,
+    node_id: Arc<str>,
+    up: Arc<AtomicBool>,
+) {
     let mut retry = FIRST_RETRY;
     let mut outage = false;
     loop {
@@ -414,7 +430,7 @@ async fn listen(client: redis::Client, topics: Weak<Topics>, node_id: Arc<str>) 
         match subscribed.await {
             Ok(pubsub) => {
                 retry = FIRST_RETRY;
-                crate::core::metrics::bus_subscribed(true);
+                up.store(true, Ordering::Relaxed);
                 if outage {
                     tracing::info!("cluster bus: subscribed again after an outage");
                     let Some(topics) = topics.upgrade() else {
@@ -439,7 +455,7 @@ async fn listen(client: redis::Client, topics: Weak<Topics>, node_id: Arc<str>) 
             Err(_) => {}
         }
         outage = true;
-        crate::core::metrics::bus_subscribed(false);
+        up.store(false, Ordering::Relaxed);
         if topics.strong_count() == 0 {
             return;
         }

@@ -74,7 +74,8 @@ impl TelemetrySettings {
 #[serde(default)]
 pub struct TlsSettings {
     /// A PEM bundle of CA certificates trusted besides the system's by every outbound TLS
-    /// client (webhooks, providers' HTTP APIs, SMTP, Redis); empty: the system's alone.
+    /// client (webhooks, providers' HTTP APIs, SMTP, Redis, the S3 store); empty: the
+    /// system's alone.
     /// PostgreSQL takes its CA in the URL instead (`sslrootcert=`).
     pub extra_ca_file: String,
 }

@@ -1,7 +1,7 @@
 //! Database connection: SQLite (embedded default) or PostgreSQL, chosen by URL.
 
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
-use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
+use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DbErr};
 use std::time::Duration;
 
 /// Bytes of a SQLite database file each connection maps (1 GiB; a larger file is read past
@@ -57,6 +57,52 @@ pub async fn connect(url: &str, max_connections: u32) -> Result<DatabaseConnecti
     Ok(db)
 }
 
+/// Runs `migrate` holding the database's migration lock, so that nodes starting at once on
+/// a new database migrate one after another (the later ones find the work done) instead of
+/// racing to create the same tables. PostgreSQL: a session advisory lock on a connection of
+/// its own (released with the connection, should the process die). SQLite: an exclusive
+/// lock on a file beside the database (never on the database file itself: closing any
+/// handle of it would drop SQLite's own locks).
+pub async fn with_migration_lock<T, F>(url: &str, migrate: F) -> Result<T, DbErr>
+where
+    F: std::future::Future<Output = Result<T, DbErr>>,
+{
+    if url.starts_with("postgres") {
+        let lock = connect(url, 1).await?;
+        lock.execute_unprepared(&format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))
+            .await?;
+        let done = migrate.await;
+        // Closing the connection would release it too; unlocking says so at once.
+        let _ = lock
+            .execute_unprepared(&format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"))
+            .await;
+        let _ = lock.close().await;
+        return done;
+    }
+    let Some(path) = sqlite_file(url) else {
+        return migrate.await;
+    };
+    let lock_path = format!("{path}.migrate-lock");
+    let file = tokio::task::spawn_blocking(move || {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)?;
+        file.lock()?;
+        Ok::<_, std::io::Error>(file)
+    })
+    .await
+    .map_err(|e| DbErr::Custom(e.to_string()))?
+    .map_err(|e| DbErr::Custom(format!("the migration lock file: {e}")))?;
+    let done = migrate.await;
+    drop(file);
+    done
+}
+
+/// The advisory lock key of migrations (any fixed number no other lock uses).
+const MIGRATION_LOCK: i64 = 0x5357_4d49_4752_4154; // "SWMIGRAT"
+
 /// The file a SQLite URL names (none for `:memory:` or another database).
 pub fn sqlite_file(url: &str) -> Option<&str> {
     let rest = url.strip_prefix("sqlite://")?;
@@ -78,6 +124,26 @@ pub fn is_unique_violation(err: &DbErr) -> bool {
 }
 
 pub use switchboard_entities::txn::begin_write;
+
+/// The rows of `E` whose `column` is one of `ids`, keyed by `key` (one statement; none for
+/// no ids): what a page of records refers to, read once for the page.
+pub async fn rows_by<E, K>(
+    db: &impl sea_orm::ConnectionTrait,
+    column: E::Column,
+    ids: Vec<K>,
+    key: impl Fn(&E::Model) -> K,
+) -> Result<std::collections::HashMap<K, E::Model>, DbErr>
+where
+    E: sea_orm::EntityTrait,
+    K: Into<sea_orm::Value> + Eq + std::hash::Hash,
+{
+    use sea_orm::{ColumnTrait, QueryFilter};
+    if ids.is_empty() {
+        return Ok(Default::default());
+    }
+    let rows = E::find().filter(column.is_in(ids)).all(db).await?;
+    Ok(rows.into_iter().map(|r| (key(&r), r)).collect())
+}
 
 #[cfg(test)]
 mod tests {

@@ -149,6 +149,19 @@ impl<T> Page<T> {
         }
     }
 
+    /// The page with its items replaced by what `f` makes of them all at once (one read of
+    /// what the whole page refers to, rather than one per item).
+    pub async fn try_map_all<U, E, F>(self, f: impl FnOnce(Vec<T>) -> F) -> Result<Page<U>, E>
+    where
+        F: std::future::Future<Output = Result<Vec<U>, E>>,
+    {
+        Ok(Page {
+            items: f(self.items).await?,
+            total: self.total,
+            window: self.window,
+        })
+    }
+
     /// The 1-based number of this page.
     pub fn number(&self) -> u64 {
         self.window.offset / self.window.limit.max(1) + 1

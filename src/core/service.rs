@@ -1,8 +1,10 @@
 //! What a service is to the process: a name, its own `[services.<name>]` settings section,
 //! what of that section the start-up guard refuses, and a mount that builds its state,
-//! registers its background work and starts its listener. Startup iterates the registry of
-//! services (in the services module) through [`Registered`] and knows none of them by name.
+//! registers its background work and starts its listener, and the operator commands it adds
+//! under `switchboard admin`. Startup and `main` iterate the registry of services (in the
+//! services module) through [`Registered`] and know none of them by name.
 
+use super::admin::{AdminContext, AdminRun};
 use super::config::ConfigError;
 use super::server::{Listening, MountError};
 use super::CoreContext;
@@ -47,6 +49,23 @@ pub trait Service: 'static {
     ) -> BoxFuture<'a, Result<Vec<Listening>, MountError>> {
         Box::pin(std::future::ready(Ok(Vec::new())))
     }
+
+    /// Adds the service's operator commands to `admin` (`switchboard admin …`): the
+    /// service's `cli.rs`. None by default.
+    fn admin_commands(admin: clap::Command) -> clap::Command {
+        admin
+    }
+
+    /// Runs the operator command `admin` (the `admin` command's matches) names, when it is
+    /// one of this service's; `None` otherwise.
+    fn run_admin<'a>(
+        _admin: &'a clap::ArgMatches,
+        _ctx: AdminContext<'a>,
+        _cfg: &'a Self::Settings,
+        _providers: &'a Self::Providers,
+    ) -> Option<AdminRun<'a>> {
+        None
+    }
 }
 
 /// Whether a section turns its service on, and where the service listens.
@@ -68,6 +87,13 @@ pub trait Registered<P> {
         core: &'a CoreContext,
         providers: &'a P,
     ) -> BoxFuture<'a, Result<Vec<Listening>, MountError>>;
+    fn admin_commands(&self, admin: clap::Command) -> clap::Command;
+    fn run_admin<'a>(
+        &'a self,
+        admin: &'a clap::ArgMatches,
+        ctx: AdminContext<'a>,
+        providers: &'a P,
+    ) -> Option<AdminRun<'a>>;
 }
 
 /// Service `S` bound to its parsed section.
@@ -103,5 +129,18 @@ impl<S: Service> Registered<S::Providers> for Section<'_, S> {
         providers: &'a S::Providers,
     ) -> BoxFuture<'a, Result<Vec<Listening>, MountError>> {
         S::companions(core, providers, self.settings)
+    }
+
+    fn admin_commands(&self, admin: clap::Command) -> clap::Command {
+        S::admin_commands(admin)
+    }
+
+    fn run_admin<'a>(
+        &'a self,
+        admin: &'a clap::ArgMatches,
+        ctx: AdminContext<'a>,
+        providers: &'a S::Providers,
+    ) -> Option<AdminRun<'a>> {
+        S::run_admin(admin, ctx, self.settings, providers)
     }
 }

@@ -1,6 +1,6 @@
 //! TLS shared by every client this process opens: the one rustls crypto provider (ring),
 //! installed once per process, and the operator's extra trusted roots (`[tls]
-//! extra_ca_file`), handed to the HTTP, SMTP and Redis clients on top of the system's.
+//! extra_ca_file`), handed to the HTTP, SMTP, Redis and S3 clients on top of the system's.
 
 use super::config::{ConfigError, TlsSettings};
 use rustls_pki_types::pem::PemObject;
@@ -17,7 +17,7 @@ pub fn install_crypto_provider() {
 }
 
 /// The certificates of `[tls] extra_ca_file`, trusted besides the system's roots by every
-/// outbound TLS client (webhooks, providers' APIs, SMTP, Redis); none when the setting is
+/// outbound TLS client (webhooks, providers' APIs, SMTP, Redis, S3); none when the setting is
 /// empty. Cheap to clone.
 #[derive(Clone, Default)]
 pub struct ExtraRoots {
@@ -69,6 +69,18 @@ impl ExtraRoots {
             // Parsed once already in `load`: DER that rustls read is DER reqwest reads.
             .filter_map(|c| reqwest::Certificate::from_der(c).ok())
             .collect()
+    }
+
+    /// The S3 client's options (`object_store` builds its own reqwest client): these roots
+    /// trusted besides the system's, as by every other outbound client.
+    pub fn object_store(&self) -> object_store::ClientOptions {
+        install_crypto_provider();
+        self.certs
+            .iter()
+            .filter_map(|c| object_store::Certificate::from_der(c).ok())
+            .fold(object_store::ClientOptions::new(), |options, cert| {
+                options.with_root_certificate(cert)
+            })
     }
 
     /// For lettre's `TlsParametersBuilder::add_root_certificate`.

@@ -14,6 +14,8 @@ use tracing::Instrument;
 pub struct HttpTransport {
     pub http: reqwest::Client,
     allow_private: bool,
+    /// Whose webhooks these are, for the deliveries metric.
+    service: &'static str,
 }
 
 /// The receiver's answer: status, the first bytes of the body, its Retry-After.
@@ -39,7 +41,11 @@ pub enum PostError {
 const MAX_READ: usize = 64 * 1024;
 
 impl HttpTransport {
-    pub fn new(allow_private: bool, roots: &ExtraRoots) -> Result<Self, reqwest::Error> {
+    pub fn new(
+        service: &'static str,
+        allow_private: bool,
+        roots: &ExtraRoots,
+    ) -> Result<Self, reqwest::Error> {
         Ok(Self {
             http: super::download::outbound_client(
                 allow_private,
@@ -48,6 +54,7 @@ impl HttpTransport {
                 roots,
             )?,
             allow_private,
+            service,
         })
     }
 
@@ -62,7 +69,7 @@ impl HttpTransport {
     ) -> Result<PostResponse, PostError> {
         let res = self.attempt(url, headers, body, timeout, now).await;
         // Here, so every service's webhooks (messaging's and interview's) count alike.
-        super::metrics::webhook_delivery(outcome(&res));
+        super::metrics::webhook_delivery(self.service, outcome(&res));
         res
     }
 
@@ -189,10 +196,10 @@ mod tests {
         // By name, so the client's own lookup decides (check_public is not involved here).
         let url = format!("http://localhost:{port}/hook");
         let timeout = std::time::Duration::from_secs(5);
-        let open = HttpTransport::new(true, &ExtraRoots::default()).unwrap();
+        let open = HttpTransport::new("test", true, &ExtraRoots::default()).unwrap();
         let res = open.http.post(&url).timeout(timeout).send().await.unwrap();
         assert_eq!(res.status(), 204);
-        let guarded = HttpTransport::new(false, &ExtraRoots::default()).unwrap();
+        let guarded = HttpTransport::new("test", false, &ExtraRoots::default()).unwrap();
         let err = guarded
             .http
             .post(&url)

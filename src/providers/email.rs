@@ -8,7 +8,8 @@ use crate::core::net_error;
 use crate::core::tls::ExtraRoots;
 use async_trait::async_trait;
 use base64::Engine;
-use lettre::message::{header::ContentType, Attachment, Mailbox, MultiPart, SinglePart};
+use lettre::message::header::{ContentType, HeaderName, HeaderValue};
+use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
@@ -27,7 +28,30 @@ pub struct EmailMessage<'a> {
     pub service: &'a str,
     /// Files sent with the message (an invoice's PDF); usually none.
     pub attachments: &'a [EmailAttachment<'a>],
+    /// Bulk mail's unsubscribe headers (RFC 2369, RFC 8058); none for transactional mail.
+    pub list_unsubscribe: Option<&'a ListUnsubscribe>,
 }
+
+/// Where a recipient unsubscribes: a one-click HTTPS link (POSTed to by the mailbox
+/// provider) and, when the sender keeps one, a mailbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListUnsubscribe {
+    pub url: String,
+    pub mailto: Option<String>,
+}
+
+impl ListUnsubscribe {
+    /// The `List-Unsubscribe` value: `<https://…>, <mailto:…>`.
+    pub fn header(&self) -> String {
+        match &self.mailto {
+            Some(m) => format!("<{}>, <mailto:{m}?subject=unsubscribe>", self.url),
+            None => format!("<{}>", self.url),
+        }
+    }
+}
+
+/// RFC 8058's fixed value: the link unsubscribes on a POST of this body, no page to visit.
+pub const ONE_CLICK: &str = "List-Unsubscribe=One-Click";
 
 /// A file carried by an email.
 #[derive(Debug, Clone)]
@@ -69,7 +93,7 @@ impl EmailSender for OutboxEmail {
     ) -> Result<Accepted, ProviderError> {
         let text = msg.text.or(msg.html).unwrap_or_default();
         // The sandbox keeps attachments whole (base64), so a developer can open them.
-        let details = (!msg.attachments.is_empty()).then(|| {
+        let mut details = (!msg.attachments.is_empty()).then(|| {
             let files: Vec<serde_json::Value> = msg
                 .attachments
                 .iter()
@@ -84,6 +108,16 @@ impl EmailSender for OutboxEmail {
                 .collect();
             serde_json::json!({ "attachments": files })
         });
+        if let Some(l) = msg.list_unsubscribe {
+            let headers = serde_json::json!({
+                "List-Unsubscribe": l.header(),
+                "List-Unsubscribe-Post": ONE_CLICK,
+            });
+            details
+                .get_or_insert_with(|| serde_json::json!({}))
+                .as_object_mut()
+                .map(|d| d.insert("headers".into(), headers));
+        }
         let entry = OutboxEntry {
             subject: Some(msg.subject),
             details: details.as_ref(),
@@ -165,6 +199,18 @@ impl EmailSender for SmtpEmail {
             .to(to)
             .subject(msg.subject)
             .message_id(Some(message_id.clone()));
+        let builder = match msg.list_unsubscribe {
+            Some(l) => builder
+                .raw_header(HeaderValue::new(
+                    HeaderName::new_from_ascii_str("List-Unsubscribe"),
+                    l.header(),
+                ))
+                .raw_header(HeaderValue::new(
+                    HeaderName::new_from_ascii_str("List-Unsubscribe-Post"),
+                    ONE_CLICK.to_owned(),
+                )),
+            None => builder,
+        };
         let body = match (msg.text, msg.html) {
             (Some(t), Some(h)) => Body::Multi(MultiPart::alternative_plain_html(
                 t.to_owned(),

@@ -32,14 +32,17 @@ macro_rules! message_port {
 pub mod ai;
 pub mod car_ai;
 pub mod email;
+pub mod handover;
 pub mod kyc;
 pub mod openai_chat;
 pub mod outbox;
 pub mod payments;
+pub mod pdf;
 pub mod push;
 pub mod rubric;
 pub mod screenshot;
 pub mod settings;
+pub mod skills;
 pub mod sms;
 pub mod storage;
 pub mod tool;
@@ -52,16 +55,8 @@ use crate::core::clock::SharedClock;
 use crate::core::tls::ExtraRoots;
 use settings::{AiSettings, OutboxSettings, ProvidersSettings};
 use std::sync::Arc;
-use std::time::Duration;
 
-/// How long one request to a provider's HTTP API may take.
-pub const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// What a failed request to a provider's API records: its cause ("certificate not trusted",
-/// "connection refused", "timed out after 30 s"), never the URL.
-pub fn http_failure(e: &reqwest::Error) -> String {
-    crate::core::net_error::describe_http(e, HTTP_TIMEOUT)
-}
+pub use handover::{http_failure, Accepted, Handover, ProviderError, Retake, HTTP_TIMEOUT};
 
 /// The providers startup builds once and hands every service's `mount` next to the
 /// `CoreContext`: the senders more than one service uses, and the settings services build
@@ -82,6 +77,8 @@ pub struct Providers {
     pub screenshot_verifier: Arc<dyn screenshot::ScreenshotVerifier>,
     /// Checkouts that fund ads (`[providers.payments]`).
     pub payments: Arc<dyn payments::PaymentsProvider>,
+    /// Interview reports and invoices as PDF, in the fonts of `[providers.pdf]`.
+    pub pdf: Arc<pdf::PdfWriter>,
     /// The client for providers' HTTP APIs.
     pub http: reqwest::Client,
     /// `[tls] extra_ca_file`, for the clients services build themselves (webhooks, SMTP).
@@ -106,10 +103,11 @@ impl Providers {
             sms: sms::from_settings(&channels.sms, outbox.clone(), clock, http.clone()),
             interviewer: ai::from_settings(ai, http.clone()),
             car_writer: car_ai::from_settings(ai, http.clone()),
-            storage: storage::from_settings(&channels.storage)?,
+            storage: storage::from_settings(&channels.storage, roots)?,
             video: video::from_settings(&channels.video),
             screenshot_verifier: screenshot::from_settings(&channels.screenshots, ai, http.clone()),
             payments: payments::from_settings(&channels.payments, http.clone()),
+            pdf: Arc::new(pdf::PdfWriter::new(&channels.pdf)),
             outbox,
             http,
             roots: roots.clone(),
@@ -127,56 +125,4 @@ pub enum BuildError {
     Push(#[from] push::PushConfigError),
     #[error("[providers.storage]: {0}")]
     Storage(#[from] storage::StorageError),
-}
-
-/// The message a provider is handed, so that it hands each message over once.
-#[derive(Debug, Clone, Copy)]
-pub struct Handover<'a> {
-    /// The sender's id of the message (the built-in providers and status callbacks carry it).
-    pub message_id: uuid::Uuid,
-    /// Set when an earlier claim on the message lapsed: it may have been handed over already.
-    pub retake: Option<Retake<'a>>,
-}
-
-/// What the sender knows of a message whose earlier hand-over may have happened.
-#[derive(Debug, Clone, Copy)]
-pub struct Retake<'a> {
-    /// The provider's id, when one was recorded (a status callback can bring it first).
-    pub provider_message_id: Option<&'a str>,
-    /// When the message was created: it cannot have left before.
-    pub since: chrono::DateTime<chrono::Utc>,
-    /// Provider ids other messages already hold: never adopted for this one.
-    pub taken: &'a [String],
-}
-
-/// A message the provider has: the id it gave it and, when an earlier hand-over was found
-/// rather than made now, the provider's status word for it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Accepted {
-    pub provider_message_id: String,
-    pub status: Option<String>,
-}
-
-impl Accepted {
-    pub fn new(provider_message_id: String) -> Self {
-        Self {
-            provider_message_id,
-            status: None,
-        }
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum ProviderError {
-    #[error("provider unreachable: {0}")]
-    Unreachable(String),
-    #[error("provider refused the request ({status}): {message}")]
-    Rejected { status: u16, message: String },
-    #[error("outbox write failed: {0}")]
-    Outbox(#[from] std::io::Error),
-    /// The request may have reached the provider (it timed out, or the answer to a create
-    /// named no id), so whether it took the message is unknown until someone looks. Only
-    /// adapters that can look a hand-over up (`Handover::retake`) answer it.
-    #[error("provider outcome unknown: {0}")]
-    Unknown(String),
 }

@@ -26,8 +26,9 @@ pub struct ProvidersSettings {
     pub push: PushProviderSettings,
     pub storage: super::storage::StorageSettings,
     pub video: super::video::VideoSettings,
-    pub screenshots: super::screenshot::ScreenshotSettings,
+    pub screenshots: ScreenshotSettings,
     pub payments: super::payments::PaymentsSettings,
+    pub pdf: super::pdf::PdfSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -73,6 +74,10 @@ pub struct EmailProviderSettings {
     /// `none`, `starttls` or `tls`.
     pub tls: String,
     pub timeout_secs: u64,
+    /// The verification key of SendGrid's Signed Event Webhook (base64 of the DER public
+    /// key, as SendGrid shows it): bounces and complaints POSTed to the messaging service's
+    /// `/providers/email/events` suppress their addresses. Empty: that endpoint answers 404.
+    pub events_public_key: String,
 }
 
 impl Default for EmailProviderSettings {
@@ -85,6 +90,7 @@ impl Default for EmailProviderSettings {
             password: String::new(),
             tls: "starttls".into(),
             timeout_secs: 30,
+            events_public_key: String::new(),
         }
     }
 }
@@ -179,6 +185,50 @@ impl Default for AiSettings {
             api_key: String::new(),
             model: String::new(),
             timeout_secs: 20,
+        }
+    }
+}
+
+/// `[providers.screenshots]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct ScreenshotSettings {
+    /// `builtin` (key-frame matching and tesseract OCR) or `openai` (a vision chat on the
+    /// `[ai]` settings).
+    pub verifier: String,
+    pub tesseract_path: String,
+    /// Tesseract's language data to read with.
+    pub tesseract_lang: String,
+    /// Longest one OCR pass may run.
+    pub timeout_secs: u64,
+    /// The vision model's answer counts only at this confidence (0 to 1) or above.
+    pub min_confidence: f64,
+    /// Hashes at most this many bits apart are the same picture (see `is_duplicate`).
+    pub duplicate_max_distance: u32,
+    /// … and their prints of where the code is at least this alike (NCC, up to 1)…
+    pub detail_min_similarity: f32,
+    /// … or, when no video was found in them, their whole pictures at least this alike.
+    pub picture_min_similarity: f32,
+    /// A key frame matched with at least this NCC (−1 to 1) outside the code's box shows
+    /// the video.
+    pub video_min_score: f32,
+    /// The code's box matches this subscription's with at least this NCC.
+    pub code_box_min_score: f32,
+}
+
+impl Default for ScreenshotSettings {
+    fn default() -> Self {
+        Self {
+            verifier: "builtin".into(),
+            tesseract_path: "tesseract".into(),
+            tesseract_lang: "eng".into(),
+            timeout_secs: 30,
+            min_confidence: 0.8,
+            duplicate_max_distance: 4,
+            detail_min_similarity: 0.9,
+            picture_min_similarity: 0.98,
+            video_min_score: 0.70,
+            code_box_min_score: 0.70,
         }
     }
 }

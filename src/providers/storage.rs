@@ -2,6 +2,7 @@
 //! directory by default, any S3-compatible store in production. Both adapters are the
 //! `object_store` crate behind one type, so ranges, multipart uploads and errors behave alike.
 
+use crate::core::tls::ExtraRoots;
 use async_trait::async_trait;
 use bytes::Bytes;
 use futures_util::stream::{BoxStream, StreamExt, TryStreamExt};
@@ -69,7 +70,12 @@ impl From<object_store::Error> for StorageError {
     fn from(e: object_store::Error) -> Self {
         match e {
             object_store::Error::NotFound { path, .. } => Self::NotFound(path),
-            other => Self::Backend(other.to_string()),
+            // The cause first ("certificate not trusted", "connection refused"): object_store's
+            // own text ends in reqwest's "error sending request".
+            other => match crate::core::net_error::cause(&other) {
+                Some(cause) => Self::Backend(format!("{}: {other}", cause.text())),
+                None => Self::Backend(other.to_string()),
+            },
         }
     }
 }
@@ -251,8 +257,12 @@ pub struct StoredObject {
 }
 
 /// The configured store. An unknown provider or an S3 store without a bucket is an error at
-/// start-up rather than at the first upload.
-pub fn from_settings(s: &StorageSettings) -> Result<Arc<dyn Storage>, StorageError> {
+/// start-up rather than at the first upload. The S3 client trusts `roots` besides the
+/// system's (an S3-compatible store under a private CA).
+pub fn from_settings(
+    s: &StorageSettings,
+    roots: &ExtraRoots,
+) -> Result<Arc<dyn Storage>, StorageError> {
     let store: Arc<dyn ObjectStore> = match s.provider.as_str() {
         "local" => {
             std::fs::create_dir_all(&s.path)?;
@@ -271,7 +281,8 @@ pub fn from_settings(s: &StorageSettings) -> Result<Arc<dyn Storage>, StorageErr
                 .with_bucket_name(&s.bucket)
                 .with_access_key_id(&s.access_key_id)
                 .with_secret_access_key(&s.secret_access_key)
-                .with_virtual_hosted_style_request(s.virtual_hosted_style);
+                .with_virtual_hosted_style_request(s.virtual_hosted_style)
+                .with_client_options(roots.object_store());
             if !s.endpoint.is_empty() {
                 b = b
                     .with_endpoint(&s.endpoint)

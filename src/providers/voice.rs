@@ -6,6 +6,7 @@ use super::settings::VoiceProviderSettings;
 use super::twilio::TwilioApi;
 use super::{Accepted, Handover, ProviderError};
 use crate::core::clock::SharedClock;
+use crate::core::markup::escape;
 use async_trait::async_trait;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -86,25 +87,9 @@ pub struct TwilioCalls {
 pub fn say_twiml(text: &str, voice: &str) -> String {
     format!(
         "<Response><Say voice=\"{}\">{}</Say></Response>",
-        xml_escape(voice),
-        xml_escape(text)
+        escape(voice),
+        escape(text)
     )
-}
-
-pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if c.is_control() && c != '\n' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[async_trait]

@@ -39,6 +39,12 @@ macro_rules! register {
                 }),)*]
             }
 
+            /// Every service's operator commands, added to `admin` (`switchboard admin …`).
+            pub fn admin_commands(admin: clap::Command) -> clap::Command {
+                $(let admin = <$service as Service>::admin_commands(admin);)*
+                admin
+            }
+
             /// Keeps only the named services enabled (`serve --only a,b`).
             pub fn restrict_to(&mut self, only: &[String]) {
                 let keep = |name: &str| only.iter().any(|o| o.eq_ignore_ascii_case(name));

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 #[path = "../cluster/redis.rs"]
 mod redis_server;
-pub use redis_server::Redis;
+pub use redis_server::{listens_on, Redis};
 
 async fn node(redis_url: &str, limit: u32) -> TestApp {
     let url = redis_url.to_owned();
@@ -83,6 +83,8 @@ async fn market_node(redis_url: &str, first: Option<&TestApp>) -> TestApp {
     let database = first.map(|a| a.settings.database.url.clone());
     app_with(move |s| {
         s.cluster.redis_url = url;
+        // Every node's /metrics listener, on a port of its own.
+        s.telemetry.metrics_bind = "127.0.0.1:0".into();
         if let Some(db) = database {
             s.database.url = db;
         }
@@ -133,6 +135,39 @@ async fn a_logout_on_one_node_is_refused_on_another_at_its_next_request() {
         .expect("the socket on the other node is told");
     assert_eq!(told["reason"], "logged_out");
     assert_ok(get(&c, "/auth/me", Some(&bystander)).await, 200).await;
+}
+
+#[actix_web::test]
+async fn the_bus_and_redis_are_watched_through_metrics() {
+    use crate::telemetry::{scrape, scraped_until, value};
+    let redis = Redis::start();
+    let a = market_node(&redis.url, None).await;
+    let c = market_node(&redis.url, Some(&a)).await;
+    let (token, _socket) = in_use_on(&a, &c).await;
+    assert_ok(
+        send(&a, Method::POST, "/auth/logout", &token, None).await,
+        200,
+    )
+    .await;
+    refused_on(&c, &token).await;
+    let on_a = scrape(&a).await;
+    assert_eq!(value(&on_a, "switchboard_redis_up", &[]), 1.0);
+    assert_eq!(value(&on_a, "switchboard_bus_subscribed", &[]), 1.0);
+    let published = [("direction", "published")];
+    assert!(value(&on_a, "switchboard_bus_messages_total", &published) >= 1.0);
+    let received = [("direction", "received")];
+    assert!(
+        value(
+            &scrape(&c).await,
+            "switchboard_bus_messages_total",
+            &received
+        ) >= 1.0
+    );
+
+    // Redis goes away: both gauges fall to 0 on this node's next scrapes.
+    drop(redis);
+    scraped_until(&a, "switchboard_redis_up", &[], |v| v == 0.0).await;
+    scraped_until(&a, "switchboard_bus_subscribed", &[], |v| v == 0.0).await;
 }
 
 #[actix_web::test]

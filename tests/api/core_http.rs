@@ -8,7 +8,7 @@ use crate::helpers::{
 };
 use reqwest::Response;
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use switchboard::settings::Settings;
 use switchboard::Application;
 
@@ -323,53 +323,16 @@ async fn exposed_binds_refuse_weak_settings_naming_each_key() {
 #[actix_web::test]
 async fn access_logs_name_the_route_not_the_token() {
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args([
-            "--config",
-            &dir.path().join("none.toml").display().to_string(),
-        ])
-        .args(["serve", "--only", "interview"])
-        .env(
-            "SWITCHBOARD__DATABASE__URL",
-            format!("sqlite://{}/db.sqlite?mode=rwc", dir.path().display()),
-        )
-        .env("SWITCHBOARD__OUTBOX__PATH", dir.path().join("outbox.jsonl"))
-        .env(
-            "SWITCHBOARD__SERVICES__INTERVIEW__BIND",
-            format!("127.0.0.1:{port}"),
-        )
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let server = crate::helpers::ServedBinary::start("interview", dir.path(), &[]).await;
     let secret = "tok3n-in-the-path-0123456789";
-    let url = format!("http://127.0.0.1:{port}/interview/{secret}");
-    let started = Instant::now();
-    let status = loop {
-        match crate::helpers::http_client().get(&url).send().await {
-            Ok(res) => break res.status(),
-            Err(_) if started.elapsed() < Duration::from_secs(60) => {
-                tokio::time::sleep(Duration::from_millis(100)).await
-            }
-            Err(e) => panic!("server did not start: {e}"),
-        }
-    };
-    assert_eq!(status, 404);
+    let res = crate::helpers::http_client()
+        .get(format!("{}/interview/{secret}", server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let _ = child.kill();
-    let out = child.wait_with_output().unwrap();
-    let logs = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let logs = server.stop();
     assert!(logs.contains("/interview/{token}"), "route logged: {logs}");
     assert!(!logs.contains(secret), "token logged: {logs}");
 }

@@ -475,32 +475,46 @@ pub struct ChildServer {
 impl ChildServer {
     /// Runs `python3 -m module args…`, where `{port}` in an argument stands for the free port
     /// chosen, and waits until the port accepts connections. `need` names what to install.
+    /// The port is picked and released before the server binds it, so another test may take
+    /// it in between: the server then exits (its bind failed) and another port is tried,
+    /// rather than this test talking to a stranger on that port.
     pub async fn python(module: &str, args: &[&str], need: &str) -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let args = args.iter().map(|a| a.replace("{port}", &port.to_string()));
-        let child = std::process::Command::new("python3")
-            .args(["-m", module])
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("python3 with {need} (scripts/setup installs it): {e}"));
-        // Owned from here on, so the process is stopped even when it never listens.
-        let server = Self { child, port };
-        for _ in 0..300 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
+        for _ in 0..5 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let args = args.iter().map(|a| a.replace("{port}", &port.to_string()));
+            let child = std::process::Command::new("python3")
+                .args(["-m", module])
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap_or_else(|e| panic!("python3 with {need} (scripts/setup installs it): {e}"));
+            // Owned from here on, so the process is stopped even when it never listens.
+            let mut server = Self { child, port };
+            if server.listening().await {
                 return server;
+            }
+        }
+        panic!("{module} did not start listening on any of five free ports");
+    }
+
+    /// Waits until the server itself listens on its port; false when it exited first (its
+    /// bind failed: the port was taken).
+    async fn listening(&mut self) -> bool {
+        for _ in 0..300 {
+            if crate::cluster::listens_on(self.child.id(), self.port) {
+                return true;
+            }
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return false;
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
-        panic!("{module} did not start listening on port {port}");
+        panic!("{} did not start listening", self.port);
     }
 }
 
@@ -509,4 +523,118 @@ impl Drop for ChildServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The switchboard binary run as a process of its own, serving one service on a port it picks
+/// itself: a port chosen by the test and bound later by the server could be taken by another
+/// test in between (a stranger's server then answered this test's requests). The address
+/// comes from the server's own "listening" log line. Killed when dropped.
+pub struct ServedBinary {
+    child: std::process::Child,
+    pub base: String,
+    output: Arc<std::sync::Mutex<String>>,
+    readers: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl ServedBinary {
+    /// Starts `serve --only SERVICE` with `env` (the database, outbox and log level are set
+    /// here unless `env` names them) and waits until it listens.
+    pub async fn start(service: &str, dir: &std::path::Path, env: &[(&str, String)]) -> Self {
+        let bind = format!("SWITCHBOARD__SERVICES__{}__BIND", service.to_uppercase());
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+        cmd.args(["--config", &dir.join("none.toml").display().to_string()])
+            .args(["serve", "--only", service])
+            .env(
+                "SWITCHBOARD__DATABASE__URL",
+                format!("sqlite://{}/db.sqlite?mode=rwc", dir.display()),
+            )
+            .env("SWITCHBOARD__OUTBOX__PATH", dir.join("outbox.jsonl"))
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .env(bind, "127.0.0.1:0")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let output = Arc::new(std::sync::Mutex::new(String::new()));
+        let mut readers = Vec::new();
+        for stream in [
+            Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
+            Box::new(child.stderr.take().unwrap()),
+        ] {
+            let output = output.clone();
+            readers.push(std::thread::spawn(move || {
+                use std::io::BufRead;
+                for line in std::io::BufReader::new(stream)
+                    .lines()
+                    .map_while(Result::ok)
+                {
+                    let mut out = output.lock().unwrap();
+                    out.push_str(&line);
+                    out.push('\n');
+                }
+            }));
+        }
+        let mut served = Self {
+            child,
+            base: String::new(),
+            output,
+            readers,
+        };
+        let started = std::time::Instant::now();
+        loop {
+            if let Some(addr) = listening_address(&served.output(), service) {
+                served.base = format!("http://{addr}");
+                return served;
+            }
+            if let Ok(Some(status)) = served.child.try_wait() {
+                panic!("the server stopped ({status}): {}", served.output());
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "the server did not listen: {}",
+                served.output()
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
+    /// What the process printed so far (stdout and stderr, line by line).
+    pub fn output(&self) -> String {
+        self.output.lock().unwrap().clone()
+    }
+
+    /// Kills the process and answers everything it printed.
+    pub fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // The readers end with the pipes, after the last line.
+        for reader in std::mem::take(&mut self.readers) {
+            let _ = reader.join();
+        }
+        self.output()
+    }
+}
+
+impl Drop for ServedBinary {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The address in the "listening" line of `service`, in the text or the JSON log format.
+fn listening_address(logs: &str, service: &str) -> Option<String> {
+    logs.lines()
+        .filter(|l| l.contains("listening"))
+        .filter(|l| {
+            l.contains(&format!("service=\"{service}\""))
+                || l.contains(&format!("\"service\":\"{service}\""))
+        })
+        .find_map(|l| {
+            let (_, rest) = l
+                .split_once("addr=")
+                .or_else(|| l.split_once("\"addr\":\""))?;
+            Some(rest.split(['"', ' ']).next()?.to_owned())
+        })
 }

@@ -251,7 +251,7 @@ async fn a_job_whose_node_is_gone_is_retaken_when_its_lease_lapses() {
     b.jobs.handle("test.lease", counting(&runs));
     assert_eq!(b.jobs.run_due().await.unwrap(), 0, "a's lease holds it");
     let held = row(&db, id).await;
-    assert_eq!(held.status, "running");
+    assert_eq!(held.status.as_str(), "running");
 
     // Node a goes away without finishing: its lease is left to lapse.
     a.jobs.stop(std::time::Duration::ZERO).await;
@@ -298,12 +298,12 @@ async fn a_graceful_stop_finishes_running_jobs_and_loses_no_queued_one() {
         1,
         "the running job finished"
     );
-    assert_eq!(row(&db, running).await.status, "done");
+    assert_eq!(row(&db, running).await.status.as_str(), "done");
     // Enqueued after the stop: written, for another node.
     let after = enqueue(NewJob::new("test.slow", json!({}))).await;
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     for id in [later, after] {
-        assert_eq!(row(&db, id).await.status, "queued");
+        assert_eq!(row(&db, id).await.status.as_str(), "queued");
     }
 
     let runs = Arc::new(AtomicU32::new(0));
@@ -311,7 +311,7 @@ async fn a_graceful_stop_finishes_running_jobs_and_loses_no_queued_one() {
     clock.advance(Duration::hours(1));
     run_due(&[&b]).await;
     for id in [later, after] {
-        assert_eq!(row(&db, id).await.status, "done");
+        assert_eq!(row(&db, id).await.status.as_str(), "done");
     }
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 }
@@ -347,7 +347,7 @@ async fn a_delivery_pending_at_upgrade_is_delivered_by_the_queue() {
         body: Set(r#"{"event":"interview.completed"}"#.into()),
         signature: Set(None),
         secret: Set(None),
-        status: Set("pending".into()),
+        status: Set(switchboard_entities::interview::webhook_delivery::DeliveryStatus::Pending),
         attempts: Set(1),
         last_error: Set(Some("status 503".into())),
         last_status: Set(Some(503)),
@@ -441,11 +441,11 @@ async fn a_batch_handler_gets_its_topics_jobs_together_and_each_ends_on_its_own(
         let r = row(&db, *id).await;
         match order {
             4 => {
-                assert_eq!(r.status, "queued");
+                assert_eq!(r.status.as_str(), "queued");
                 assert_eq!(r.last_error.as_deref(), Some("order 4 not ready"));
             }
             7 => {
-                assert_eq!(r.status, "queued");
+                assert_eq!(r.status.as_str(), "queued");
                 assert!(r.last_error.unwrap().contains("no result"));
             }
             _ => assert_eq!(
@@ -516,7 +516,7 @@ async fn a_batch_topics_backlog_waits_for_its_runs_without_holding_back_other_to
             .await
             .unwrap()
             .iter()
-            .filter(|j| j.topic == "test.backlog" && j.status == "done")
+            .filter(|j| j.topic == "test.backlog" && j.status == job::JobStatus::Done)
             .count()
     };
     while done(db.clone()).await < 40 {

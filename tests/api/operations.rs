@@ -278,7 +278,7 @@ async fn a_restarted_process_is_the_same_node_and_takes_back_at_once_the_jobs_it
         run_at: Set(now - chrono::Duration::seconds(5)),
         attempts: Set(1),
         max_attempts: Set(5),
-        status: Set("running".into()),
+        status: Set(job::JobStatus::Running),
         lease_owner: Set(Some(id.clone())),
         lease_until: Set(Some(now + chrono::Duration::seconds(55))),
         last_error: Set(None),
@@ -307,7 +307,7 @@ async fn a_restarted_process_is_the_same_node_and_takes_back_at_once_the_jobs_it
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(row.status, "queued", "{row:?}");
+    assert_eq!(row.status.as_str(), "queued", "{row:?}");
     assert_eq!(row.lease_owner, None, "{row:?}");
     assert!(row.run_at <= again.now(), "due at once: {row:?}");
     drop(dir);

@@ -1,6 +1,7 @@
 //! Watching the server: `/metrics` on its own listener after real traffic, read back with
 //! Prometheus's own parser.
 
+use crate::helpers::ServedBinary;
 use crate::messaging::{
     app_with, attempts, eventually, message, send_until, sms, subscribed_receiver, workspace,
     MessagingApp,
@@ -10,7 +11,7 @@ use std::collections::BTreeMap;
 
 /// One sample as Prometheus reads it: name, labels, value.
 #[derive(Debug)]
-struct Sample {
+pub(crate) struct Sample {
     name: String,
     labels: BTreeMap<String, String>,
     value: f64,
@@ -67,7 +68,7 @@ fn find<'a>(samples: &'a [Sample], name: &str, labels: &[(&str, &str)]) -> Optio
     })
 }
 
-fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> f64 {
+pub(crate) fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> f64 {
     find(samples, name, labels)
         .unwrap_or_else(|| panic!("no {name} {labels:?} in {samples:#?}"))
         .value
@@ -75,6 +76,55 @@ fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> f64 {
 
 async fn get(app: &crate::helpers::TestApp, url: &str) -> reqwest::Response {
     app.client.get(url).send().await.unwrap()
+}
+
+/// `app`'s metrics listener read now, through Prometheus's parser.
+pub(crate) async fn scrape(app: &crate::helpers::TestApp) -> Vec<Sample> {
+    assert!(!app.metrics.is_empty(), "the metrics listener runs");
+    let res = get(app, &format!("{}/metrics", app.metrics)).await;
+    assert_eq!(res.status(), 200);
+    parse_with_prometheus(&res.text().await.unwrap())
+}
+
+/// Waits until a scrape of `app` holds `name` with `labels` at a value `ok` accepts.
+pub(crate) async fn scraped_until(
+    app: &crate::helpers::TestApp,
+    name: &str,
+    labels: &[(&str, &str)],
+    ok: impl Fn(f64) -> bool,
+) {
+    eventually(name, || async {
+        let samples = scrape(app).await;
+        find(&samples, name, labels)
+            .filter(|s| ok(s.value))
+            .map(|_| ())
+    })
+    .await
+}
+
+#[actix_web::test]
+async fn a_failing_job_is_counted_under_its_topic() {
+    use sea_orm::ConnectionTrait;
+    let app = app_with(|s| {
+        s.telemetry.metrics_bind = "127.0.0.1:0".into();
+        s.services.messaging.webhooks.sweep_interval_secs = 1;
+    })
+    .await;
+    // The periodic resume of webhook deliveries cannot read its table for a while.
+    let db = crate::messaging::db(&app).await;
+    db.execute_unprepared(
+        "ALTER TABLE messaging_webhook_deliveries RENAME TO messaging_webhook_deliveries_off",
+    )
+    .await
+    .unwrap();
+    let topic = [("topic", "messaging.webhooks.resume")];
+    scraped_until(&app, "switchboard_job_failures_total", &topic, |n| n >= 1.0).await;
+    db.execute_unprepared(
+        "ALTER TABLE messaging_webhook_deliveries_off RENAME TO messaging_webhook_deliveries",
+    )
+    .await
+    .unwrap();
+    db.close().await.ok();
 }
 
 #[actix_web::test]
@@ -166,7 +216,7 @@ async fn metrics_after_real_traffic_parse_as_prometheus_text() {
         value(
             &samples,
             "switchboard_webhook_deliveries_total",
-            &[("outcome", "delivered")]
+            &[("service", "messaging"), ("outcome", "delivered")]
         ) >= 1.0
     );
     assert!(value(&samples, "switchboard_socketio_connections", &[]) >= 1.0);
@@ -209,61 +259,15 @@ async fn metrics_after_real_traffic_parse_as_prometheus_text() {
     assert_eq!(other.status(), 404);
 }
 
-/// `switchboard serve --only messaging` on a free port with `env` (settings as
-/// `SWITCHBOARD__…` variables), its output piped; its base URL once it answers.
-async fn serve_binary(
-    dir: &std::path::Path,
-    env: &[(&str, String)],
-) -> (std::process::Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let base = format!("http://127.0.0.1:{port}");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args(["--config", &dir.join("none.toml").display().to_string()])
-        .args(["serve", "--only", "messaging"])
-        .env(
-            "SWITCHBOARD__DATABASE__URL",
-            format!("sqlite://{}/db.sqlite?mode=rwc", dir.display()),
-        )
-        .env("SWITCHBOARD__OUTBOX__PATH", dir.join("outbox.jsonl"))
-        .env(
-            "SWITCHBOARD__SERVICES__MESSAGING__BIND",
-            format!("127.0.0.1:{port}"),
-        )
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    while reqwest::get(format!("{base}/livez-or-anything"))
-        .await
-        .is_err()
-    {
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(60),
-            "server did not start"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    (child, base)
-}
-
-fn stop(mut child: std::process::Child) -> String {
-    let _ = child.kill();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
+/// `switchboard serve --only messaging` with `env` (settings as `SWITCHBOARD__…` variables).
+async fn serve_binary(dir: &std::path::Path, env: &[(&str, String)]) -> ServedBinary {
+    ServedBinary::start("messaging", dir, env).await
 }
 
 #[actix_web::test]
 async fn json_logs_give_each_request_one_object_with_every_field() {
     let dir = tempfile::tempdir().unwrap();
-    let (child, base) = serve_binary(
+    let server = serve_binary(
         dir.path(),
         &[
             ("SWITCHBOARD__TELEMETRY__LOG_FORMAT", "json".into()),
@@ -272,7 +276,7 @@ async fn json_logs_give_each_request_one_object_with_every_field() {
     )
     .await;
     let res = crate::helpers::http_client()
-        .get(format!("{base}/health?pin=123456"))
+        .get(format!("{}/health?pin=123456", server.base))
         .header("X-Request-ID", "json-log-test-1")
         .header("Authorization", "Bearer secret-token-in-a-header")
         .send()
@@ -280,7 +284,7 @@ async fn json_logs_give_each_request_one_object_with_every_field() {
         .unwrap();
     assert_eq!(res.status(), 200);
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    let out = stop(child);
+    let out = server.stop();
     let lines: Vec<serde_json::Value> = out
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -344,7 +348,7 @@ async fn otlp_receiver() -> (
 async fn a_request_with_traceparent_exports_its_span_with_a_database_child() {
     let (endpoint, spans) = otlp_receiver().await;
     let dir = tempfile::tempdir().unwrap();
-    let (child, base) = serve_binary(
+    let server = serve_binary(
         dir.path(),
         &[
             ("SWITCHBOARD__TELEMETRY__OTLP_ENDPOINT", endpoint),
@@ -356,7 +360,7 @@ async fn a_request_with_traceparent_exports_its_span_with_a_database_child() {
     let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
     let caller_span = "00f067aa0ba902b7";
     let res = crate::helpers::http_client()
-        .get(format!("{base}/health"))
+        .get(format!("{}/health", server.base))
         .header("traceparent", format!("00-{trace_id}-{caller_span}-01"))
         .send()
         .await
@@ -390,11 +394,11 @@ async fn a_request_with_traceparent_exports_its_span_with_a_database_child() {
             started.elapsed() < std::time::Duration::from_secs(20),
             "no request span with a database child in trace {trace_id}: {:#?}\n{}",
             spans.lock().unwrap(),
-            stop(child)
+            server.output()
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     };
-    stop(child);
+    server.stop();
     assert_eq!(request.name, "GET /health");
     let db_system = db.attributes.iter().find(|a| a.key == "db.system");
     assert!(

@@ -111,6 +111,9 @@ def chat_message_reaches_socket_on_other_node(cluster):
             say(f"socket on {where}: {'new_message' if ok else event or 'nothing in 5 s'}")
         assert got["node-a"], "the control socket on node-a (the sender's node) got nothing"
         assert got["node-b"], "the receiver's socket on node-b got nothing in 5 s"
+        for where, event in got.items():
+            assert event[0] == "new_message" and event[1].get("messageId") == sent["_id"], \
+                f"{where} heard {event}, not new_message {sent['_id']}"
         assert got["node-b"][1].get("message") == "across the cluster", got["node-b"]
     finally:
         on_a.close()
@@ -191,9 +194,12 @@ def sigkill_leaves_other_nodes_serving(cluster):
     # And the survivors still work together: a message sent via B reaches a socket on C.
     on_c = Socket(cluster["c"], receiver.token)
     try:
-        data(sender.send(cluster["b"], receiver, "after the kill"))
+        after = data(sender.send(cluster["b"], receiver, "after the kill"))
         event = on_c.next()
         say(f"after the kill, a send via node-b reached the socket on node-c: {bool(event)}")
+        assert event and event[0] == "new_message", f"node-c's socket heard {event}"
+        assert event[1].get("messageId") == after["_id"], f"node-c heard {event}"
+        assert event[1].get("message") == "after the kill", f"node-c heard {event}"
     finally:
         on_c.close()
 
@@ -423,6 +429,9 @@ def webhook_deliveries_survive_a_node_kill(cluster):
         owner.kill()
         killed = time.monotonic()
         say(f"{owner.id} ran the endpoint and was killed after {before} of {total} deliveries")
+        # A kill after the last delivery would prove nothing about surviving one.
+        outstanding = total - len({c[0] for c in receiver.seen()})
+        assert outstanding > 0, "every delivery had arrived before the kill: nothing to survive"
         until = killed + 120
         while time.monotonic() < until and len({c[0] for c in receiver.seen()}) < total:
             time.sleep(0.25)
@@ -512,7 +521,9 @@ def a_node_socket_io_server_shares_rooms_with_the_cluster(cluster):
         say(f"a message sent through node-a reached the Node probe: {heard}")
         assert heard and heard[0] == "new_message" and heard[1][0]["messageId"] == sent["_id"], \
             f"the Node probe heard {heard}"
-        on_b.next(timeout=5)  # the same message, on node B's socket
+        mirrored = on_b.next(timeout=5)  # the same message, on node B's socket
+        assert mirrored and mirrored[0] == "new_message" and \
+            mirrored[1].get("messageId") == sent["_id"], f"node-b's socket heard {mirrored}"
         res = peer.get("/emit", room=room, event="from_node", args=jsonlib.dumps(["hello"]))
         assert res.ok, f"Node /emit: {res.status_code}"
         event = on_b.next()

@@ -14,18 +14,32 @@ pub struct Redis {
 }
 
 impl Redis {
+    /// A server on a free port. The port is picked, released and bound again by the server,
+    /// so another test may take it in between: the server then exits (its bind failed) and
+    /// another port is tried, rather than this test talking to a stranger on that port.
     pub fn start() -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        Self::start_on(port)
+        for _ in 0..5 {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            if let Some(redis) = Self::try_start_on(port) {
+                return redis;
+            }
+        }
+        panic!("redis-server did not start on any of five free ports");
     }
 
     /// A server on `port` (again, after [`Redis::stop`]: the nodes reconnect to the same URL).
     pub fn start_on(port: u16) -> Self {
-        let child = Command::new("redis-server")
+        Self::try_start_on(port)
+            .unwrap_or_else(|| panic!("redis-server could not listen on port {port}"))
+    }
+
+    /// Starts the server and waits until it listens; `None` when it exited first.
+    fn try_start_on(port: u16) -> Option<Self> {
+        let mut child = Command::new("redis-server")
             .args([
                 "--port",
                 &port.to_string(),
@@ -39,15 +53,18 @@ impl Redis {
             .spawn()
             .expect("redis-server (scripts/setup installs it)");
         let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        while !listens_on(child.id(), port) {
+            if !matches!(child.try_wait(), Ok(None)) {
+                return None;
+            }
             assert!(Instant::now() < deadline, "redis-server did not start");
             std::thread::sleep(Duration::from_millis(50));
         }
-        Self {
+        Some(Self {
             child,
             port,
             url: format!("redis://127.0.0.1:{port}/"),
-        }
+        })
     }
 
     /// Waits until `n` servers listen under the adapter key `key`: the subscribers of its
@@ -88,4 +105,31 @@ impl Drop for Redis {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Whether process `pid` itself holds a listening socket of TCP `port` (Linux:
+/// `/proc/net/tcp{,6}` name the socket's inode, `/proc/<pid>/fd` the process's sockets). A
+/// port that merely accepts connections may be another test's server.
+pub fn listens_on(pid: u32, port: u16) -> bool {
+    let suffix = format!(":{port:04X}");
+    // Columns: sl, local address, remote address, state (0A: listening), …, inode (tenth).
+    let inodes: Vec<String> = ["/proc/net/tcp", "/proc/net/tcp6"]
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .flat_map(|table| {
+            table
+                .lines()
+                .skip(1)
+                .map(|l| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+                .filter(|c| c.len() > 9 && c[1].ends_with(&suffix) && c[3] == "0A")
+                .map(|c| format!("socket:[{}]", c[9]))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.filter_map(Result::ok)
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .any(|target| inodes.iter().any(|i| target.as_os_str() == i.as_str()))
 }

@@ -11,55 +11,24 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { api, launch, poster, sent } from "./harness.mjs";
 
 const url = process.env.ADVERTISING_URL;
 
 let browser;
 
 before(async () => {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    ],
-  });
+  browser = await launch();
 });
 
 after(async () => {
   await browser?.close();
 });
 
-async function api(method, path, bearer, body) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: {
-      "Content-Type": "application/json",
-      ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}),
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(json));
-  return json.data;
-}
 
-// The outbox's last line to `to` matching `pattern` (mail jobs run on the server's worker).
-async function sent(to, pattern) {
-  for (let i = 0; i < 100; i++) {
-    const out = existsSync(process.env.E2E_OUTBOX) ? readFileSync(process.env.E2E_OUTBOX, "utf8") : "";
-    const line = out.trim().split("\n")
-      .filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.to === to).pop();
-    const m = line?.text.match(pattern);
-    if (m) return m[1];
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`nothing sent to ${to}`);
-}
 
 async function advertiser() {
   const email = `e2e-${randomUUID()}@example.com`;
@@ -73,12 +42,6 @@ async function advertiser() {
   return { token: d.token, id: d.advertiser.id };
 }
 
-async function poster() {
-  const phone = `+4477009${String(Math.floor(Math.random() * 1e5)).padStart(5, "0")}`;
-  await api("POST", "/auth/request-otp", null, { phoneNumber: phone, countryId: "GB" });
-  const code = await sent(phone, /\b(\d{6})\b/);
-  return (await api("POST", "/auth/verify-otp", null, { phoneNumber: phone, code })).token;
-}
 
 // A campaign with a 2 s clip made here, uploaded as multipart (the service transcodes it).
 async function uploadCampaign(bearer, fields) {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launch } from "./harness.mjs";
 
 const url = process.env.INTERVIEW_URL;
 const apiKey = process.env.INTERVIEW_API_KEY;
@@ -20,13 +20,7 @@ const ANSWER =
 let browser;
 
 before(async () => {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    ],
-  });
+  browser = await launch();
 });
 
 after(async () => {

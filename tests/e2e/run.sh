@@ -25,7 +25,19 @@ ad_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0))
 export ADVERTISING_URL="http://127.0.0.1:$ad_port"
 # The advertising test reads the outbox (mailed links and codes).
 export E2E_OUTBOX="$work/outbox.jsonl"
-SWITCHBOARD__DATABASE__URL="sqlite://$work/db.sqlite?mode=rwc" \
+# The console test seeds its ad and its moderator with the binary's own commands, on the
+# server's database and media directory.
+export SWITCHBOARD_BIN
+export E2E_DATABASE_URL="sqlite://$work/db.sqlite?mode=rwc"
+export E2E_MEDIA="$work/media"
+export E2E_CONFIG="$work/none.toml"
+export E2E_ARTIFACTS="$here/artifacts"
+mkdir -p "$E2E_ARTIFACTS"
+# The console's queue is six screenshots of one ad's video without a code (each waits for a
+# person); the duplicate check would take frames of one clip for one picture.
+SWITCHBOARD__PROVIDERS__SCREENSHOTS__DETAIL_MIN_SIMILARITY=2 \
+SWITCHBOARD__PROVIDERS__SCREENSHOTS__PICTURE_MIN_SIMILARITY=2 \
+SWITCHBOARD__DATABASE__URL="$E2E_DATABASE_URL" \
 SWITCHBOARD__OUTBOX__PATH="$work/outbox.jsonl" \
 SWITCHBOARD__SERVICES__INTERVIEW__BIND="127.0.0.1:$port" \
 SWITCHBOARD__SERVICES__INTERVIEW__PUBLIC_URL="$INTERVIEW_URL" \

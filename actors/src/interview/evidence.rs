@@ -121,14 +121,71 @@ impl Element {
     }
 }
 
+/// Why what looks like evidence is not (issue 37): the answer imitates an element without
+/// the story that would make it one. Each flaw withholds the credit of the element it imitates
+/// and keeps the answer out of the strong band.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Flaw {
+    /// Technique names in a list, not in anything the candidate did.
+    KeywordList,
+    /// "Situation: … Task: … Action: … Result: …" with nothing specific under the labels.
+    EmptyTemplate,
+    /// "I led, I built, I shipped": verbs without what they were done to.
+    BareVerbs,
+    /// Numbers or outcomes without the work that produced them.
+    ResultWithoutWork,
+    /// A concrete answer about other work than the job's.
+    OffTopic,
+    /// The question's own words handed back.
+    EchoesQuestion,
+    /// Words that do not form sentences (a good answer shuffled, say).
+    Incoherent,
+}
+
+impl Flaw {
+    /// The clause the per-answer feedback states it with ("It lists techniques …").
+    pub fn feedback(self) -> &'static str {
+        match self {
+            Flaw::KeywordList => "lists techniques without saying what you did with them",
+            Flaw::EmptyTemplate => {
+                "follows a situation-task-action-result template with nothing specific in it"
+            }
+            Flaw::BareVerbs => "names actions without saying what they were done to",
+            Flaw::ResultWithoutWork => "gives a result without the work that produced it",
+            Flaw::OffTopic => "is off-topic: about other work than this role's",
+            Flaw::EchoesQuestion => "hands the question back instead of answering it",
+            Flaw::Incoherent => "does not read as connected sentences",
+        }
+    }
+
+    /// The report's line for it (the same words, in the third person).
+    pub fn report_line(self) -> &'static str {
+        match self {
+            Flaw::KeywordList => "Listed techniques without saying what they did with them",
+            Flaw::EmptyTemplate => "Followed an answer template with nothing specific in it",
+            Flaw::BareVerbs => "Named actions without saying what they were done to",
+            Flaw::ResultWithoutWork => "Gave a result without the work that produced it",
+            Flaw::OffTopic => "Gave an off-topic answer about other work than this role's",
+            Flaw::EchoesQuestion => "Handed a question back instead of answering it",
+            Flaw::Incoherent => "Gave an answer that does not read as connected sentences",
+        }
+    }
+}
+
 /// The findings for one answer: which applicable elements it shows and which it leaves out,
-/// and a short phrase of the answer a follow-up question may quote.
+/// a short phrase of the answer a follow-up question may quote, and what only imitates
+/// evidence.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Evidence {
     pub found: Vec<Element>,
     pub missing: Vec<Element>,
     #[serde(default)]
     pub quote: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flaws: Vec<Flaw>,
 }
 
 impl Evidence {
@@ -192,6 +249,18 @@ pub struct AnswerScore {
     pub highlight: Option<String>,
 }
 
+/// Why a strong composite cannot stand for an answer with these flaws: a keyword list or an
+/// empty template is not a strong answer, whoever scored it.
+pub fn overrated(composite: f64, flaws: &[Flaw]) -> Option<String> {
+    let flaw = flaws.first()?;
+    (composite >= STRONG).then(|| {
+        format!(
+            "composite {composite} is strong but the answer {}",
+            flaw.feedback()
+        )
+    })
+}
+
 /// Why a score cannot stand as it is: its numbers contradict its own findings, or a finding
 /// is both a strength and a weakness. Both interviewers are held to this; the model's reply
 /// is replaced by the built-in scorer's when it fails.
@@ -207,8 +276,11 @@ pub fn contradiction(score: &AnswerScore) -> Option<String> {
     if let Some(e) = ev.found.iter().find(|e| ev.missing.contains(e)) {
         return Some(format!("{e:?} is both found and missing"));
     }
-    let share = ev.share();
     let c = score.composite_score;
+    if let Some(why) = overrated(c, &ev.flaws) {
+        return Some(why);
+    }
+    let share = ev.share();
     if c >= STRONG && share < 0.5 {
         return Some(format!(
             "composite {c} is strong but only {:.0} % of the evidence was found",
@@ -222,4 +294,39 @@ pub fn contradiction(score: &AnswerScore) -> Option<String> {
         ));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scored(composite: f64, flaws: Vec<Flaw>) -> AnswerScore {
+        AnswerScore {
+            technical: composite,
+            communication: composite,
+            problem_solving: composite,
+            cultural_fit: composite,
+            composite_score: composite,
+            evidence: Some(Evidence {
+                found: Element::ALL.to_vec(),
+                missing: vec![],
+                quote: None,
+                flaws,
+            }),
+            summary: String::new(),
+            skills: vec![],
+            strengths: vec![],
+            weaknesses: vec![],
+            red_flags: vec![],
+            highlight: None,
+        }
+    }
+
+    #[test]
+    fn a_strong_score_for_a_keyword_list_is_a_contradiction() {
+        let why = contradiction(&scored(90.0, vec![Flaw::KeywordList])).expect("caught");
+        assert!(why.contains("lists techniques"), "{why}");
+        assert_eq!(contradiction(&scored(50.0, vec![Flaw::KeywordList])), None);
+        assert_eq!(contradiction(&scored(90.0, vec![])), None);
+    }
 }

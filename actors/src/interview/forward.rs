@@ -1,9 +1,8 @@
 //! Commands for a session whose actor runs on another node, and their answers, as plain data
 //! (the service's [`Relay`](crate::registry::Relay) carries them to the owner and back).
 
-use super::session::{
-    allowed_for, invalid, ActorError, AnswerOutcome, CompleteOutcome, StartOutcome,
-};
+use super::session::{invalid, ActorError, AnswerOutcome, CompleteOutcome, StartOutcome};
+use super::{SessionMove, SessionStatus};
 use chrono::{DateTime, Utc};
 use sea_orm::DbErr;
 use serde::{Deserialize, Serialize};
@@ -37,9 +36,16 @@ pub enum Outcome {
 #[serde(tag = "error", rename_all = "snake_case")]
 pub enum WireError {
     NotFound,
-    InvalidState { action: String, status: String },
-    Expired { expires_at: DateTime<Utc> },
-    Db { message: String },
+    InvalidState {
+        action: String,
+        status: SessionStatus,
+    },
+    Expired {
+        expires_at: DateTime<Utc>,
+    },
+    Db {
+        message: String,
+    },
     Unavailable,
 }
 
@@ -64,11 +70,12 @@ impl From<WireError> for ActorError {
     fn from(e: WireError) -> Self {
         match e {
             WireError::NotFound => Self::NotFound,
-            WireError::InvalidState { action, status } if allowed_for(&action).is_some() => {
-                invalid(&action, &status)
-            }
-            // A node of another version named an action this one does not know.
-            WireError::InvalidState { .. } | WireError::Unavailable => Self::Unavailable,
+            WireError::InvalidState { action, status } => match SessionMove::parse(&action) {
+                Some(m) => invalid(m, status),
+                // A node of another version named an action this one does not know.
+                None => Self::Unavailable,
+            },
+            WireError::Unavailable => Self::Unavailable,
             WireError::Expired { expires_at } => Self::Expired { expires_at },
             WireError::Db { message } => Self::Db(DbErr::Custom(message)),
         }

@@ -25,10 +25,5 @@ pub use ports::{Broadcast, CompletionHook, Deps, Interviewer, TimeSource, Timing
 pub use registry::Registry;
 pub use session::{ActorError, AnswerOutcome, CompleteOutcome, StartOutcome};
 
-/// Session states as stored and sent on the wire.
-pub mod status {
-    pub const PENDING: &str = "pending";
-    pub const IN_PROGRESS: &str = "in_progress";
-    pub const PAUSED: &str = "paused";
-    pub const COMPLETED: &str = "completed";
-}
+/// The status machine itself lives on the stored state.
+pub use switchboard_entities::interview::session::{SessionMove, SessionStatus};

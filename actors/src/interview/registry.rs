@@ -6,7 +6,7 @@ use super::actor::{Answer, Complete, InterviewSession, Pause, Resume, Start, Sto
 use super::forward::{self, Command, Outcome, WireError};
 use super::ports::Deps;
 use super::session::{ActorError, AnswerOutcome, CompleteOutcome, StartOutcome};
-use super::status;
+use super::SessionStatus;
 use crate::registry::{ActorRegistry, Placement, Reached, Rerun, Route};
 use actix::{Arbiter, Handler, Message};
 use sea_orm::sea_query::Query;
@@ -153,7 +153,7 @@ impl Registry {
         let mut running = session::Entity::find()
             .select_only()
             .column(session::Column::Id)
-            .filter(session::Column::Status.eq(status::IN_PROGRESS));
+            .filter(session::Column::Status.eq(SessionStatus::InProgress));
         if self.is_shared() {
             // Only those without a live lease: a sweep reads the orphans, not every session.
             let owned = Query::select()

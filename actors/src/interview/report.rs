@@ -286,6 +286,10 @@ pub fn build(input: Input<'_>) -> Report {
                 push_unique(&mut weaknesses_analysis, w, 8);
             }
         }
+        // What only imitated evidence, once per kind however many answers did it (issue 37).
+        for f in a.score.evidence.iter().flat_map(|ev| &ev.flaws) {
+            push_unique(&mut weaknesses_analysis, f.report_line(), 8);
+        }
         for k in &a.score.skills {
             push_unique(&mut demonstrated, k, 20);
         }

@@ -4,7 +4,7 @@
 use super::model::{JobProfile, MessageView, Question, Report, ReportSummary, ScoreView, Turn};
 use super::ports::Deps;
 use super::report::{self, Answered};
-use super::status;
+use super::{SessionMove, SessionStatus};
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, IntoActiveModel,
@@ -23,8 +23,8 @@ pub enum ActorError {
     #[error("cannot {action} a session that is {status}")]
     InvalidState {
         action: &'static str,
-        status: String,
-        allowed: &'static [&'static str],
+        status: SessionStatus,
+        allowed: &'static [SessionStatus],
     },
     #[error("the interview session expired at {expires_at}")]
     Expired { expires_at: DateTime<Utc> },
@@ -71,25 +71,12 @@ pub(crate) struct Session {
     open_question: Option<(i32, Question)>,
 }
 
-/// What each command needs the session to be in; `None` for an action no command takes.
-pub(crate) fn allowed_for(action: &str) -> Option<(&'static str, &'static [&'static str])> {
-    Some(match action {
-        "start" => ("start", &[status::PENDING]),
-        "pause" => ("pause", &[status::IN_PROGRESS]),
-        "resume" => ("resume", &[status::PAUSED]),
-        "answer in" => ("answer in", &[status::IN_PROGRESS]),
-        "complete" => ("complete", &[status::IN_PROGRESS, status::PAUSED]),
-        _ => return None,
-    })
-}
-
-/// The refusal of `action` (one of [`allowed_for`]'s) in status `s`.
-pub(crate) fn invalid(action: &str, s: &str) -> ActorError {
-    let (action, allowed) = allowed_for(action).unwrap_or(("change", &[]));
+/// The refusal of `m` in status `s`.
+pub(crate) fn invalid(m: SessionMove, s: SessionStatus) -> ActorError {
     ActorError::InvalidState {
-        action,
-        status: s.to_owned(),
-        allowed,
+        action: m.verb(),
+        status: s,
+        allowed: m.from(),
     }
 }
 
@@ -142,7 +129,7 @@ impl Session {
 
     /// After a crash between two steps, a running session may lack its open question.
     async fn repair(&mut self) -> Result<(), ActorError> {
-        if self.session.status == status::IN_PROGRESS && self.open_question.is_none() {
+        if self.session.status == SessionStatus::InProgress && self.open_question.is_none() {
             if self.session.questions_asked >= self.session.max_questions {
                 self.complete(REASON_ALL).await?;
             } else {
@@ -162,7 +149,7 @@ impl Session {
 
     /// When the time limit runs out; `None` unless the session is running.
     pub(crate) fn deadline(&self) -> Option<DateTime<Utc>> {
-        if self.session.status != status::IN_PROGRESS {
+        if self.session.status != SessionStatus::InProgress {
             return None;
         }
         let since = self.session.running_since?;
@@ -255,8 +242,8 @@ impl Session {
     }
 
     pub(crate) async fn start(&mut self) -> Result<StartOutcome, ActorError> {
-        if self.session.status != status::PENDING {
-            return Err(invalid("start", &self.session.status));
+        if !self.session.status.allows(SessionMove::Start) {
+            return Err(invalid(SessionMove::Start, self.session.status));
         }
         let now = self.now();
         self.check_not_expired(now)?;
@@ -296,7 +283,7 @@ impl Session {
                 )
                 .await?;
             self.save(&txn, |s| {
-                s.status = status::IN_PROGRESS.into();
+                s.status = SessionMove::Start.to();
                 s.started_at = Some(now);
                 s.running_since = Some(now);
                 s.questions_asked = 1;
@@ -328,14 +315,14 @@ impl Session {
     }
 
     pub(crate) async fn pause(&mut self) -> Result<session::Model, ActorError> {
-        if self.session.status != status::IN_PROGRESS {
-            return Err(invalid("pause", &self.session.status));
+        if !self.session.status.allows(SessionMove::Pause) {
+            return Err(invalid(SessionMove::Pause, self.session.status));
         }
         let now = self.now();
         let elapsed = self.elapsed_at(now).min(self.limit_secs());
         let db = self.deps.db.clone();
         self.save(&db, |s| {
-            s.status = status::PAUSED.into();
+            s.status = SessionMove::Pause.to();
             s.elapsed_secs = elapsed;
             s.running_since = None;
         })
@@ -345,14 +332,14 @@ impl Session {
     }
 
     pub(crate) async fn resume(&mut self) -> Result<session::Model, ActorError> {
-        if self.session.status != status::PAUSED {
-            return Err(invalid("resume", &self.session.status));
+        if !self.session.status.allows(SessionMove::Resume) {
+            return Err(invalid(SessionMove::Resume, self.session.status));
         }
         let now = self.now();
         self.check_not_expired(now)?;
         let db = self.deps.db.clone();
         self.save(&db, |s| {
-            s.status = status::IN_PROGRESS.into();
+            s.status = SessionMove::Resume.to();
             s.running_since = Some(now);
         })
         .await?;
@@ -448,11 +435,13 @@ impl Session {
 
     pub(crate) async fn answer(&mut self, content: String) -> Result<AnswerOutcome, ActorError> {
         let now = self.now();
-        if self.session.status == status::IN_PROGRESS && self.deadline().is_some_and(|d| now >= d) {
+        if self.session.status == SessionStatus::InProgress
+            && self.deadline().is_some_and(|d| now >= d)
+        {
             self.complete(REASON_TIME).await?;
         }
-        if self.session.status != status::IN_PROGRESS {
-            return Err(invalid("answer in", &self.session.status));
+        if !self.session.status.allows(SessionMove::Answer) {
+            return Err(invalid(SessionMove::Answer, self.session.status));
         }
         self.check_not_expired(now)?;
         let (number, question) = match self.open_question.clone() {
@@ -513,10 +502,10 @@ impl Session {
 
     /// The complete command: only a running or paused session can be completed.
     pub(crate) async fn complete_requested(&mut self) -> Result<CompleteOutcome, ActorError> {
-        match self.session.status.as_str() {
-            status::IN_PROGRESS | status::PAUSED => self.complete(REASON_REQUEST).await,
-            s => Err(invalid("complete", s)),
+        if !self.session.status.allows(SessionMove::Complete) {
+            return Err(invalid(SessionMove::Complete, self.session.status));
         }
+        self.complete(REASON_REQUEST).await
     }
 
     /// Ends the session: closing message, report, then the completion hook and events.
@@ -585,7 +574,7 @@ impl Session {
             .await?;
             let reason = reason.to_owned();
             self.save(&txn, |s| {
-                s.status = status::COMPLETED.into();
+                s.status = SessionMove::Complete.to();
                 s.completed_at = Some(now);
                 s.completion_reason = Some(reason);
                 s.elapsed_secs = elapsed;

@@ -338,6 +338,40 @@ mod tests {
 
     /// A conversation between two fresh users in a private in-memory database with the
     /// project's schema (its trigger keeps the conversation's last message).
+    ///
+    /// A database of its own: on the PostgreSQL server `TEST_DATABASE_URL` names (as CI's
+    /// PostgreSQL pass sets it), else SQLite in memory.
+    async fn database() -> DatabaseConnection {
+        use sea_orm::ConnectionTrait;
+        let Some(server) = std::env::var("TEST_DATABASE_URL")
+            .ok()
+            .filter(|u| u.starts_with("postgres"))
+        else {
+            let mut opts = ConnectOptions::new("sqlite::memory:");
+            // One connection: every connection to `:memory:` is a database of its own.
+            opts.max_connections(1).sqlx_logging(false);
+            return Database::connect(opts).await.unwrap();
+        };
+        let name = format!("sb_actors_{}", Uuid::new_v4().simple());
+        let admin = Database::connect(&server).await.unwrap();
+        admin
+            .execute_unprepared(&format!("CREATE DATABASE {name}"))
+            .await
+            .unwrap();
+        admin.close().await.ok();
+        // The server's URL with this database's name in place of its own.
+        let (base, query) = server.split_once('?').unwrap_or((&server, ""));
+        let root = base.rsplit_once('/').map_or(base, |(root, _)| root);
+        let url = if query.is_empty() {
+            format!("{root}/{name}")
+        } else {
+            format!("{root}/{name}?{query}")
+        };
+        let mut opts = ConnectOptions::new(url);
+        opts.max_connections(4).sqlx_logging(false);
+        Database::connect(opts).await.unwrap()
+    }
+
     async fn setup(
         idle: Duration,
     ) -> (
@@ -349,10 +383,7 @@ mod tests {
         DatabaseConnection,
     ) {
         use switchboard_migration::MigratorTrait;
-        let mut opts = ConnectOptions::new("sqlite::memory:");
-        // One connection: every connection to `:memory:` is a database of its own.
-        opts.max_connections(1).sqlx_logging(false);
-        let db = Database::connect(opts).await.unwrap();
+        let db = database().await;
         switchboard_migration::Migrator::up(&db, None)
             .await
             .unwrap();

@@ -16,8 +16,7 @@ pub struct Model {
     #[sea_orm(unique)]
     pub session_id: Option<String>,
     pub checkout_url: Option<String>,
-    /// `pending`, `paid`, `refunded` (all of it), `failed` or `expired`.
-    pub status: String,
+    pub status: PaymentStatus,
     pub amount_cents: i64,
     /// ISO 4217, lowercase (`usd`).
     pub currency: String,
@@ -36,10 +35,50 @@ pub struct Model {
     /// What an open dispute holds of the ad's budget.
     pub held_cents: i64,
     pub dispute_id: Option<String>,
-    /// `open`, `won` or `lost`; None when never disputed.
-    pub dispute_status: Option<String>,
+    /// None when never disputed.
+    pub dispute_status: Option<DisputeStatus>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// A checkout: pending until the provider settles it paid, failed or expired; a paid one
+    /// becomes refunded once all of it is given back.
+    pub enum PaymentStatus {
+        Pending = "pending",
+        Paid = "paid",
+        /// All of it given back.
+        Refunded = "refunded",
+        Failed = "failed",
+        Expired = "expired",
+    }
+}
+
+impl PaymentStatus {
+    /// The money came in (some or all of it may have gone back since).
+    pub fn took_money(self) -> bool {
+        matches!(self, Self::Paid | Self::Refunded)
+    }
+
+    /// A pending checkout is settled once; a paid one is refunded (or a partial refund
+    /// undone by the provider's cumulative total).
+    pub fn can_move_to(self, next: Self) -> bool {
+        match self {
+            Self::Pending => matches!(next, Self::Paid | Self::Failed | Self::Expired),
+            Self::Paid | Self::Refunded => next.took_money(),
+            Self::Failed | Self::Expired => false,
+        }
+    }
+}
+
+states! {
+    /// A payment's dispute: open (its hold kept from the ad) until the provider closes it
+    /// won or lost.
+    pub enum DisputeStatus {
+        Open = "open",
+        Won = "won",
+        Lost = "lost",
+    }
+}

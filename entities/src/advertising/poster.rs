@@ -15,12 +15,28 @@ pub struct Model {
     pub avatar_url: Option<String>,
     #[sea_orm(unique)]
     pub referral_code: String,
-    /// `active` or `banned`.
-    pub status: String,
-    /// `none`, `pending`, `verified` or `rejected`.
-    pub kyc_status: String,
+    pub status: PosterStatus,
+    pub kyc_status: KycStatus,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// A poster's standing: a banned poster's tokens stop working and they cannot sign in.
+    pub enum PosterStatus {
+        Active = "active",
+        Banned = "banned",
+    }
+}
+
+states! {
+    /// Where a poster's identity check stands, as staff set it: `none` until one is asked.
+    pub enum KycStatus {
+        NotStarted = "none",
+        Pending = "pending",
+        Verified = "verified",
+        Rejected = "rejected",
+    }
+}

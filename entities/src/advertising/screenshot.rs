@@ -26,8 +26,7 @@ pub struct Model {
     pub band5: i32,
     pub band6: i32,
     pub band7: i32,
-    /// `pending`, `needs_review`, `approved` or `rejected`.
-    pub status: String,
+    pub status: ScreenshotStatus,
     pub reason: Option<String>,
     /// A stable name for the reason: `shown`, `video_without_code`, `code_without_video`,
     /// `not_shown`, `unsure`, `duplicate` or `staff`.
@@ -50,3 +49,19 @@ pub struct Model {
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// A screenshot: pending until the verifier decides; `needs_review` when it leaves the
+    /// decision to a person; approved (paid) or rejected at the end.
+    pub enum ScreenshotStatus {
+        Pending = "pending",
+        NeedsReview = "needs_review",
+        Approved = "approved",
+        Rejected = "rejected",
+    }
+}
+
+impl ScreenshotStatus {
+    /// Still to be decided (staff's queue).
+    pub const UNDECIDED: [Self; 2] = [Self::Pending, Self::NeedsReview];
+}

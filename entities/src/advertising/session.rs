@@ -8,8 +8,8 @@ use sea_orm::entity::prelude::*;
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: Uuid,
-    /// `poster`, `advertiser` or `admin`: the token kind it was issued as.
-    pub kind: String,
+    /// The token kind it was issued as.
+    pub kind: AccountKind,
     pub account_id: Uuid,
     pub expires_at: DateTimeUtc,
     pub revoked_at: Option<DateTimeUtc>,
@@ -17,3 +17,12 @@ pub struct Model {
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// The kind of account that signs in: the session's `kind` and its token's `typ`.
+    pub enum AccountKind {
+        Poster = "poster",
+        Advertiser = "advertiser",
+        Admin = "admin",
+    }
+}

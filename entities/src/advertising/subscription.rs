@@ -11,8 +11,7 @@ pub struct Model {
     pub ad_id: Uuid,
     /// The device description the poster sent, as given (JSON text).
     pub phone_info: String,
-    /// `processing`, `ready` or `failed`.
-    pub status: String,
+    pub status: SubscriptionStatus,
     pub failure_reason: Option<String>,
     /// The personalised video's storage key once ready.
     pub video_key: Option<String>,
@@ -26,3 +25,19 @@ pub struct Model {
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// A subscription's personalised video: processing until it is ready or has failed.
+    pub enum SubscriptionStatus {
+        Processing = "processing",
+        Ready = "ready",
+        Failed = "failed",
+    }
+}
+
+impl SubscriptionStatus {
+    /// The video is made once: only a processing subscription ends, ready or failed.
+    pub fn can_move_to(self, next: Self) -> bool {
+        matches!((self, next), (Self::Processing, Self::Ready | Self::Failed))
+    }
+}

@@ -7,11 +7,18 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: Uuid,
     pub ticket_id: Uuid,
-    /// `poster` or `admin`.
-    pub author_kind: String,
+    pub author_kind: AuthorKind,
     pub author_id: Uuid,
     pub body: String,
     pub created_at: DateTimeUtc,
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// Who wrote a ticket's message: its poster or staff.
+    pub enum AuthorKind {
+        Poster = "poster",
+        Admin = "admin",
+    }
+}

@@ -10,11 +10,19 @@ pub struct Model {
     pub subject: String,
     pub category: String,
     pub screenshot_url: Option<String>,
-    /// `open` or `closed`.
-    pub status: String,
+    pub status: TicketStatus,
     pub closed_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// A ticket's state: open until closed; a closed ticket takes no more messages. Stored and
+    /// answered as `open` / `closed`.
+    pub enum TicketStatus {
+        Open = "open",
+        Closed = "closed",
+    }
+}

@@ -15,8 +15,7 @@ pub struct Model {
     pub signature: Option<String>,
     /// The session's X-Webhook-Secret, to sign `"{timestamp}.{body}"` at each attempt.
     pub secret: Option<String>,
-    /// `pending`, `delivered` or `failed` (given up after `max_attempts`); the last two are final.
-    pub status: String,
+    pub status: DeliveryStatus,
     pub attempts: i32,
     pub last_error: Option<String>,
     pub last_status: Option<i32>,
@@ -28,3 +27,13 @@ pub struct Model {
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// A completion notification's state: pending until delivered or failed, both final.
+    pub enum DeliveryStatus {
+        Pending = "pending",
+        Delivered = "delivered",
+        /// Given up after `max_attempts`.
+        Failed = "failed",
+    }
+}

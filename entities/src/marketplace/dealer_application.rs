@@ -12,10 +12,25 @@ pub struct Model {
     pub business_phone: Option<String>,
     pub website: Option<String>,
     pub description: Option<String>,
-    /// pending or approved.
-    pub status: String,
+    pub status: ApplicationStatus,
     pub submitted_at: DateTimeUtc,
     pub reviewed_at: Option<DateTimeUtc>,
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// An application waits pending until an administrator approves it; approved is final.
+    pub enum ApplicationStatus {
+        Pending = "pending",
+        Approved = "approved",
+    }
+}
+
+impl ApplicationStatus {
+    /// Only a pending application is approved; while one is pending its user may not apply
+    /// again.
+    pub fn can_approve(self) -> bool {
+        self == Self::Pending
+    }
+}

@@ -13,11 +13,17 @@ pub struct Model {
     pub message: String,
     /// whatsapp, phone or email.
     pub contact_method: String,
-    /// new.
-    pub status: String,
+    pub status: InquiryStatus,
     /// The UTC day of `created_at`, for trending's per-day sums.
     pub day: String,
     pub created_at: DateTimeUtc,
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// An inquiry's state; every inquiry is new (nothing moves it yet).
+    pub enum InquiryStatus {
+        New = "new",
+    }
+}

@@ -14,9 +14,15 @@ pub struct Model {
     /// As the customer wrote it (clock text: 14:30, 2:30 PM).
     pub preferred_time: String,
     pub message: String,
-    /// pending.
-    pub status: String,
+    pub status: TestDriveStatus,
     pub created_at: DateTimeUtc,
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// A test-drive request's state; every request is pending (nothing moves it yet).
+    pub enum TestDriveStatus {
+        Pending = "pending",
+    }
+}

@@ -1,7 +1,9 @@
+pub mod consent_event;
 pub mod delivery_attempt;
 pub mod idempotency_key;
 pub mod ledger_entry;
 pub mod message;
+pub mod suppression;
 pub mod webhook;
 pub mod webhook_delivery;
 pub mod workspace;

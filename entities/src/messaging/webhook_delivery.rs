@@ -18,8 +18,7 @@ pub struct Model {
     pub order_key: String,
     /// The exact JSON body that is signed and sent.
     pub payload: String,
-    /// pending, succeeded, failed (gave up), skipped (webhook missing or inactive).
-    pub status: String,
+    pub status: DeliveryStatus,
     pub attempts: i32,
     pub next_attempt_at: DateTimeUtc,
     pub created_at: DateTimeUtc,
@@ -31,3 +30,15 @@ pub struct Model {
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// An event's delivery: pending until it ends succeeded, failed or skipped (all final).
+    pub enum DeliveryStatus {
+        Pending = "pending",
+        Succeeded = "succeeded",
+        /// Given up after the retry policy's attempts.
+        Failed = "failed",
+        /// The webhook was missing or inactive when its turn came.
+        Skipped = "skipped",
+    }
+}

@@ -21,6 +21,13 @@ pub struct Model {
     /// The carrier number whose inbound messages belong to this workspace.
     #[sea_orm(unique)]
     pub phone_number: Option<String>,
+    /// The answers to STOP, START and HELP texted to this workspace's number; null answers
+    /// with the service's default words.
+    pub opt_out_reply: Option<String>,
+    pub opt_in_reply: Option<String>,
+    pub help_reply: Option<String>,
+    /// A mailbox named in bulk mail's `List-Unsubscribe` beside the one-click link.
+    pub unsubscribe_mailbox: Option<String>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

@@ -26,7 +26,7 @@ pub struct Backlog {
 
 /// Two grouped reads over the `(status, run_at)` index.
 pub async fn backlog<C: ConnectionTrait>(db: &C, now: DateTime<Utc>) -> Result<Backlog, DbErr> {
-    let live = [Status::Queued, Status::Running, Status::Dead].map(Status::as_str);
+    let live = [Status::Queued, Status::Running, Status::Dead];
     let counts = Entity::find()
         .select_only()
         .column(Column::Topic)
@@ -42,7 +42,7 @@ pub async fn backlog<C: ConnectionTrait>(db: &C, now: DateTime<Utc>) -> Result<B
         .select_only()
         .column(Column::Topic)
         .column_as(Column::RunAt.min(), "oldest")
-        .filter(Column::Status.eq(Status::Queued.as_str()))
+        .filter(Column::Status.eq(Status::Queued))
         .filter(Column::RunAt.lte(now))
         .group_by(Column::Topic)
         .into_tuple::<(String, DateTime<Utc>)>()
@@ -60,7 +60,7 @@ pub async fn list<C: ConnectionTrait>(db: &C, filter: &ListFilter) -> Result<Vec
         q = q.filter(Column::Topic.eq(topic.as_str()));
     }
     if let Some(status) = filter.status {
-        q = q.filter(Column::Status.eq(status.as_str()));
+        q = q.filter(Column::Status.eq(status));
     }
     q.all(db).await
 }
@@ -83,21 +83,17 @@ pub async fn retry<C: ConnectionTrait>(
     now: DateTime<Utc>,
 ) -> Result<Retried, DbErr> {
     let status = Expr::col(Column::Status);
-    let attempts = Expr::case(status.clone().eq(Status::Dead.as_str()), 0)
-        .finally(Expr::col(Column::Attempts));
+    let attempts =
+        Expr::case(status.clone().eq(Status::Dead), 0).finally(Expr::col(Column::Attempts));
     // A run that ends between the update and the read leaves the job queued: try again.
     for _ in 0..3 {
         let changed = Entity::update_many()
-            .col_expr(Column::Status, Expr::value(Status::Queued.as_str()))
+            .col_expr(Column::Status, Expr::value(Status::Queued))
             .col_expr(Column::Attempts, attempts.clone().into())
             .col_expr(Column::RunAt, Expr::value(now))
             .col_expr(Column::UpdatedAt, Expr::value(now))
             .filter(Column::Id.eq(id.0))
-            .filter(
-                status
-                    .clone()
-                    .is_in([Status::Dead.as_str(), Status::Queued.as_str()]),
-            )
+            .filter(status.clone().is_in(Status::RETRYABLE))
             .exec(db)
             .await?;
         if changed.rows_affected == 1 {
@@ -106,10 +102,8 @@ pub async fn retry<C: ConnectionTrait>(
         let Some(row) = Entity::find_by_id(id.0).one(db).await? else {
             return Ok(Retried::NotFound);
         };
-        match row.status.parse() {
-            Ok(st @ (Status::Running | Status::Done)) => return Ok(Retried::Refused(st)),
-            Ok(_) => continue,
-            Err(_) => return Ok(Retried::NotFound),
+        if !row.status.retryable() {
+            return Ok(Retried::Refused(row.status));
         }
     }
     Ok(Retried::Refused(Status::Running))
@@ -135,7 +129,7 @@ pub fn table(rows: &[Model]) -> String {
             [
                 r.id.to_string(),
                 r.topic.clone(),
-                r.status.clone(),
+                r.status.to_string(),
                 format!("{}/{}", r.attempts, r.max_attempts),
                 r.run_at.to_rfc3339_opts(SecondsFormat::Secs, true),
                 error,
@@ -176,7 +170,7 @@ mod tests {
             run_at: at,
             attempts: 2,
             max_attempts: 13,
-            status: "queued".into(),
+            status: Status::Queued,
             lease_owner: None,
             lease_until: None,
             last_error: Some("status 503\nbody".into()),

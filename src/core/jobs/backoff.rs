@@ -6,8 +6,7 @@ use std::time::Duration;
 /// Delay after `failures` failed runs: base × 2ⁿ⁻¹ capped at `max`, shortened by up to half
 /// at random (`sample` in 0..=1: 0 keeps it whole, 1 halves it); whole milliseconds.
 pub fn delay(base: Duration, max: Duration, failures: i32, sample: f64) -> Duration {
-    let exp = failures.clamp(1, 32) as u32 - 1;
-    let raw = base.saturating_mul(2u32.saturating_pow(exp)).min(max);
+    let raw = switchboard_actors::backoff::exponential(base, 2, max, failures);
     let jittered = raw.mul_f64(1.0 - 0.5 * sample.clamp(0.0, 1.0));
     Duration::from_millis(u64::try_from(jittered.as_millis()).unwrap_or(u64::MAX))
 }

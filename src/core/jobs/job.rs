@@ -25,45 +25,7 @@ impl FromStr for JobId {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    /// Waiting for `run_at` (a retry waits here too, with its `last_error`).
-    Queued,
-    /// Claimed by the node named in `lease_owner` until `lease_until`.
-    Running,
-    Done,
-    /// Failed for good (a permanent failure, or `max_attempts` spent); `jobs retry` revives it.
-    Dead,
-}
-
-impl Status {
-    pub const ALL: [Status; 4] = [Self::Queued, Self::Running, Self::Done, Self::Dead];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::Running => "running",
-            Self::Done => "done",
-            Self::Dead => "dead",
-        }
-    }
-}
-
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Status {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|st| st.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| format!("unknown job status {s:?} (queued, running, done, dead)"))
-    }
-}
+pub use switchboard_entities::core::job::JobStatus as Status;
 
 /// One run of a job, as its handler receives it.
 #[derive(Debug, Clone)]
@@ -211,7 +173,7 @@ mod tests {
 
     #[test]
     fn statuses_parse_from_their_names_only() {
-        for st in Status::ALL {
+        for st in <Status as sea_orm::Iterable>::iter() {
             assert_eq!(st.as_str().parse::<Status>(), Ok(st));
         }
         assert_eq!("DEAD".parse::<Status>(), Ok(Status::Dead));
@@ -229,7 +191,7 @@ mod tests {
         };
         #[derive(serde::Deserialize)]
         struct P {
-            #[allow(dead_code)]
+            #[expect(dead_code, reason = "read only by the deserializer under test")]
             n: u32,
         }
         assert!(matches!(

@@ -28,7 +28,7 @@ fn row(new: NewJob, now: DateTime<Utc>, default_max_attempts: i32) -> (Uuid, job
             new.max_attempts.unwrap_or(default_max_attempts),
             1,
         )),
-        status: Set(Status::Queued.as_str().into()),
+        status: Set(Status::Queued),
         lease_owner: Set(None),
         lease_until: Set(None),
         last_error: Set(None),
@@ -108,12 +108,12 @@ fn claimable(c: &Claim<'_>) -> Condition {
     Condition::any()
         .add(
             Condition::all()
-                .add(Column::Status.eq(Status::Queued.as_str()))
+                .add(Column::Status.eq(Status::Queued))
                 .add(Column::RunAt.lte(c.now)),
         )
         .add(
             Condition::all()
-                .add(Column::Status.eq(Status::Running.as_str()))
+                .add(Column::Status.eq(Status::Running))
                 .add(Column::LeaseUntil.lte(c.now))
                 .add(Column::LeaseOwner.ne(c.owner)),
         )
@@ -121,7 +121,7 @@ fn claimable(c: &Claim<'_>) -> Condition {
 
 fn taken_by(c: &Claim<'_>) -> sea_orm::UpdateMany<Entity> {
     Entity::update_many()
-        .col_expr(Column::Status, Expr::value(Status::Running.as_str()))
+        .col_expr(Column::Status, Expr::value(Status::Running))
         .col_expr(Column::LeaseOwner, Expr::value(c.owner))
         .col_expr(Column::LeaseUntil, Expr::value(c.lease_until))
         .col_expr(Column::Attempts, Expr::col(Column::Attempts).add(1))
@@ -212,7 +212,7 @@ pub(super) async fn take_back(
     now: DateTime<Utc>,
 ) -> Result<u64, DbErr> {
     let taken = Entity::update_many()
-        .col_expr(Column::Status, Expr::value(Status::Queued.as_str()))
+        .col_expr(Column::Status, Expr::value(Status::Queued))
         .col_expr(Column::LeaseOwner, Expr::value(Option::<String>::None))
         .col_expr(
             Column::LeaseUntil,
@@ -220,7 +220,7 @@ pub(super) async fn take_back(
         )
         .col_expr(Column::RunAt, Expr::value(now))
         .col_expr(Column::UpdatedAt, Expr::value(now))
-        .filter(Column::Status.eq(Status::Running.as_str()))
+        .filter(Column::Status.eq(Status::Running))
         .filter(Column::LeaseOwner.eq(owner))
         .filter(Column::UpdatedAt.lt(before))
         .exec(db)
@@ -257,7 +257,7 @@ fn held(q: sea_orm::UpdateMany<Entity>, jobs: &[&Job], owner: &str) -> sea_orm::
                 .add(Column::Attempts.eq(job.attempt)),
         )
     });
-    q.filter(Column::Status.eq(Status::Running.as_str()))
+    q.filter(Column::Status.eq(Status::Running))
         .filter(Column::LeaseOwner.eq(owner))
         .filter(each)
 }
@@ -301,14 +301,14 @@ fn ended(end: End, now: DateTime<Utc>) -> sea_orm::UpdateMany<Entity> {
         )
         .col_expr(Column::UpdatedAt, Expr::value(now));
     match end {
-        End::Done => q.col_expr(Column::Status, Expr::value(Status::Done.as_str())),
+        End::Done => q.col_expr(Column::Status, Expr::value(Status::Done)),
         End::Queued {
             run_at,
             error,
             fresh,
         } => {
             let q = q
-                .col_expr(Column::Status, Expr::value(Status::Queued.as_str()))
+                .col_expr(Column::Status, Expr::value(Status::Queued))
                 .col_expr(Column::RunAt, Expr::value(run_at))
                 .col_expr(
                     Column::LastError,
@@ -321,7 +321,7 @@ fn ended(end: End, now: DateTime<Utc>) -> sea_orm::UpdateMany<Entity> {
             }
         }
         End::Dead { error } => q
-            .col_expr(Column::Status, Expr::value(Status::Dead.as_str()))
+            .col_expr(Column::Status, Expr::value(Status::Dead))
             .col_expr(Column::LastError, Expr::value(truncate(&error))),
     }
 }
@@ -353,7 +353,7 @@ pub(super) async fn next_run_at(
     Entity::find()
         .select_only()
         .column(Column::RunAt)
-        .filter(Column::Status.eq(Status::Queued.as_str()))
+        .filter(Column::Status.eq(Status::Queued))
         .filter(Column::Topic.is_in(topics.iter().copied()))
         .order_by_asc(Column::RunAt)
         .into_tuple::<DateTime<Utc>>()
@@ -367,7 +367,7 @@ pub(super) async fn purge_done(
     before: DateTime<Utc>,
 ) -> Result<u64, DbErr> {
     Ok(Entity::delete_many()
-        .filter(Column::Status.eq(Status::Done.as_str()))
+        .filter(Column::Status.eq(Status::Done))
         .filter(Column::UpdatedAt.lt(before))
         .exec(db)
         .await?

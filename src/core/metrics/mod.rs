@@ -57,7 +57,8 @@ struct DirectionLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct OutcomeLabels {
+struct DeliveryLabels {
+    service: &'static str,
     outcome: &'static str,
 }
 
@@ -73,8 +74,7 @@ struct Process {
     job_failures: Family<TopicLabels, Counter>,
     socket_connections: Gauge,
     socket_packets: Family<DirectionLabels, Counter>,
-    webhook_deliveries: Family<OutcomeLabels, Counter>,
-    bus_subscribed: Gauge,
+    webhook_deliveries: Family<DeliveryLabels, Counter>,
     bus_messages: Family<DirectionLabels, Counter>,
     bus_publish_failures: Counter,
 }
@@ -119,12 +119,6 @@ fn process() -> &'static Process {
                 "webhook_deliveries",
                 "Webhook delivery attempts by outcome: delivered (2xx), rejected (other status), timeout, failed (no answer), refused (address not allowed)",
                 Family::default(),
-            ),
-            bus_subscribed: add(
-                &mut r,
-                "bus_subscribed",
-                "1 while this node's cluster bus subscription to Redis is up, 0 while it is down",
-                Gauge::default(),
             ),
             bus_messages: add(
                 &mut r,
@@ -265,7 +259,8 @@ pub enum Delivery {
     Refused,
 }
 
-pub fn webhook_delivery(outcome: Delivery) {
+/// A webhook attempt of `service` (messaging's endpoints, interview's notifications).
+pub fn webhook_delivery(service: &'static str, outcome: Delivery) {
     let outcome = match outcome {
         Delivery::Delivered => "delivered",
         Delivery::Rejected => "rejected",
@@ -275,13 +270,8 @@ pub fn webhook_delivery(outcome: Delivery) {
     };
     process()
         .webhook_deliveries
-        .get_or_create(&OutcomeLabels { outcome })
+        .get_or_create(&DeliveryLabels { service, outcome })
         .inc();
-}
-
-/// Whether the cluster bus's subscription is up.
-pub fn bus_subscribed(up: bool) {
-    process().bus_subscribed.set(i64::from(up));
 }
 
 /// A cluster bus message published (`published`) or received.

@@ -156,6 +156,15 @@ async fn redis(ctx: &CoreContext, registry: &mut Registry) {
         "1 when the cluster's Redis answered PING for this scrape",
         gauge,
     );
+    if let Some(subscribed) = ctx.cluster.bus.subscribed() {
+        let gauge: Gauge = Gauge::default();
+        gauge.set(i64::from(subscribed));
+        registry.register(
+            "bus_subscribed",
+            "1 while this node's cluster bus subscription to Redis is up, 0 while it is down",
+            gauge,
+        );
+    }
 }
 
 /// The whole exposition: this process's counters, then what `ctx` reads now.

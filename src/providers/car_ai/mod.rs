@@ -7,16 +7,17 @@
 
 pub mod builtin;
 pub mod guard;
+mod interpretation;
 mod openai;
 pub mod query;
 
 use super::openai_chat::ChatClient;
 use super::settings::AiSettings;
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 pub use builtin::Builtin;
+pub use interpretation::{Interpretation, Vocabulary};
 pub use openai::OpenAi;
 
 /// What is known about a car; any fact but make and model may be missing.
@@ -133,142 +134,6 @@ impl PriceFacts {
 pub struct PriceWords {
     pub analysis: String,
     pub recommendation: String,
-}
-
-/// The values a search may name: the listed makes and models and the closed sets of the
-/// listing fields, each in its stored spelling.
-#[derive(Debug, Clone, Default)]
-pub struct Vocabulary {
-    /// `(make, model)` of the listings.
-    pub listed: Vec<(String, String)>,
-    pub body_types: &'static [&'static str],
-    pub fuel_types: &'static [&'static str],
-    pub transmissions: &'static [&'static str],
-    pub conditions: &'static [&'static str],
-}
-
-impl Vocabulary {
-    fn spelled(values: &[&'static str], v: &str) -> Option<&'static str> {
-        values
-            .iter()
-            .find(|c| c.eq_ignore_ascii_case(v.trim()))
-            .copied()
-    }
-
-    fn make(&self, v: &str) -> Option<String> {
-        self.listed
-            .iter()
-            .find(|(m, _)| m.eq_ignore_ascii_case(v.trim()))
-            .map(|(m, _)| m.clone())
-    }
-
-    fn model(&self, v: &str) -> Option<(String, String)> {
-        self.listed
-            .iter()
-            .find(|(_, m)| m.eq_ignore_ascii_case(v.trim()))
-            .cloned()
-    }
-}
-
-/// How a natural-language search was read: filters over the listings (`None`: not asked).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase", default)]
-// The advanced search's `Interpretation` holds the OpenAPI name.
-#[schema(as = InterpretedQuery)]
-pub struct Interpretation {
-    pub make: Option<String>,
-    pub model: Option<String>,
-    pub body_type: Option<String>,
-    pub min_price: Option<f64>,
-    pub max_price: Option<f64>,
-    pub min_year: Option<i32>,
-    pub max_year: Option<i32>,
-    /// Kilometres.
-    pub max_mileage: Option<i64>,
-    pub fuel_type: Option<String>,
-    pub transmission: Option<String>,
-    pub condition: Option<String>,
-    /// A colour word ("Red"), matched as a word of the listing's colour; absent unless
-    /// named (the natural-language answer's shape is unchanged without one).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub color: Option<String>,
-    /// Features the listing should name, matched as text in its features.
-    pub priority_features: Vec<String>,
-    /// A sort of the car lists (`price:asc`, `year:desc`, `mileage:asc`).
-    pub sort_by: Option<String>,
-}
-
-impl Interpretation {
-    /// `self` with every named value in `vocab`'s spelling, or why it cannot be used.
-    pub fn checked(self, vocab: &Vocabulary) -> Result<Self, String> {
-        let choice = |name: &str, values: &[&'static str], v: Option<String>| {
-            v.map(|v| {
-                Vocabulary::spelled(values, &v)
-                    .map(str::to_owned)
-                    .ok_or(format!("{name} {v:?} is not one of {}", values.join(", ")))
-            })
-            .transpose()
-        };
-        let (mut make, mut model) = (None, None);
-        if let Some(m) = &self.make {
-            make = Some(vocab.make(m).ok_or(format!("make {m:?} is not listed"))?);
-        }
-        if let Some(m) = &self.model {
-            let (mk, md) = vocab.model(m).ok_or(format!("model {m:?} is not listed"))?;
-            make = make.or(Some(mk));
-            model = Some(md);
-        }
-        let non_negative = [self.min_price, self.max_price]
-            .iter()
-            .flatten()
-            .all(|p| p.is_finite() && *p >= 0.0)
-            && self.max_mileage.is_none_or(|m| m >= 0);
-        let ordered = |lo: Option<f64>, hi: Option<f64>| match (lo, hi) {
-            (Some(lo), Some(hi)) => lo <= hi,
-            _ => true,
-        };
-        let years = [self.min_year, self.max_year]
-            .iter()
-            .flatten()
-            .all(|y| (1900..=2100).contains(y));
-        if !non_negative
-            || !years
-            || !ordered(self.min_price, self.max_price)
-            || !ordered(self.min_year.map(f64::from), self.max_year.map(f64::from))
-        {
-            return Err("a price, year or mileage is out of range".into());
-        }
-        if let Some(s) = &self.sort_by {
-            if !["price:asc", "price:desc", "year:desc", "mileage:asc"].contains(&s.as_str()) {
-                return Err(format!("sortBy {s:?} is not a known sort"));
-            }
-        }
-        let color = self
-            .color
-            .as_deref()
-            .map(|c| query::colour(c).ok_or(format!("color {c:?} is not a known colour")))
-            .transpose()?
-            .map(str::to_owned);
-        let features = self
-            .priority_features
-            .iter()
-            .map(|f| f.trim())
-            .filter(|f| !f.is_empty() && f.chars().count() <= 60)
-            .take(10)
-            .map(str::to_owned)
-            .collect();
-        Ok(Self {
-            make,
-            model,
-            body_type: choice("bodyType", vocab.body_types, self.body_type)?,
-            fuel_type: choice("fuelType", vocab.fuel_types, self.fuel_type)?,
-            transmission: choice("transmission", vocab.transmissions, self.transmission)?,
-            condition: choice("condition", vocab.conditions, self.condition)?,
-            priority_features: features,
-            color,
-            ..self
-        })
-    }
 }
 
 /// The port.

@@ -2,7 +2,7 @@
 //! mileage": word lists for body types, fuels, gearboxes, conditions and features, patterns
 //! for prices, years and mileage, and the listed makes and models. Pure, so it is tested here.
 
-use super::{Interpretation, Vocabulary};
+use super::interpretation::{Interpretation, Vocabulary};
 
 /// What "low mileage" means: at most this many kilometres.
 pub const LOW_MILEAGE_KM: i64 = 50_000;
@@ -448,6 +448,80 @@ fn listed_make_and_model(ws: &[String], vocab: &Vocabulary, q: &mut Interpretati
     if let Some((make, model)) = model {
         q.make = Some(make.clone());
         q.model = Some(model.clone());
+    }
+}
+
+// The checks of a model's reading live beside the built-in reader, whose words they use.
+impl Interpretation {
+    /// `self` with every named value in `vocab`'s spelling, or why it cannot be used.
+    pub fn checked(self, vocab: &Vocabulary) -> Result<Self, String> {
+        let choice = |name: &str, values: &[&'static str], v: Option<String>| {
+            v.map(|v| {
+                Vocabulary::spelled(values, &v)
+                    .map(str::to_owned)
+                    .ok_or(format!("{name} {v:?} is not one of {}", values.join(", ")))
+            })
+            .transpose()
+        };
+        let (mut make, mut model) = (None, None);
+        if let Some(m) = &self.make {
+            make = Some(vocab.make(m).ok_or(format!("make {m:?} is not listed"))?);
+        }
+        if let Some(m) = &self.model {
+            let (mk, md) = vocab.model(m).ok_or(format!("model {m:?} is not listed"))?;
+            make = make.or(Some(mk));
+            model = Some(md);
+        }
+        let non_negative = [self.min_price, self.max_price]
+            .iter()
+            .flatten()
+            .all(|p| p.is_finite() && *p >= 0.0)
+            && self.max_mileage.is_none_or(|m| m >= 0);
+        let ordered = |lo: Option<f64>, hi: Option<f64>| match (lo, hi) {
+            (Some(lo), Some(hi)) => lo <= hi,
+            _ => true,
+        };
+        let years = [self.min_year, self.max_year]
+            .iter()
+            .flatten()
+            .all(|y| (1900..=2100).contains(y));
+        if !non_negative
+            || !years
+            || !ordered(self.min_price, self.max_price)
+            || !ordered(self.min_year.map(f64::from), self.max_year.map(f64::from))
+        {
+            return Err("a price, year or mileage is out of range".into());
+        }
+        if let Some(s) = &self.sort_by {
+            if !["price:asc", "price:desc", "year:desc", "mileage:asc"].contains(&s.as_str()) {
+                return Err(format!("sortBy {s:?} is not a known sort"));
+            }
+        }
+        let color = self
+            .color
+            .as_deref()
+            .map(|c| colour(c).ok_or(format!("color {c:?} is not a known colour")))
+            .transpose()?
+            .map(str::to_owned);
+        let features = self
+            .priority_features
+            .iter()
+            .map(|f| f.trim())
+            .filter(|f| !f.is_empty() && f.chars().count() <= 60)
+            .take(10)
+            .map(str::to_owned)
+            .collect();
+        Ok(Self {
+            make,
+            model,
+            body_type: choice("bodyType", vocab.body_types, self.body_type)?,
+            fuel_type: choice("fuelType", vocab.fuel_types, self.fuel_type)?,
+            transmission: choice("transmission", vocab.transmissions, self.transmission)?,
+            condition: choice("condition", vocab.conditions, self.condition)?,
+            priority_features: features,
+            color,
+            ..self
+        })
     }
 }
 

@@ -4,65 +4,21 @@
 //! matching (`video_match`) and Debian's tesseract OCR (`ocr`); optionally an
 //! OpenAI-compatible vision model on the `[ai]` settings (`vision`).
 
+mod adapter;
 pub mod ocr;
 pub mod video_match;
 pub mod vision;
 
+pub use super::settings::ScreenshotSettings;
+pub use adapter::from_settings;
 pub use ocr::text_shows_code;
 pub use video_match::{Fraction, Rect};
 
-use super::openai_chat::ChatClient;
-use super::settings::AiSettings;
 use async_trait::async_trait;
 use image::{DynamicImage, GenericImageView, GrayImage, ImageFormat, ImageReader};
 use serde::{Deserialize, Serialize};
 use std::io::Cursor;
-use std::sync::Arc;
 use utoipa::ToSchema;
-
-/// `[providers.screenshots]`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct ScreenshotSettings {
-    /// `builtin` (key-frame matching and tesseract OCR) or `openai` (a vision chat on the
-    /// `[ai]` settings).
-    pub verifier: String,
-    pub tesseract_path: String,
-    /// Tesseract's language data to read with.
-    pub tesseract_lang: String,
-    /// Longest one OCR pass may run.
-    pub timeout_secs: u64,
-    /// The vision model's answer counts only at this confidence (0 to 1) or above.
-    pub min_confidence: f64,
-    /// Hashes at most this many bits apart are the same picture (see `is_duplicate`).
-    pub duplicate_max_distance: u32,
-    /// … and their prints of where the code is at least this alike (NCC, up to 1)…
-    pub detail_min_similarity: f32,
-    /// … or, when no video was found in them, their whole pictures at least this alike.
-    pub picture_min_similarity: f32,
-    /// A key frame matched with at least this NCC (−1 to 1) outside the code's box shows
-    /// the video.
-    pub video_min_score: f32,
-    /// The code's box matches this subscription's with at least this NCC.
-    pub code_box_min_score: f32,
-}
-
-impl Default for ScreenshotSettings {
-    fn default() -> Self {
-        Self {
-            verifier: "builtin".into(),
-            tesseract_path: "tesseract".into(),
-            tesseract_lang: "eng".into(),
-            timeout_secs: 30,
-            min_confidence: 0.8,
-            duplicate_max_distance: 4,
-            detail_min_similarity: 0.9,
-            picture_min_similarity: 0.98,
-            video_min_score: 0.70,
-            code_box_min_score: 0.70,
-        }
-    }
-}
 
 /// The formats a screenshot may come in, judged by its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -491,19 +447,6 @@ pub trait ScreenshotVerifier: Send + Sync + 'static {
     async fn verify(&self, req: ProofRequest) -> Verdict;
 }
 
-pub fn from_settings(
-    s: &ScreenshotSettings,
-    ai: &AiSettings,
-    http: reqwest::Client,
-) -> Arc<dyn ScreenshotVerifier> {
-    match s.verifier.as_str() {
-        "openai" => Arc::new(vision::VisionVerifier::new(
-            ChatClient::new(ai, http),
-            s.min_confidence,
-        )),
-        _ => Arc::new(ocr::TesseractVerifier::new(s)),
-    }
-}
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -117,6 +117,8 @@ pub enum Record {
     Payment,
     Invoice,
     Advertiser,
+    /// A stored image or video a staff link names.
+    Media,
 }
 
 impl Record {
@@ -136,6 +138,7 @@ impl Record {
             Self::Payment => "payment",
             Self::Invoice => "invoice",
             Self::Advertiser => "advertiser",
+            Self::Media => "file",
         }
     }
 
@@ -155,6 +158,7 @@ impl Record {
             Self::Payment => "payment_not_found",
             Self::Invoice => "invoice_not_found",
             Self::Advertiser => "advertiser_not_found",
+            Self::Media => "file_not_found",
         }
     }
 }

@@ -6,7 +6,10 @@
 pub mod ads;
 pub mod advertisers;
 pub mod campaigns;
+mod cli;
+mod console;
 mod error;
+mod fields;
 mod health;
 mod jobs;
 mod limits;
@@ -27,6 +30,7 @@ pub mod subscriptions;
 pub mod support;
 mod wire;
 
+use crate::core::admin::{AdminContext, AdminRun};
 use crate::core::auth::{Auth, AuthErrors};
 use crate::core::config::ConfigError;
 use crate::core::error::ApiError;
@@ -65,6 +69,19 @@ impl Service for Advertising {
         bad
     }
 
+    fn admin_commands(admin: clap::Command) -> clap::Command {
+        cli::commands(admin)
+    }
+
+    fn run_admin<'a>(
+        admin: &'a clap::ArgMatches,
+        ctx: AdminContext<'a>,
+        _cfg: &'a AdvertisingSettings,
+        providers: &'a Providers,
+    ) -> Option<AdminRun<'a>> {
+        cli::run(admin, ctx, providers)
+    }
+
     fn mount(
         core: &CoreContext,
         providers: &Providers,
@@ -87,6 +104,7 @@ impl Service for Advertising {
             allow_private: cfg.allow_private_video_urls,
             max_video_bytes: cfg.max_video_bytes,
             links: media::links::LinkKey::derive(&core.settings.auth.jwt_secret),
+            staff_links: media::links::LinkKey::staff(&core.settings.auth.jwt_secret),
         };
         let state = AdvertisingState {
             core: core.clone(),
@@ -98,7 +116,8 @@ impl Service for Advertising {
         subscriptions::video::register(&state);
         screenshots::verify::register(&state);
         support::notify::register_jobs(&state);
-        advertisers::mail::register(&state).map_err(MountError::client)?;
+        let mailer = advertisers::mail::register(&state).map_err(MountError::client)?;
+        signin_guard::register(&state, mailer);
         payments::invoice::register(&state);
         media::cleanup::register(&state);
         let data = web::Data::new(state);
@@ -178,6 +197,11 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(subscriptions::routes::one_subscription)
                 .service(subscriptions::routes::subscription_video)
                 .service(media::routes::video_file)
+                .service(media::routes::staff_file)
+                .service(console::console_root)
+                .service(console::console_page)
+                .service(console::console_script)
+                .service(console::console_style)
                 .service(screenshots::routes::submit_screenshot)
                 .service(screenshots::routes::list_screenshots)
                 .service(screenshots::routes::one_screenshot)
@@ -242,6 +266,8 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<AdvertisingState>) {
                 .service(staff::insights::dashboard_metrics)
                 .service(support::admin::admin_tickets)
                 .service(support::admin::admin_reply)
+                .service(support::admin::admin_ticket)
+                .service(support::admin::admin_close_ticket)
                 // Literal segments before `/api/campaign-payments/{id}`.
                 .service(payments::routes::create_checkout)
                 .service(payments::routes::payment_webhook)

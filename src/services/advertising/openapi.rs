@@ -21,13 +21,14 @@ impl ErrorDocs for AdvertisingErrors {
         (Kind::Forbidden, "forbidden (another kind of account), account_banned, email_not_verified, advertiser_suspended (paying, creating or editing ads while suspended), ad_not_available_in_country, totp_enrolment_required (require_admin_totp and no TOTP yet: details.enrolmentToken enrols and confirms), totp_mandatory"),
         (
             Kind::NotFound,
-            "not_found, ad_not_found, category_not_found, country_not_found, subscription_not_found, screenshot_not_found, transaction_not_found, ticket_not_found, video_not_found, device_token_not_found, payment_not_found, advertiser_not_found (unknown ids and other posters' records alike)",
+            "not_found, ad_not_found, category_not_found, country_not_found, subscription_not_found, screenshot_not_found, transaction_not_found, ticket_not_found, video_not_found, device_token_not_found, payment_not_found, advertiser_not_found, file_not_found (a staff link not made by this service) (unknown ids and other posters' records alike)",
         ),
         (Kind::MethodNotAllowed, "method_not_allowed"),
         (
             Kind::Conflict,
             "already_subscribed, email_taken, ad_not_available, screenshot_pending, screenshot_already_approved, ticket_closed, invalid_transition, video_not_ready, ad_not_editable (a rejected or paused ad), ad_changed (staff moved the ad while an edit was sent), advertiser_suspended (approving a suspended advertiser's ad), totp_already_enabled, totp_not_enrolled",
         ),
+        (Kind::Gone, "link_expired: a video or staff link past its expiry (ask for the record again)"),
         (Kind::PayloadTooLarge, "payload_too_large"),
         (Kind::UnsupportedMediaType, "unsupported_media_type"),
         (
@@ -43,7 +44,7 @@ impl ErrorDocs for AdvertisingErrors {
     info(title = "Switchboard advertising platform", version = "1.0",
          description = "Posters subscribe to ads, post personalised videos, prove it with screenshots and earn."),
     modifiers(&BearerScheme, &DashboardKey),
-    tags((name = "auth"), (name = "users"), (name = "ads"), (name = "subscriptions"), (name = "screenshots"), (name = "money"), (name = "support"), (name = "places"), (name = "media"), (name = "health"), (name = "advertisers"), (name = "admin"), (name = "payments"))
+    tags((name = "auth"), (name = "users"), (name = "ads"), (name = "subscriptions"), (name = "screenshots"), (name = "money"), (name = "support"), (name = "places"), (name = "media"), (name = "health"), (name = "advertisers"), (name = "admin"), (name = "payments"), (name = "console"))
 )]
 struct ApiDoc;
 

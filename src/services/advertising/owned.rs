@@ -14,6 +14,8 @@ where
     Self::Model: FromQueryResult + Send + Sync,
 {
     const RECORD: Record;
+    /// The typed state its `status` column holds.
+    type Status: Into<sea_orm::Value>;
     const POSTER: Self::Column;
     const STATUS: Self::Column;
     const CREATED_AT: Self::Column;
@@ -22,6 +24,7 @@ where
 
 impl Owned for subscription::Entity {
     const RECORD: Record = Record::Subscription;
+    type Status = subscription::SubscriptionStatus;
     const POSTER: Self::Column = subscription::Column::PosterId;
     const STATUS: Self::Column = subscription::Column::Status;
     const CREATED_AT: Self::Column = subscription::Column::CreatedAt;
@@ -30,6 +33,7 @@ impl Owned for subscription::Entity {
 
 impl Owned for screenshot::Entity {
     const RECORD: Record = Record::Screenshot;
+    type Status = screenshot::ScreenshotStatus;
     const POSTER: Self::Column = screenshot::Column::PosterId;
     const STATUS: Self::Column = screenshot::Column::Status;
     const CREATED_AT: Self::Column = screenshot::Column::CreatedAt;
@@ -40,7 +44,7 @@ impl Owned for screenshot::Entity {
 pub async fn list<E: Owned>(
     st: &AdvertisingState,
     poster: Uuid,
-    status: Option<&str>,
+    status: Option<E::Status>,
     window: Window,
 ) -> Result<Page<E::Model>>
 where

@@ -14,43 +14,21 @@ use chrono::Duration;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set};
 use std::sync::Arc;
+use switchboard_entities::advertising::poster::PosterStatus;
 use switchboard_entities::advertising::{admin, advertiser, poster, session};
 use uuid::Uuid;
 
-/// The kinds of account that sign in, each with its token `typ`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AccountKind {
-    Poster,
-    Advertiser,
-    Admin,
-}
+pub use switchboard_entities::advertising::session::AccountKind;
 
 /// Every `typ` this service's tokens carry.
-pub const TOKEN_TYPES: &[&str] = &["poster", "advertiser", "admin"];
+pub const TOKEN_TYPES: &[&str] = AccountKind::WORDS;
 
-impl AccountKind {
-    /// The token's `typ` and the session row's `kind`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Poster => "poster",
-            Self::Advertiser => "advertiser",
-            Self::Admin => "admin",
-        }
-    }
-
-    pub fn parse(kind: &str) -> Option<Self> {
-        [Self::Poster, Self::Advertiser, Self::Admin]
-            .into_iter()
-            .find(|k| k.as_str() == kind)
-    }
-
-    /// How long a token of this kind lives (a setting each).
-    fn ttl_secs(self, st: &AdvertisingState) -> i64 {
-        match self {
-            Self::Poster => st.cfg.poster_token_ttl_secs,
-            Self::Advertiser => st.cfg.advertiser_token_ttl_secs,
-            Self::Admin => st.cfg.admin_token_ttl_secs,
-        }
+/// How long a token of this kind lives (a setting each).
+fn ttl_secs(kind: AccountKind, st: &AdvertisingState) -> i64 {
+    match kind {
+        AccountKind::Poster => st.cfg.poster_token_ttl_secs,
+        AccountKind::Advertiser => st.cfg.advertiser_token_ttl_secs,
+        AccountKind::Admin => st.cfg.admin_token_ttl_secs,
     }
 }
 
@@ -72,11 +50,11 @@ pub async fn sign_in(
     roles: &[Role],
 ) -> Result<String> {
     let now = st.core.now();
-    let ttl = kind.ttl_secs(st);
+    let ttl = ttl_secs(kind, st);
     let id = Uuid::new_v4();
     session::ActiveModel {
         id: Set(id),
-        kind: Set(kind.as_str().into()),
+        kind: Set(kind),
         account_id: Set(account),
         expires_at: Set(now + Duration::seconds(ttl)),
         revoked_at: Set(None),
@@ -152,21 +130,20 @@ impl SessionSource for Source {
             return Ok(None);
         }
         let id = key.account;
-        Ok(match AccountKind::parse(&s.kind) {
-            Some(AccountKind::Poster) => poster::Entity::find_by_id(id)
+        Ok(match s.kind {
+            AccountKind::Poster => poster::Entity::find_by_id(id)
                 .one(&self.db)
                 .await?
-                .filter(|p| p.status == "active")
+                .filter(|p| p.status == PosterStatus::Active)
                 .map(|p| Live::new(p, vec![Role::Poster])),
-            Some(AccountKind::Advertiser) => advertiser::Entity::find_by_id(id)
+            AccountKind::Advertiser => advertiser::Entity::find_by_id(id)
                 .one(&self.db)
                 .await?
                 .map(|a| Live::new(a, vec![Role::Advertiser])),
-            Some(AccountKind::Admin) => admin::Entity::find_by_id(id)
+            AccountKind::Admin => admin::Entity::find_by_id(id)
                 .one(&self.db)
                 .await?
                 .and_then(|a| admin_role(&a.role).map(|r| Live::new(a, vec![r]))),
-            None => None,
         })
     }
 }

@@ -34,6 +34,9 @@ pub struct AdvertisingSettings {
     pub require_admin_totp: bool,
     /// Life of a signed personalised-video link.
     pub video_link_ttl_secs: i64,
+    /// Life of a staff link to a stored screenshot, video or thumbnail (the admin views'
+    /// `imageUrl`, `videoUrl`, `thumbnailUrl`).
+    pub staff_link_ttl_secs: i64,
     /// Largest screenshot accepted, in bytes (10 MB).
     pub max_screenshot_bytes: usize,
     /// Attempts at a personalised video (the first and the retries, with the queue's backoff)
@@ -137,6 +140,7 @@ impl Default for AdvertisingSettings {
             signin_max_lock_secs: 3600,
             require_admin_totp: false,
             video_link_ttl_secs: 6 * 3600,
+            staff_link_ttl_secs: 15 * 60,
             max_screenshot_bytes: 10 * 1024 * 1024,
             video_attempts: 4,
             proof_rejection_limit: 5,
@@ -222,6 +226,9 @@ impl AdvertisingSettings {
         }
         if self.video_link_ttl_secs < 60 {
             return invalid("video_link_ttl_secs must be at least 60");
+        }
+        if !(10..=24 * 3600).contains(&self.staff_link_ttl_secs) {
+            return invalid("staff_link_ttl_secs must be 10 to 86400");
         }
         if self.max_screenshot_bytes < 1024 {
             return invalid("max_screenshot_bytes must be at least 1024");

@@ -2,10 +2,11 @@
 //! `{data: {items, page, limit, total}}`, and money is integer cents beside a two-place
 //! dollar string (`…Cents`, `…Usd`).
 
-use super::error::{AdvertisingError, Result};
+use super::error::{AdvertisingError, Record, Result};
 use crate::core::page::{Bounds, Page};
 use actix_web::HttpResponse;
 use serde::{Deserialize, Serialize};
+use switchboard_entities::Words;
 use utoipa::ToSchema;
 
 /// Page sizes of every list: 20 by default, at most 100.
@@ -73,6 +74,11 @@ impl StatusPage {
     pub fn status(&self, allowed: &[&str]) -> Result<Option<&str>> {
         one_of("status", self.status.as_deref(), allowed)
     }
+
+    /// The status asked for, as one of `T`'s values.
+    pub fn status_of<T: Words>(&self) -> Result<Option<T>> {
+        word("status", self.status.as_deref())
+    }
 }
 
 /// The newest-first page of `select` (rows with `created_at` and a unique `id`).
@@ -111,6 +117,12 @@ pub fn one_of<'a>(
         )
         .into()),
     }
+}
+
+/// An optional query value that must be the word of one of `T`'s values (absent or empty:
+/// none); the same error as `one_of`.
+pub fn word<T: Words>(field: &'static str, value: Option<&str>) -> Result<Option<T>> {
+    Ok(one_of(field, value, T::WORDS)?.and_then(T::parse))
 }
 
 /// Cents as dollars with two places (`-12.05`).
@@ -153,6 +165,11 @@ pub fn parse_usd(field: &'static str, raw: &serde_json::Value) -> Result<Cents> 
         return Err(bad().into());
     }
     Ok(Cents(cents))
+}
+
+/// A record's id from a path: anything but a UUID is a record that does not exist.
+pub fn parse_id(raw: &str, record: Record) -> Result<uuid::Uuid> {
+    uuid::Uuid::parse_str(raw.trim()).map_err(|_| AdvertisingError::NotFound(record).into())
 }
 
 #[cfg(test)]

@@ -115,7 +115,7 @@ fn register_jobs(state: &IdentityState) {
         Duration::from_secs(state.cfg.purge_interval_secs),
         move |_| {
             let st = st.clone();
-            async move { counted(users::store::purge(&st).await) }
+            async move { counted(users::service::purge(&st).await) }
         },
     );
     let st = state.clone();

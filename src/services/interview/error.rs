@@ -3,7 +3,7 @@
 //! (the spec leaves it open).
 
 use crate::core::error::{ApiError, Kind, Nested};
-use switchboard_actors::interview::ActorError;
+use switchboard_actors::interview::{ActorError, SessionStatus};
 
 /// Interview answers in the nested envelope, as identity does.
 pub type InterviewEnvelope = Nested;
@@ -21,8 +21,8 @@ pub enum InterviewError {
     #[error("cannot {action} a session that is {status}")]
     InvalidState {
         action: &'static str,
-        status: String,
-        allowed: &'static [&'static str],
+        status: SessionStatus,
+        allowed: &'static [SessionStatus],
     },
     #[error("the interview session has expired")]
     Expired {

@@ -34,7 +34,8 @@ use serde_json::json;
 use std::sync::Arc;
 use switchboard_actors::interview::{CompletionHook, Report, ReportSummary};
 use switchboard_actors::{backoff, RetryPolicy};
-use switchboard_entities::interview::{session, webhook_delivery as delivery};
+use switchboard_entities::interview::session;
+use switchboard_entities::interview::webhook_delivery::{self as delivery, DeliveryStatus};
 use uuid::Uuid;
 
 pub const SIGNATURE_HEADER: &str = "X-Webhook-Signature";
@@ -43,9 +44,6 @@ pub const TIMESTAMP_HEADER: &str = "X-Webhook-Timestamp";
 pub const DELIVERY_ID_HEADER: &str = "X-Webhook-Delivery-ID";
 pub const EVENT: &str = "interview.completed";
 
-const PENDING: &str = "pending";
-const DELIVERED: &str = "delivered";
-const FAILED: &str = "failed";
 /// The job queue's topic of delivery attempts.
 pub const JOB_TOPIC: &str = "interview.webhook";
 /// Claims of the job that never reached the receiver (a node gone mid-attempt, a store
@@ -94,7 +92,7 @@ impl Webhooks {
         Ok(Self(Arc::new(Inner {
             db: core.db.clone(),
             jobs: core.jobs.clone(),
-            transport: HttpTransport::new(w.allow_private_urls, roots)?,
+            transport: HttpTransport::new("interview", w.allow_private_urls, roots)?,
             clock: core.clock.clone(),
             policy: w.policy(),
         })))
@@ -119,7 +117,7 @@ impl Webhooks {
         let Some(row) = delivery::Entity::find_by_id(delivery_id).one(db).await? else {
             return Ok(Done::default());
         };
-        if row.status != PENDING {
+        if row.status != DeliveryStatus::Pending {
             return Ok(Done::default());
         }
         let attempt = row.attempts + 1;
@@ -128,12 +126,15 @@ impl Webhooks {
         let mut update = delivery::Entity::update_many()
             .col_expr(delivery::Column::Attempts, Expr::value(attempt))
             .filter(delivery::Column::Id.eq(row.id))
-            .filter(delivery::Column::Status.eq(PENDING))
+            .filter(delivery::Column::Status.eq(DeliveryStatus::Pending))
             .filter(delivery::Column::Attempts.eq(row.attempts));
         let mut retry = None;
         update = match outcome {
             Ok(status) => update
-                .col_expr(delivery::Column::Status, Expr::value(DELIVERED))
+                .col_expr(
+                    delivery::Column::Status,
+                    Expr::value(DeliveryStatus::Delivered),
+                )
                 .col_expr(delivery::Column::LastStatus, Expr::value(i32::from(status)))
                 .col_expr(
                     delivery::Column::LastError,
@@ -152,7 +153,10 @@ impl Webhooks {
                         Expr::value(error.chars().take(500).collect::<String>()),
                     );
                 if attempt >= policy.max_attempts {
-                    update.col_expr(delivery::Column::Status, Expr::value(FAILED))
+                    update.col_expr(
+                        delivery::Column::Status,
+                        Expr::value(DeliveryStatus::Failed),
+                    )
                 } else {
                     let sample = rand::random::<f64>() * 2.0 - 1.0;
                     let next = millis(now + backoff(policy, attempt, retry_after, sample));
@@ -258,7 +262,7 @@ impl CompletionHook for Webhooks {
             body: Set(body),
             signature: Set(signature),
             secret: Set(s.webhook_secret.clone()),
-            status: Set(PENDING.into()),
+            status: Set(DeliveryStatus::Pending),
             attempts: Set(0),
             last_error: Set(None),
             last_status: Set(None),

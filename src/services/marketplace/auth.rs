@@ -2,8 +2,9 @@
 //! [`Verified`] extractor: writes need a verified phone, so an account that never verified
 //! its number (anyone's number can be typed at sign-up) may sign in and read, nothing more.
 
-use crate::core::auth::{AnyRole, Auth, AuthErrors, Bearer, Roles};
+use crate::core::auth::{AnyRole, Auth, AuthErrors, Bearer, Role, Roles};
 use crate::core::error::ApiError;
+use crate::core::jwt::Claims;
 use crate::core::session::Sessions;
 use crate::core::CoreContext;
 use crate::services::marketplace::accounts::tokens::ACCESS_TOKEN_TYPE;
@@ -14,6 +15,32 @@ use futures_util::future::LocalBoxFuture;
 use std::ops::Deref;
 use std::sync::Arc;
 use switchboard_entities::marketplace::user;
+use uuid::Uuid;
+
+/// Who asks: the account and whether it administers the marketplace.
+#[derive(Debug, Clone, Copy)]
+pub struct Caller {
+    pub id: Uuid,
+    pub admin: bool,
+}
+
+/// The caller of a request: its account, and whether it holds the admin role.
+pub fn caller<R: Roles>(auth: &Bearer<R>) -> crate::services::marketplace::error::Result<Caller> {
+    Ok(Caller {
+        id: account(&auth.claims)?,
+        admin: auth.claims.roles.contains(&Role::Admin),
+    })
+}
+
+/// The caller's account id.
+pub fn user_id<R: Roles>(auth: &Bearer<R>) -> crate::services::marketplace::error::Result<Uuid> {
+    account(&auth.claims)
+}
+
+/// The account a token names (a subject that is not an id names no account).
+pub fn account(claims: &Claims) -> crate::services::marketplace::error::Result<Uuid> {
+    Ok(Uuid::parse_str(&claims.sub).map_err(|_| MarketplaceError::AccountGone)?)
+}
 
 /// A [`Bearer`] whose account has verified its phone, as the session check read it (so a
 /// verification counts from the next request); otherwise 403 `phone_not_verified`.

@@ -2,11 +2,11 @@
 //! the spec's body: `{success: false, error, message, details?, retryAfter?}`.
 
 use crate::core::error::{snake_code, with_details_and_retry, ApiError, Envelope, Kind};
-use crate::services::marketplace::wire::ErrorEnvelope;
+use serde::Serialize;
 use serde_json::{json, Value};
 use switchboard_actors::marketplace::ConversationError;
 use utoipa::openapi::{RefOr, Schema};
-use utoipa::PartialSchema;
+use utoipa::{PartialSchema, ToSchema};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MarketplaceError {
@@ -222,3 +222,18 @@ impl Envelope for MarketplaceEnvelope {
 }
 
 pub type Result<T, E = ApiError> = std::result::Result<T, E>;
+
+/// `{success: false, error, message, details?, retryAfter?}`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorEnvelope {
+    pub success: bool,
+    /// A snake_case code (docs/decisions.md lists each and who answers it).
+    pub error: String,
+    pub message: String,
+    /// For validation_error: `{field, value}`.
+    #[schema(value_type = Option<Object>)]
+    pub details: Option<serde_json::Value>,
+    /// Seconds to wait, on rate_limit_exceeded.
+    pub retry_after: Option<i64>,
+}

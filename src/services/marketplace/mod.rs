@@ -11,6 +11,7 @@ mod ai;
 mod auth;
 mod cars;
 mod catalogue;
+mod cli;
 mod clock_text;
 mod customers;
 mod dealers;
@@ -28,6 +29,7 @@ mod state;
 pub mod vin;
 mod wire;
 
+use crate::core::admin::{AdminContext, AdminRun};
 use crate::core::clock::ActorClock;
 use crate::core::config::ConfigError;
 use crate::core::http::api_docs;
@@ -66,6 +68,19 @@ impl Service for Marketplace {
 
     fn validate(cfg: &MarketplaceSettings) -> Result<(), ConfigError> {
         cfg.check()
+    }
+
+    fn admin_commands(admin: clap::Command) -> clap::Command {
+        cli::commands(admin)
+    }
+
+    fn run_admin<'a>(
+        admin: &'a clap::ArgMatches,
+        ctx: AdminContext<'a>,
+        _cfg: &'a MarketplaceSettings,
+        _providers: &'a Providers,
+    ) -> Option<AdminRun<'a>> {
+        cli::run(admin, ctx)
     }
 
     fn mount(
@@ -136,7 +151,7 @@ fn listen(
         providers: providers.clone(),
         cfg: Arc::new(cfg.clone()),
         catalogue: Arc::default(),
-        catalogue_names: catalogue::store::NamesCache::default(),
+        catalogue_names: catalogue::names::NamesCache::default(),
         vin: vin::provider::from_settings(&cfg.vin, providers.http.clone()),
         conversations: Conversations::new(
             Deps {

@@ -75,8 +75,8 @@ pub fn close_ended_sessions(sio: SocketIoServer, sessions: &Sessions) {
     });
 }
 
-/// Events to a user's sockets in this process. A cross-node fan-out (a pub/sub the other
-/// nodes subscribe to) goes here, behind the same call.
+/// Events to a user's sockets, through the hub: with a Redis adapter the hub carries them to
+/// the sockets on other nodes too.
 pub struct SocketFeed(pub SocketIoServer);
 
 impl UserFeed for SocketFeed {

@@ -5,7 +5,7 @@
 use crate::core::session::Sessions;
 use crate::core::CoreContext;
 use crate::providers::Providers;
-use crate::services::marketplace::catalogue::store::NamesCache;
+use crate::services::marketplace::catalogue::names::NamesCache;
 use crate::services::marketplace::settings::MarketplaceSettings;
 use crate::services::marketplace::vin::provider::VinDecoder;
 use std::sync::Arc;

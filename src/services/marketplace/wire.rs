@@ -32,21 +32,6 @@ pub fn ok_with<T: ToSchema>(message: impl Into<String>, data: T) -> Success<T> {
     }
 }
 
-/// `{success: false, error, message, details?, retryAfter?}`.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ErrorEnvelope {
-    pub success: bool,
-    /// A snake_case code (docs/decisions.md lists each and who answers it).
-    pub error: String,
-    pub message: String,
-    /// For validation_error: `{field, value}`.
-    #[schema(value_type = Option<Object>)]
-    pub details: Option<serde_json::Value>,
-    /// Seconds to wait, on rate_limit_exceeded.
-    pub retry_after: Option<i64>,
-}
-
 /// An empty `data` object.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Empty {}

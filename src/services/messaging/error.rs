@@ -19,6 +19,9 @@ pub enum MessagingError {
     NotFound(String),
     #[error("this Idempotency-Key was used with a different request body")]
     IdempotencyConflict,
+    /// The recipient opted out of this workspace's messages on this channel.
+    #[error("{0}")]
+    OptedOut(String),
 }
 
 impl MessagingError {
@@ -40,9 +43,15 @@ impl From<MessagingError> for ApiError {
             MessagingError::IdempotencyConflict => {
                 ApiError::new(Kind::Conflict, message).code("idempotency_conflict")
             }
+            MessagingError::OptedOut(_) => {
+                ApiError::new(Kind::Unprocessable, message).code(OPTED_OUT)
+            }
         }
     }
 }
+
+/// The code of a send to a suppressed recipient (the API's 422, a bulk failure's reason).
+pub const OPTED_OUT: &str = "recipient_opted_out";
 
 pub struct MessagingEnvelope;
 
@@ -67,7 +76,7 @@ pub type Result<T, E = ApiError> = std::result::Result<T, E>;
 pub struct ErrorEnvelope {
     pub success: bool,
     /// validation_error, unauthorized, insufficient_credits, not_found, rate_limit_exceeded,
-    /// idempotency_conflict, method_not_allowed, payload_too_large, unsupported_media_type,
+    /// idempotency_conflict, recipient_opted_out, method_not_allowed, payload_too_large, unsupported_media_type,
     /// internal_error.
     pub error: String,
     pub message: String,

@@ -7,6 +7,8 @@
 mod accounts;
 mod billing;
 mod carrier;
+mod cli;
+mod consent;
 mod error;
 mod health;
 mod limits;
@@ -17,6 +19,7 @@ pub mod settings;
 mod state;
 mod webhooks;
 
+use crate::core::admin::{AdminContext, AdminRun};
 use crate::core::config::weak_secret;
 use crate::core::http::api_docs;
 use crate::core::jobs::{counted, Done, JobResult};
@@ -58,6 +61,19 @@ impl Service for Messaging {
     /// Builds the service's state and the webhook actors (which resume work left by an
     /// earlier run), registers its jobs (dispatch, delivery reports, reconciliation and the
     /// recurring ones) and starts its listener.
+    fn admin_commands(admin: clap::Command) -> clap::Command {
+        cli::commands(admin)
+    }
+
+    fn run_admin<'a>(
+        admin: &'a clap::ArgMatches,
+        ctx: AdminContext<'a>,
+        cfg: &'a MessagingSettings,
+        _providers: &'a Providers,
+    ) -> Option<AdminRun<'a>> {
+        cli::run(admin, ctx, cfg)
+    }
+
     fn mount(
         core: &CoreContext,
         providers: &Providers,
@@ -73,8 +89,12 @@ impl Service for Messaging {
             &providers.roots,
         )
         .map_err(MountError::client)?;
-        let transport = HttpTransport::new(cfg.webhooks.allow_private_urls, &providers.roots)
-            .map_err(MountError::client)?;
+        let transport = HttpTransport::new(
+            "messaging",
+            cfg.webhooks.allow_private_urls,
+            &providers.roots,
+        )
+        .map_err(MountError::client)?;
         let registry = WebhookRegistry::new(
             EndpointDeps {
                 db: core.db.clone(),
@@ -118,6 +138,9 @@ impl Service for Messaging {
                 providers.http.clone(),
             ),
             sms_sandbox: channels.sms.provider != "twilio",
+            unsubscribe: consent::unsubscribe::key(&core.settings.auth.jwt_secret),
+            email_events_key: consent::bounces::verifying_key(&channels.email.events_public_key)
+                .map_err(MountError::client)?,
             webhooks: registry.clone(),
             cfg: cfg.clone(),
         };
@@ -141,7 +164,7 @@ fn register_jobs(state: &MessagingState) {
     let jobs = &state.core.jobs;
     let st = state.clone();
     let batch = state.cfg.dispatch_batch;
-    jobs.handle_batch(messages::dispatch::TOPIC, batch, move |jobs| {
+    jobs.handle_batch(messages::dispatch_job::TOPIC, batch, move |jobs| {
         let st = st.clone();
         async move { messages::dispatch::run_batch(&st, jobs).await }
     });
@@ -207,5 +230,7 @@ fn routes(cfg: &mut ServiceConfig, data: web::Data<MessagingState>) {
         accounts::routes => [token, account, ledger],
         webhooks::routes => [create, list, get, update, delete, deliveries],
         carrier::routes => [status, inbound],
+        consent::routes => [list, add, get, remove, settings, set_settings, email_events],
+        consent::unsubscribe => [confirm, one_click],
     );
 }

@@ -52,6 +52,10 @@ impl ErrorDocs for MessagingErrors {
         (Kind::PayloadTooLarge, "payload_too_large"),
         (Kind::UnsupportedMediaType, "unsupported_media_type"),
         (
+            Kind::Unprocessable,
+            "recipient_opted_out: the recipient is on the workspace's suppression list",
+        ),
+        (
             Kind::TooManyRequests,
             "rate_limit_exceeded (with Retry-After)",
         ),
@@ -77,7 +81,11 @@ many failures. 10 consecutive failed attempts deactivate the webhook; deliveries
 while it is inactive are skipped, not resent when it is activated again (PATCH is_active: true \
 resets the count). Carrier-driven events (message.sent, message.delivered, message.failed, \
 message.received) carry message_id, channel, recipient, status, error_code, error_message \
-(null when there is no error) and timestamp (ISO 8601) in data, besides their own fields.";
+(null when there is no error) and timestamp (ISO 8601) in data, besides their own fields. \
+contact.opted_out and contact.opted_in (a recipient texted STOP or START, used an unsubscribe \
+link, bounced, complained, or the workspace changed its suppression list) carry channel, \
+address, source (keyword, link, api, bounce, complaint), reason, message_id (the message that \
+caused it, or null) and timestamp, and are ordered per contact (channel and address).";
 
 struct Security;
 
@@ -101,7 +109,10 @@ impl Modify for Security {
          description = "SMS, email, WhatsApp and voice messages, bulk sends, credits, signed webhooks and carrier callbacks."),
     components(schemas(ErrorEnvelope, Content)),
     modifiers(&Security),
-    tags((name = "messages"), (name = "account"), (name = "webhooks", description = WEBHOOK_DELIVERY), (name = "carrier"), (name = "health"))
+    tags((name = "messages"), (name = "account"), (name = "webhooks", description = WEBHOOK_DELIVERY), (name = "carrier"),
+        (name = "suppressions", description = "Recipients the workspace may not send to: STOP texted back, one-click unsubscribes, bounces, complaints and the workspace's own additions, with every change kept"),
+        (name = "unsubscribe", description = "The one-click unsubscribe links of bulk mail (RFC 8058), opened without a login"),
+        (name = "health"))
 )]
 struct ApiDoc;
 

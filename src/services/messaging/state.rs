@@ -2,6 +2,7 @@
 //! senders and the webhook actors.
 
 use super::settings::MessagingSettings;
+use crate::core::signed_link::LinkKey;
 use crate::core::CoreContext;
 use crate::providers::email::EmailSender;
 use crate::providers::voice::VoiceCaller;
@@ -21,4 +22,8 @@ pub struct MessagingState {
     /// Whether SMS goes to the built-in sandbox (which may report delivery itself).
     pub sms_sandbox: bool,
     pub webhooks: Arc<WebhookRegistry>,
+    /// Signs the one-click unsubscribe links of bulk mail.
+    pub unsubscribe: LinkKey,
+    /// Verifies the email provider's bounce and complaint events (None: not configured).
+    pub email_events_key: Option<p256::ecdsa::VerifyingKey>,
 }

@@ -44,6 +44,11 @@ pub async fn admin(app: &TestApp) -> String {
 /// database (the command is tested on its own): a second process writing to SQLite while
 /// the server works may meet "database is locked".
 pub async fn staff(app: &TestApp, role: &str) -> String {
+    staff_with_email(app, role).await.0
+}
+
+/// As [`staff`]: the token and the staff member's email.
+pub async fn staff_with_email(app: &TestApp, role: &str) -> (String, String) {
     use sea_orm::ActiveModelTrait;
     let email = format!("{role}-{}@example.com", uuid::Uuid::new_v4().simple());
     let db = sea_orm::Database::connect(&app.settings.database.url)
@@ -68,7 +73,7 @@ pub async fn staff(app: &TestApp, role: &str) -> String {
     db.close().await.ok();
     let d = data(login(app, &email, "correct horse battery").await).await;
     assert_eq!(d["admin"]["role"], role);
-    d["token"].as_str().expect("a token").to_owned()
+    (d["token"].as_str().expect("a token").to_owned(), email)
 }
 
 /// Asserts that each of `tokens` is refused `method path` with 403 and no token with 401.
@@ -139,22 +144,31 @@ async fn the_seeded_administrator_signs_in_and_out() {
 
 #[actix_web::test]
 async fn seeding_is_once_however_many_times_and_nodes_start() {
-    let first = app().await;
-    let url = first.settings.database.url.clone();
-    // Two more nodes on the same database, starting at once.
-    let (second, third) = futures_util::join!(
+    // Three nodes' first starts at once on an empty database: each migrates it and seeds
+    // the first administrator, and exactly one administrator is made.
+    let dir = tempfile::tempdir().unwrap();
+    let url = crate::helpers::empty_database_url(dir.path()).await;
+    let (first, second, third) = futures_util::join!(
+        app_with(|s| s.database.url = url.clone()),
         app_with(|s| s.database.url = url.clone()),
         app_with(|s| s.database.url = url.clone())
     );
-    let db = sea_orm::Database::connect(&url).await.unwrap();
-    use sea_orm::{EntityTrait, PaginatorTrait};
-    let admins = switchboard_entities::advertising::admin::Entity::find()
-        .count(&db)
-        .await
-        .unwrap();
-    assert_eq!(admins, 1);
-    admin(&second).await;
-    admin(&third).await;
+    let count = || async {
+        let db = sea_orm::Database::connect(&url).await.unwrap();
+        use sea_orm::{EntityTrait, PaginatorTrait};
+        switchboard_entities::advertising::admin::Entity::find()
+            .count(&db)
+            .await
+            .unwrap()
+    };
+    assert_eq!(count().await, 1);
+    for node in [&first, &second, &third] {
+        admin(node).await;
+    }
+    // A later start seeds nothing more.
+    let fourth = app_with(|s| s.database.url = url.clone()).await;
+    admin(&fourth).await;
+    assert_eq!(count().await, 1);
 }
 
 #[actix_web::test]

@@ -156,7 +156,7 @@ async fn finance_processes_withdrawals_and_reads_the_books() {
         ),
         (Some(1), Some(pid.as_str()))
     );
-    let today = chrono::Utc::now().date_naive();
+    let today = app.now().date_naive();
     let yesterday = today.pred_opt().unwrap();
     let dated = data(
         get(

@@ -4,7 +4,9 @@
 use super::admin_accounts::{admin, only_for, staff};
 use super::admin_moderation::{pending_shot, poster_with_id};
 use super::*;
-use serde_json::json;
+use chrono::Duration;
+use serde_json::{json, Value};
+use switchboard::core::clock::Clock;
 
 #[actix_web::test]
 async fn staff_read_the_platform_and_the_website_its_metrics() {
@@ -55,7 +57,34 @@ async fn staff_read_the_platform_and_the_website_its_metrics() {
         (Some(100), Some("1.00"))
     );
     assert_eq!(o["depositsCents"], 1000);
-    assert_eq!(o["daily"].as_array().unwrap().len(), 30);
+    let daily = o["daily"].as_array().unwrap();
+    assert_eq!(daily.len(), 30);
+    // Today, last: two subscriptions and screenshots (seeded), one approved.
+    let today = &daily[29];
+    assert_eq!(
+        today["date"],
+        app.clock.now().format("%Y-%m-%d").to_string()
+    );
+    // The 29 days before it are each one day earlier and empty.
+    for (back, day) in daily.iter().rev().enumerate().skip(1) {
+        let date = (app.clock.now() - Duration::days(back as i64)).format("%Y-%m-%d");
+        assert_eq!(day["date"], date.to_string(), "{day}");
+        assert_eq!(
+            (day["subscriptions"].as_u64(), day["approvals"].as_u64()),
+            (Some(0), Some(0)),
+            "{day}"
+        );
+    }
+    assert_eq!(
+        (
+            today["subscriptions"].as_u64(),
+            today["screenshots"].as_u64(),
+            today["approvals"].as_u64(),
+            today["earningsCents"].as_i64()
+        ),
+        (Some(2), Some(2), Some(1), Some(100)),
+        "{today}"
+    );
     data(get(&app, "/admin/analytics/overview", Some(&boss)).await).await;
 
     let a = data(get(&app, "/admin/advertisers?limit=5", Some(&boss)).await).await;
@@ -70,14 +99,53 @@ async fn staff_read_the_platform_and_the_website_its_metrics() {
     )
     .await;
 
+    // The queue as staff see it: a topic of this test's own, two waiting and one dead.
+    {
+        use sea_orm::{ActiveModelTrait, EntityTrait, Set};
+        use switchboard::core::jobs::NewJob;
+        use switchboard_entities::core::job;
+        let db = sea_orm::Database::connect(&app.settings.database.url)
+            .await
+            .unwrap();
+        let later = app.clock.now() + Duration::days(1);
+        for n in 0..3 {
+            let id = app
+                .jobs
+                .enqueue(
+                    &db,
+                    NewJob::new("insights.probe", json!({"n": n})).at(later),
+                )
+                .await
+                .unwrap()
+                .unwrap();
+            if n == 2 {
+                let mut row: job::ActiveModel = job::Entity::find_by_id(id.0)
+                    .one(&db)
+                    .await
+                    .unwrap()
+                    .unwrap()
+                    .into();
+                row.status = Set(job::JobStatus::Dead);
+                row.update(&db).await.unwrap();
+            }
+        }
+    }
     let sys = data(get(&app, "/admin/system", Some(&boss)).await).await;
     assert_eq!(sys["database"], "ok");
     assert_eq!(sys["providers"]["storage"], "local");
     assert!(sys["version"].as_str().is_some_and(|v| !v.is_empty()));
-    assert!(
-        sys["jobs"].is_array() && sys["recentErrors"].is_array(),
+    let probe: Vec<&Value> = sys["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["topic"] == "insights.probe")
+        .collect();
+    assert_eq!(
+        probe,
+        [&json!({"topic": "insights.probe", "depth": 2, "failed": 1})],
         "{sys}"
     );
+    assert!(sys["recentErrors"].is_array(), "{sys}");
 
     // The dashboard: the configured key only, compared whole.
     let key = app.settings.services.advertising.dashboard_api_key.clone();

@@ -115,15 +115,20 @@ async fn moderators_find_read_and_change_posters() {
     // The poster sees the change on their next request.
     let mine = data(get(&app, "/users/profile", Some(&ada)).await).await;
     assert_eq!(mine["kycStatus"], "verified");
+    let before = data(get(&app, &format!("/admin/users/{id}"), Some(&moderator)).await).await;
     for bad in [
         json!({"kycStatus": "maybe"}),
         json!({"status": "gone"}),
         json!({"email": "nope"}),
         json!({"name": ""}),
         json!({"role": "admin"}),
+        // A good field beside a bad one changes nothing either.
+        json!({"name": "Half Done", "email": "nope"}),
     ] {
         let res = put(&app, &format!("/admin/users/{id}"), &moderator, bad.clone()).await;
         assert_eq!(res.status(), 400, "{bad}");
+        let now = data(get(&app, &format!("/admin/users/{id}"), Some(&moderator)).await).await;
+        assert_eq!(now, before, "a refused {bad} changed the user");
     }
     refused(
         put(

@@ -23,7 +23,7 @@ async fn set(app: &TestApp, id: &str, status: &str, money: [i64; 3]) {
     use sea_orm::{ActiveModelTrait, Set};
     let [funded, spent, reserved] = money;
     let mut a: ad::ActiveModel = row(app, id).await.into();
-    a.status = Set(status.into());
+    a.status = Set(ad::AdStatus::parse(status).expect("an ad status"));
     a.funded_cents = Set(funded);
     a.spent_cents = Set(spent);
     a.reserved_cents = Set(reserved);
@@ -201,7 +201,7 @@ async fn a_campaign_is_not_approved_before_its_video_is_ready() {
     {
         use sea_orm::{ActiveModelTrait, Set};
         let mut a: ad::ActiveModel = row(&app, id).await.into();
-        a.video_status = Set(Some("processing".into()));
+        a.video_status = Set(Some(ad::VideoStatus::Processing));
         a.update(&db(&app).await).await.unwrap();
     }
     let staff = super::admin_accounts::admin(&app).await;

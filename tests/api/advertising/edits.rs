@@ -41,8 +41,8 @@ async fn approved_campaign(app: &TestApp, token: &str) -> String {
         .await
         .unwrap();
     let mut a = row(app, &id).await.into_active_model();
-    a.status = Set("approved".into());
-    a.video_status = Set(Some("ready".into()));
+    a.status = Set(ad::AdStatus::Approved);
+    a.video_status = Set(Some(ad::VideoStatus::Ready));
     a.funded_cents = Set(5000);
     a.listed = Set(true);
     a.update(&db).await.unwrap();
@@ -153,7 +153,7 @@ async fn an_edit_in_flight_never_revives_an_ad_staff_deleted_rejected_or_paused(
         let answer = edit.await.unwrap();
         refused(answer, code, error).await;
         let a = row(&app, &id).await;
-        assert_eq!(a.status, status, "the edit did not revive it");
+        assert_eq!(a.status.as_str(), status, "the edit did not revive it");
         assert_eq!(a.title, "Racing");
         assert_eq!(a.video_source, "https://videos.example.com/a.mp4");
         // And the upload the edit stored is gone with it.
@@ -215,12 +215,12 @@ async fn edits_count_as_uploads_and_storage_keeps_only_the_last_video() {
     // Jobs queued for replaced videos make nothing; the last one its transcode.
     until(
         &app,
-        || async { json!(row(&app, &id).await.video_status) },
+        || async { json!(row(&app, &id).await.video_status.map(|v| v.as_str())) },
         |s| s != "processing",
     )
     .await;
     let a = row(&app, &id).await;
-    assert_eq!(a.video_status.as_deref(), Some("ready"));
+    assert_eq!(a.video_status.map(|v| v.as_str()), Some("ready"));
     let made = stored(
         &app,
         &format!(
@@ -248,7 +248,7 @@ async fn the_sweep_removes_orphans_and_old_rejected_ads_media() {
     let kept_id = kept["id"].as_str().unwrap().to_owned();
     until(
         &app,
-        || async { json!(row(&app, &kept_id).await.video_status) },
+        || async { json!(row(&app, &kept_id).await.video_status.map(|v| v.as_str())) },
         |s| s != "processing",
     )
     .await;
@@ -283,7 +283,7 @@ async fn the_sweep_removes_orphans_and_old_rejected_ads_media() {
 
     // Past the retention, a rejected ad's media go and its row says so; its money stays.
     let mut a = row(&app, &kept_id).await.into_active_model();
-    a.status = Set("rejected".into());
+    a.status = Set(ad::AdStatus::Rejected);
     a.update(
         &sea_orm::Database::connect(&app.settings.database.url)
             .await
@@ -299,7 +299,7 @@ async fn the_sweep_removes_orphans_and_old_rejected_ads_media() {
     )
     .await;
     let k = row(&app, &kept_id).await;
-    assert_eq!(k.video_status.as_deref(), Some("purged"));
+    assert_eq!(k.video_status.map(|v| v.as_str()), Some("purged"));
     assert_eq!((k.video_key, k.thumbnail_key), (None, None));
-    assert_eq!(row(&app, &rejected).await.status, "rejected");
+    assert_eq!(row(&app, &rejected).await.status.as_str(), "rejected");
 }

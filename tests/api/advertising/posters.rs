@@ -373,6 +373,28 @@ async fn one_device_token_per_poster() {
     )
     .await;
     assert_eq!(d["token"], "t-2");
+    // The second device replaced the first: no push goes to "t-1" any more.
+    {
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+        use switchboard_entities::advertising::device_token;
+        let db = sea_orm::Database::connect(&app.settings.database.url)
+            .await
+            .unwrap();
+        let old = device_token::Entity::find()
+            .filter(device_token::Column::Token.eq("t-1"))
+            .all(&db)
+            .await
+            .unwrap();
+        assert!(old.is_empty(), "the first token is still kept: {old:?}");
+        let kept: Vec<(String, String)> = device_token::Entity::find()
+            .all(&db)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| (t.token, t.platform))
+            .collect();
+        assert_eq!(kept, [("t-2".to_owned(), "ios".to_owned())]);
+    }
     for (body, field) in [
         (json!({"token": "t", "platform": "windows"}), "platform"),
         (json!({"platform": "ios"}), "token"),

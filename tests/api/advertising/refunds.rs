@@ -112,7 +112,7 @@ async fn a_full_refund_unfunds_and_pauses_the_ad_once() {
     );
     let a = ad_row(&app, &ad_id).await;
     assert_eq!((a.funded_cents, a.listed), (0, false));
-    assert_eq!(a.status, "paused");
+    assert_eq!(a.status.as_str(), "paused");
     assert!(a.status_reason.unwrap().contains("refunded"));
     let b = balance(&app, &token).await;
     assert_eq!(

@@ -230,6 +230,8 @@ async fn turn_on(
 #[actix_web::test]
 async fn an_administrator_turns_totp_on_and_signs_in_with_each_code_once() {
     let app = app().await;
+    // TOTP codes change every 30 s of the clock: frozen, a step never turns mid-test.
+    app.clock.freeze();
     let (email, password) = seed(&app);
     let token = admin(&app).await;
 
@@ -321,6 +323,8 @@ async fn an_administrator_turns_totp_on_and_signs_in_with_each_code_once() {
 #[actix_web::test]
 async fn wrong_codes_and_passwords_lock_an_administrator_and_unknown_addresses_alike() {
     let app = app_with(three_strikes).await;
+    // TOTP codes change every 30 s of the clock: frozen, a step never turns mid-test.
+    app.clock.freeze();
     let (email, password) = seed(&app);
     let token = admin(&app).await;
     let (secret, _) = turn_on(&app, Some(&token), None).await;
@@ -400,6 +404,8 @@ async fn wrong_codes_and_passwords_lock_an_administrator_and_unknown_addresses_a
 #[actix_web::test]
 async fn when_totp_is_required_an_unenrolled_administrator_can_only_enrol() {
     let app = app_with(|s| s.services.advertising.require_admin_totp = true).await;
+    // TOTP codes change every 30 s of the clock: frozen, a step never turns mid-test.
+    app.clock.freeze();
     let (email, password) = seed(&app);
     let res = admin_login(&app, &email, &password).await;
     let body = refused(res, 403, "totp_enrolment_required").await;

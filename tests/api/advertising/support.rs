@@ -433,7 +433,7 @@ async fn notification_jobs_land_in_the_outbox() {
     let device = format!("device-{}", uuid::Uuid::new_v4().simple());
     let (_, poster_id) = poster_with_device(&app, &device).await;
     let row = run_job(&app, "push-notification", push_payload(&poster_id)).await;
-    assert_eq!(row.status, "done", "{:?}", row.last_error);
+    assert_eq!(row.status.as_str(), "done", "{:?}", row.last_error);
     let pushes = app.outbox_for(&device);
     assert_eq!(pushes.len(), 1, "{pushes:?}");
     let line = &pushes[0];
@@ -454,7 +454,7 @@ async fn notification_jobs_land_in_the_outbox() {
         json!({"to": to, "body": body, "kind": "screenshot_approved"}),
     )
     .await;
-    assert_eq!(row.status, "done", "{:?}", row.last_error);
+    assert_eq!(row.status.as_str(), "done", "{:?}", row.last_error);
     let sent = app.outbox_for(&to);
     assert_eq!(sent.len(), 1, "{sent:?}");
     assert_eq!(sent[0]["channel"], "whatsapp");
@@ -473,7 +473,7 @@ async fn notification_jobs_land_in_the_outbox() {
         push_payload(user["id"].as_str().unwrap()),
     )
     .await;
-    assert_eq!(row.status, "done");
+    assert_eq!(row.status.as_str(), "done");
     assert_eq!(
         std::fs::read_to_string(&app.outbox)
             .unwrap()
@@ -484,7 +484,7 @@ async fn notification_jobs_land_in_the_outbox() {
 
     // A payload that does not parse never will.
     let row = run_job(&app, "whatsapp-message", json!({"to": 5})).await;
-    assert_eq!(row.status, "dead");
+    assert_eq!(row.status.as_str(), "dead");
 }
 
 #[actix_web::test]
@@ -509,7 +509,7 @@ async fn a_device_token_fcm_no_longer_knows_is_deleted() {
         .await;
     let (token, poster_id) = poster_with_device(&app, "stale-device").await;
     let row = run_job(&app, "push-notification", push_payload(&poster_id)).await;
-    assert_eq!(row.status, "done", "{:?}", row.last_error);
+    assert_eq!(row.status.as_str(), "done", "{:?}", row.last_error);
     let sent = fake.received_requests().await.unwrap();
     let send = sent.iter().find(|r| r.url.path() == SEND_PATH).unwrap();
     let body: Value = serde_json::from_slice(&send.body).unwrap();
@@ -542,7 +542,7 @@ async fn fcm_outages_retry_and_refusals_end_the_push() {
         .mount(&fake)
         .await;
     let row = run_job(&app, "push-notification", push_payload(&poster_id)).await;
-    assert_eq!(row.status, "queued", "{:?}", row.last_error);
+    assert_eq!(row.status.as_str(), "queued", "{:?}", row.last_error);
     assert_eq!(row.run_at, app.now() + Duration::seconds(120));
     Mock::given(method("POST"))
         .and(path(SEND_PATH))
@@ -552,7 +552,7 @@ async fn fcm_outages_retry_and_refusals_end_the_push() {
         .mount(&fake)
         .await;
     let row = run_job(&app, "push-notification", push_payload(&poster_id)).await;
-    assert_eq!(row.status, "dead", "{:?}", row.last_error);
+    assert_eq!(row.status.as_str(), "dead", "{:?}", row.last_error);
     // Neither answer cost the poster their device token.
     data(call(&app, Method::DELETE, "/device-token", Some(&token), None).await).await;
 }
@@ -582,7 +582,7 @@ async fn whatsapp_jobs_go_through_the_cloud_api_when_configured() {
     let payload =
         json!({"to": "+447700900123", "body": "Your video is ready", "kind": "video_ready"});
     let row = run_job(&app, "whatsapp-message", payload.clone()).await;
-    assert_eq!(row.status, "done", "{:?}", row.last_error);
+    assert_eq!(row.status.as_str(), "done", "{:?}", row.last_error);
     let sent = fake.received_requests().await.unwrap();
     let body: Value = serde_json::from_slice(&sent[0].body).unwrap();
     assert_eq!(body["to"], "447700900123");
@@ -595,7 +595,7 @@ async fn whatsapp_jobs_go_through_the_cloud_api_when_configured() {
         .mount(&fake)
         .await;
     let row = run_job(&app, "whatsapp-message", payload.clone()).await;
-    assert_eq!(row.status, "queued", "{:?}", row.last_error);
+    assert_eq!(row.status.as_str(), "queued", "{:?}", row.last_error);
     assert!(row.last_error.unwrap_or_default().contains("503"));
     Mock::given(method("POST"))
         .and(path(url))
@@ -603,7 +603,7 @@ async fn whatsapp_jobs_go_through_the_cloud_api_when_configured() {
         .mount(&fake)
         .await;
     let row = run_job(&app, "whatsapp-message", payload).await;
-    assert_eq!(row.status, "dead", "{:?}", row.last_error);
+    assert_eq!(row.status.as_str(), "dead", "{:?}", row.last_error);
 }
 
 #[actix_web::test]

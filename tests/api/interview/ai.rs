@@ -193,3 +193,38 @@ async fn a_model_score_that_contradicts_its_findings_falls_back_to_the_rubric() 
         "{v}"
     );
 }
+
+/// Issue 37: a model that rates a keyword list strong is not believed — the built-in
+/// structural reading finds the list, and the built-in rubric's score (weak, saying why)
+/// stands instead; the prompt carries the same guidance.
+#[actix_web::test]
+async fn a_model_that_rates_a_keyword_list_strong_falls_back_to_the_rubric() {
+    let model = MockServer::start().await;
+    let strong = json!({"technical": 92, "communication": 88, "problem_solving": 90,
+        "cultural_fit": 85, "summary": "Model says strong.", "skills": ["rust"],
+        "strengths": [], "weaknesses": [], "red_flags": [], "highlight": null,
+        "evidence": {"situation": true, "actions": true, "techniques": true,
+            "result": true, "trade_offs": true, "collaboration": true}});
+    Mock::given(method("POST"))
+        .and(body_string_contains("Score the answer"))
+        .and(body_string_contains("off-topic"))
+        .respond_with(chat(&strong.to_string()))
+        .mount(&model)
+        .await;
+    let app = openai_app(&model).await;
+    let s = create(&app, json!({"max_questions": 1})).await;
+    start(&app, &s).await;
+    let list = "Flame graphs, p99 dashboards, connection pool tuning, query plans, caching, \
+                indexing, circuit breakers, backoff. Latency fell 90 percent.";
+    let v = body(answer(&app, &s, list).await).await;
+    let score = &v["score"];
+    assert_ne!(score["summary"], "Model says strong.", "{v}");
+    assert!(score["composite_score"].as_f64().unwrap() <= 50.0, "{v}");
+    assert!(
+        score["summary"]
+            .as_str()
+            .unwrap()
+            .contains("lists techniques without saying what you did with them"),
+        "{v}"
+    );
+}

@@ -380,7 +380,7 @@ async fn a_running_session_is_restored_after_a_restart() {
             .await
             .unwrap()
             .expect("session row");
-        status = row.status;
+        status = row.status.to_string();
         if status == "completed" {
             break;
         }

@@ -36,6 +36,25 @@ async fn the_pdf_report_names_the_candidate_and_score() {
     assert!(text.contains("Backend Engineer"));
 }
 
+/// Names in other scripts print as written (embedded fonts), and are read back from the PDF's
+/// text: tone-marked Yoruba, Cyrillic, Chinese and Hindi.
+#[actix_web::test]
+async fn names_in_any_script_print_as_written() {
+    let app = app().await;
+    for name in ["Ọlábísí Adéyẹmí", "Дмитрий Ковалёв", "王小明", "अनिल शर्मा"]
+    {
+        let s = create(&app, json!({"max_questions": 1, "candidate_name": name})).await;
+        start(&app, &s).await;
+        answer(&app, &s, GOOD_ANSWER).await;
+        let text = text_of(&pdf_of(&app, &s).await);
+        let line = text
+            .lines()
+            .find_map(|l| l.strip_prefix("Candidate: "))
+            .unwrap_or_else(|| panic!("a candidate line in {text}"));
+        assert_eq!(line.trim(), name);
+    }
+}
+
 async fn get_token(app: &crate::helpers::TestApp, path: &str, token: &str) -> reqwest::Response {
     app.client
         .get(url(app, path))

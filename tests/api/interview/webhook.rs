@@ -78,7 +78,7 @@ async fn completion_is_posted_signed_and_retried() {
     // clock: the row says when, and moving the clock past it brings the attempt.
     for (failed, base) in [(1, 30), (2, 120)] {
         let row = wait_attempts(&app, &s, failed).await;
-        assert_eq!(row.status, "pending");
+        assert_eq!(row.status.as_str(), "pending");
         assert_eq!(row.last_status, Some(503));
         let wait = row.next_attempt_at.unwrap() - app.now();
         let (lo, hi) = (base * 9 / 10, base * 11 / 10);
@@ -132,7 +132,7 @@ async fn completion_is_posted_signed_and_retried() {
     assert!(v["report"]["overall_score"].is_number());
     assert!(v["report"]["recommendation"].is_string());
     // Delivered is final: whatever the job queue does from now on, there is no fourth call.
-    assert_eq!(row.status, "delivered");
+    assert_eq!(row.status.as_str(), "delivered");
     assert_eq!(row.attempts, 3);
     assert!(calls.iter().all(|c| delivery_id(c) == row.id.to_string()));
     app.advance(chrono::Duration::days(7));
@@ -203,7 +203,7 @@ async fn wait_delivery_status(
 ) -> switchboard_entities::interview::webhook_delivery::Model {
     for _ in 0..200 {
         if let Some(row) = deliveries(app, s).await.into_iter().next() {
-            if row.status == status {
+            if row.status.as_str() == status {
                 return row;
             }
         }
@@ -269,7 +269,7 @@ async fn private_hosts_refused_at_delivery() {
     answer(&app, &s, GOOD_ANSWER).await;
     // Refused like any transport error: recorded, retried later, never sent.
     let row = wait_attempts(&app, &s, 1).await;
-    assert_eq!(row.status, "pending");
+    assert_eq!(row.status.as_str(), "pending");
     let error = row.last_error.unwrap_or_default();
     assert!(error.contains("private"), "{error}");
     assert!(hook.received_requests().await.unwrap().is_empty());
@@ -304,7 +304,7 @@ async fn redirects_are_not_followed() {
     // The attempt is recorded once the 302 is in: it was not followed, only retried later.
     let row = wait_attempts(&app, &s, 1).await;
     assert_eq!(row.last_status, Some(302));
-    assert_eq!(row.status, "pending");
+    assert_eq!(row.status.as_str(), "pending");
     assert_eq!(hook.received_requests().await.unwrap().len(), 1);
     assert!(
         target.received_requests().await.unwrap().is_empty(),
@@ -360,7 +360,7 @@ async fn the_delivery_row_commits_with_the_completion() {
     // Right after the answer, while the receiver is still holding the first attempt.
     let rows = deliveries(&app, &s).await;
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0].status, "pending");
+    assert_eq!(rows[0].status.as_str(), "pending");
     assert_eq!(rows[0].attempts, 0);
     let body: Value = serde_json::from_str(&rows[0].body).unwrap();
     assert_eq!(body["status"], "completed");
@@ -388,7 +388,7 @@ async fn a_4xx_is_retried_not_given_up() {
     let hook = refusing_then_accepting(400, 1).await;
     let s = create_hooked(&app, &hook).await;
     let row = wait_attempts(&app, &s, 1).await;
-    assert_eq!(row.status, "pending", "a 400 is not final");
+    assert_eq!(row.status.as_str(), "pending", "a 400 is not final");
     assert_eq!(row.last_status, Some(400));
     app.advance(row.next_attempt_at.unwrap() - app.now());
     let row = wait_delivery_status(&app, &s, "delivered").await;
@@ -434,7 +434,7 @@ async fn after_max_attempts_the_row_is_failed_and_no_more_calls_are_made() {
     let s = create_hooked(&app, &hook).await;
     for n in 1..=2 {
         let row = wait_attempts(&app, &s, n).await;
-        assert_eq!(row.status, "pending");
+        assert_eq!(row.status.as_str(), "pending");
         app.advance(row.next_attempt_at.unwrap() - app.now());
     }
     let row = wait_delivery_status(&app, &s, "failed").await;
@@ -455,7 +455,7 @@ async fn a_pending_delivery_is_resumed_after_a_restart() {
     let hook = refusing_then_accepting(503, 1).await;
     let s = create_hooked(&first, &hook).await;
     let row = wait_attempts(&first, &s, 1).await;
-    assert_eq!(row.status, "pending");
+    assert_eq!(row.status.as_str(), "pending");
     first.stop().await;
     let db = first.settings.database.url.clone();
     let second = app_with(|st| {

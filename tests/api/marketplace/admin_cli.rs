@@ -70,3 +70,37 @@ async fn the_cli_creates_one_admin_per_phone_who_can_log_in() {
     assert_eq!(auth["user"]["isPhoneVerified"], true);
     assert_eq!(auth["user"]["name"], "Root");
 }
+
+/// `switchboard admin` lists every service's operator commands (each from its `cli.rs`),
+/// and an unknown or missing command is a usage error, not a run against the database.
+#[test]
+fn admin_lists_each_services_commands_and_refuses_unknown_ones() {
+    let admin = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(["--config", "/nonexistent.toml", "admin"])
+            .args(args)
+            .env(
+                "SWITCHBOARD__DATABASE__URL",
+                "sqlite:///nonexistent/dir/db.sqlite",
+            )
+            .output()
+            .expect("run the CLI")
+    };
+    let help = admin(&["--help"]);
+    assert!(help.status.success());
+    let text = String::from_utf8_lossy(&help.stdout);
+    for command in [
+        "create-workspace",
+        "add-credits",
+        "create-marketplace-admin",
+        "create-ad",
+        "create-ads-admin",
+    ] {
+        assert!(text.contains(command), "{command} in\n{text}");
+    }
+    for args in [&["nope"][..], &[]] {
+        let out = admin(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("Usage: switchboard admin"));
+    }
+}

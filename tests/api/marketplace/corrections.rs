@@ -490,67 +490,29 @@ async fn a_vin_names_the_model_where_the_maker_publishes_its_coding() {
     }
 }
 
-/// Kills the server process when the test ends, whatever happens.
-struct Running(std::process::Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.0.kill().ok();
-        self.0.wait().ok();
-    }
-}
-
 #[actix_web::test]
 async fn one_field_of_an_unnamed_limit_from_the_environment_starts_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let url = crate::helpers::fresh_database_url(dir.path()).await;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let bind = format!("127.0.0.1:{port}");
-    let server = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args([
-            "--config",
-            "/nonexistent.toml",
-            "serve",
-            "--only",
-            "marketplace",
-        ])
-        .env("SWITCHBOARD__DATABASE__URL", &url)
-        .env("SWITCHBOARD__OUTBOX__PATH", dir.path().join("outbox.jsonl"))
-        .env("SWITCHBOARD__SERVICES__MARKETPLACE__BIND", &bind)
-        .env(
-            "SWITCHBOARD__SERVICES__MARKETPLACE__RATE_LIMITS__GENERAL__LIMIT",
-            "5",
-        )
-        .env(
-            "SWITCHBOARD__SERVICES__INTERVIEW__RATE_LIMITS__ANSWER__WINDOW_SECS",
-            "30",
-        )
-        .env("RUST_LOG", "error")
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut server = Running(server);
+    let server = crate::helpers::ServedBinary::start(
+        "marketplace",
+        dir.path(),
+        &[
+            ("SWITCHBOARD__DATABASE__URL", url),
+            (
+                "SWITCHBOARD__SERVICES__MARKETPLACE__RATE_LIMITS__GENERAL__LIMIT",
+                "5".into(),
+            ),
+            (
+                "SWITCHBOARD__SERVICES__INTERVIEW__RATE_LIMITS__ANSWER__WINDOW_SECS",
+                "30".into(),
+            ),
+        ],
+    )
+    .await;
     let client = crate::helpers::http_client();
-    let mut answer = None;
-    for _ in 0..100 {
-        if let Ok(Some(status)) = server.0.try_wait() {
-            let mut err = String::new();
-            std::io::Read::read_to_string(server.0.stderr.as_mut().unwrap(), &mut err).ok();
-            panic!("the server stopped ({status}): {err}");
-        }
-        if let Ok(res) = client.get(format!("http://{bind}/health")).send().await {
-            answer = Some(res);
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    assert_eq!(answer.expect("the server answers").status(), 200);
     let res = client
-        .get(format!("http://{bind}/cars"))
+        .get(format!("{}/cars", server.base))
         .send()
         .await
         .unwrap();

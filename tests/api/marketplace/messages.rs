@@ -201,6 +201,41 @@ async fn only_participants_see_a_conversation() {
     assert_err(put(&app, &c, &path).await, 404, "user_not_found").await;
 }
 
+/// A new pair's first messages, sent at once from several tabs of both users, open one
+/// conversation between them: every send is accepted (on PostgreSQL two uncommitted first
+/// inserts of the same conversation used to collide on its id and answer 500).
+#[actix_web::test]
+async fn first_messages_sent_at_once_open_one_conversation() {
+    let app = app().await;
+    const PAIRS: usize = 12;
+    const TABS: usize = 6;
+    let mut pairs = Vec::new();
+    for _ in 0..PAIRS {
+        pairs.push((user(&app).await, user(&app).await));
+    }
+    let mut sends = Vec::new();
+    for ((a, a_id), (b, b_id)) in &pairs {
+        for tab in 0..TABS {
+            let (from, to) = if tab % 2 == 0 { (a, b_id) } else { (b, a_id) };
+            let app = &app;
+            sends.push(async move { sent(app, from, to, &format!("first from tab {tab}")).await });
+        }
+    }
+    let sent_all = futures_util::future::join_all(sends).await;
+    assert_eq!(sent_all.len(), PAIRS * TABS);
+    for ((a, _), (_, b_id)) in &pairs {
+        let list = got(&app, a, "/messages/conversations").await;
+        assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+        let msgs = all_messages(&app, a, b_id).await;
+        let mut seqs: Vec<i64> = msgs
+            .iter()
+            .map(|m| m["sequence"].as_i64().unwrap())
+            .collect();
+        seqs.sort_unstable();
+        assert_eq!(seqs, (1..=TABS as i64).collect::<Vec<_>>());
+    }
+}
+
 #[actix_web::test]
 async fn counts_stay_exact_when_both_send_and_read_from_several_tabs() {
     let app = app().await;

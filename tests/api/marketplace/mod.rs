@@ -70,8 +70,10 @@ pub async fn get(app: &TestApp, path: &str, token: Option<&str>) -> Response {
 
 /// Asserts a success envelope with `status`; answers `data`.
 pub async fn assert_ok(res: Response, status: u16) -> Value {
-    assert_eq!(res.status().as_u16(), status);
+    let got = res.status().as_u16();
     let v = json_body(res).await;
+    // The body says why (an error code, a server fault) when the status is not the one expected.
+    assert_eq!(got, status, "{v}");
     assert_eq!(v["success"], true, "{v}");
     v["data"].clone()
 }

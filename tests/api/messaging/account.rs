@@ -95,11 +95,23 @@ async fn openapi_and_swagger_ui_are_served() {
         "/api/v1/webhooks/{id}/deliveries",
         "/carrier/status",
         "/carrier/inbound",
+        "/api/v1/suppressions",
+        "/api/v1/suppressions/{channel}/{address}",
+        "/api/v1/account/consent",
+        "/unsubscribe/{token}",
+        "/providers/email/events",
     ] {
         assert!(doc["paths"].get(p).is_some(), "{p}");
     }
-    // A new webhook and a sent message link to what reads and changes them.
-    assert_eq!(assert_operations_and_links_consistent(&doc), 5);
+    // A new webhook, a sent message and a new suppression link to what reads and changes them.
+    assert_eq!(assert_operations_and_links_consistent(&doc), 6);
+    let events = &doc["components"]["schemas"]["WebhookEventName"]["enum"];
+    assert!(
+        events
+            .as_array()
+            .is_some_and(|e| e.contains(&json!("contact.opted_out"))),
+        "{events}"
+    );
     let created = &doc["paths"]["/api/v1/webhooks"]["post"]["responses"]["201"]["links"];
     assert_eq!(created["Get"]["operationId"], "get_webhook");
     assert_eq!(

@@ -150,14 +150,14 @@ async fn the_sandbox_reports_delivery_through_a_job_and_the_webhook_fires_once()
         .unwrap()
         .expect("the delivery report is a job");
     assert_eq!(report.topic, "messaging.delivery_report");
-    assert_eq!(report.status, "done");
+    assert_eq!(report.status.as_str(), "done");
     eventually("message.delivered", || async {
         (rx.received_requests().await.unwrap().len() == 1).then_some(())
     })
     .await;
     // A second run of the report (at least once) changes nothing and sends nothing.
     job::Entity::update_many()
-        .col_expr(job::Column::Status, Expr::value("queued"))
+        .col_expr(job::Column::Status, Expr::value(job::JobStatus::Queued))
         .col_expr(job::Column::RunAt, Expr::value(app.clock_now()))
         .filter(job::Column::Id.eq(report.id))
         .exec(&conn)

@@ -3,6 +3,7 @@
 mod account;
 mod bulk;
 mod carrier;
+mod consent;
 mod dispatch;
 mod providers;
 mod retake;
@@ -122,7 +123,9 @@ impl MessagingApp for TestApp {
 }
 
 pub async fn json_body(res: Response) -> Value {
-    res.json().await.expect("JSON body")
+    let status = res.status();
+    let text = res.text().await.expect("a body");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{status}: not JSON ({e}): {text}"))
 }
 
 /// Asserts the spec's error body with `code` and `status`.

@@ -196,14 +196,14 @@ async fn whatsapp_uses_the_cloud_api_and_voice_the_calls_api() {
 }
 
 /// A real SMTP server (Python's aiosmtpd) writing what it receives to a maildir.
-struct SmtpServer {
+pub struct SmtpServer {
     _server: ChildServer,
-    port: u16,
+    pub port: u16,
     maildir: tempfile::TempDir,
 }
 
 impl SmtpServer {
-    async fn start() -> Self {
+    pub async fn start() -> Self {
         let maildir = tempfile::tempdir().unwrap();
         let mail = maildir.path().join("mail");
         let args = [
@@ -222,24 +222,30 @@ impl SmtpServer {
         }
     }
 
-    fn messages(&self) -> Vec<String> {
+    /// A server and an application mailing through it (as `mail.acme.test`).
+    pub async fn with_app() -> (Self, TestApp) {
+        let smtp = Self::start().await;
+        let port = smtp.port;
+        let app = app_with(move |s| {
+            s.services.messaging.mail_domain = "mail.acme.test".into();
+            let e = &mut s.providers.email;
+            e.provider = "smtp".into();
+            e.host = "127.0.0.1".into();
+            e.port = port;
+            e.tls = "none".into();
+        })
+        .await;
+        (smtp, app)
+    }
+
+    pub fn messages(&self) -> Vec<String> {
         crate::helpers::maildir_messages(&self.maildir.path().join("mail"))
     }
 }
 
 #[actix_web::test]
 async fn email_is_delivered_to_a_real_smtp_server() {
-    let smtp = SmtpServer::start().await;
-    let port = smtp.port;
-    let app = app_with(move |s| {
-        s.services.messaging.mail_domain = "mail.acme.test".into();
-        let e = &mut s.providers.email;
-        e.provider = "smtp".into();
-        e.host = "127.0.0.1".into();
-        e.port = port;
-        e.tls = "none".into();
-    })
-    .await;
+    let (smtp, app) = SmtpServer::with_app().await;
     let ws = workspace(&app, "1").await;
     let v = json_body(
         app.post_key(
@@ -371,6 +377,7 @@ async fn an_attachment_reaches_a_real_smtp_server_whole() {
                     content_type: "application/pdf",
                     bytes: &pdf,
                 }],
+                list_unsubscribe: None,
             },
         )
         .await

@@ -108,7 +108,9 @@ pub(super) async fn settled_rows(
 ) -> Vec<switchboard_entities::messaging::webhook_delivery::Model> {
     eventually("deliveries settled", || async {
         let rows = delivery_rows(app, hook).await;
-        rows.iter().all(|r| r.status != "pending").then_some(rows)
+        rows.iter()
+            .all(|r| r.status.as_str() != "pending")
+            .then_some(rows)
     })
     .await
 }
@@ -120,7 +122,10 @@ async fn all_succeeded(app: &TestApp, hook: &str, n: usize) {
         (rows.len() == n).then_some(rows)
     })
     .await;
-    assert!(rows.iter().all(|r| r.status == "succeeded"), "{rows:?}");
+    assert!(
+        rows.iter().all(|r| r.status.as_str() == "succeeded"),
+        "{rows:?}"
+    );
 }
 
 /// How many requests reached a receiver, and how many distinct deliveries they carried.
@@ -550,7 +555,10 @@ async fn a_refused_event_holds_back_only_the_later_events_of_its_own_message() {
     refuse.store(false, std::sync::atomic::Ordering::SeqCst);
     app.advance(chrono::Duration::seconds(34));
     let rows = settled_rows(&app, &hook).await;
-    assert!(rows.iter().all(|r| r.status == "succeeded"), "{rows:?}");
+    assert!(
+        rows.iter().all(|r| r.status.as_str() == "succeeded"),
+        "{rows:?}"
+    );
     let a_events: Vec<_> = rx
         .received_requests()
         .await
@@ -1172,7 +1180,7 @@ async fn a_pending_retry_of_a_webhook_set_inactive_is_skipped() {
             .all(&db)
             .await
             .unwrap();
-        (rows.len() == 1 && rows[0].status == "skipped").then_some(())
+        (rows.len() == 1 && rows[0].status.as_str() == "skipped").then_some(())
     })
     .await;
     assert_eq!(rx.received_requests().await.unwrap().len(), 1);
@@ -1449,14 +1457,23 @@ async fn sent_hook(app: &TestApp) -> (Ws, MockServer, String) {
 }
 
 /// Three nodes over one database and one Redis: the webhook's actor runs on one of them,
-/// whichever node wrote the delivery, so the receiver gets every event once and in order.
+/// whichever node wrote the delivery, so the receiver gets every event once and each
+/// message's events in order (sent before delivered, however the nodes interleave).
 #[actix_web::test]
 async fn on_a_cluster_one_node_runs_each_endpoint() {
     let redis = crate::cluster::Redis::start();
     let a = app_with(on_cluster(&redis, None)).await;
     let b = app_with(on_cluster(&redis, Some(&a))).await;
     let c = app_with(on_cluster(&redis, Some(&a))).await;
-    let (ws, rx, hook) = sent_hook(&a).await;
+    let ws = workspace(&a, "30").await;
+    let rx = receiver(200).await;
+    let (hook, _) = webhook(
+        &a,
+        &ws.key,
+        &format!("{}/hook", rx.uri()),
+        &["message.sent", "message.delivered"],
+    )
+    .await;
     let nodes = [&a, &b, &c];
     for i in 0..12 {
         let node = nodes[i % 3];
@@ -1466,9 +1483,26 @@ async fn on_a_cluster_one_node_runs_each_endpoint() {
             .await;
         assert_eq!(res.status(), 201);
     }
-    all_succeeded(&a, &hook, 12).await;
-    let calls = received(&rx, 12).await;
-    assert_eq!(distinct_deliveries(&calls), (12, 12), "each once");
+    all_succeeded(&a, &hook, 24).await;
+    let calls = received(&rx, 24).await;
+    assert_eq!(distinct_deliveries(&calls), (24, 24), "each once");
+    let mut per_message: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for r in &calls {
+        let body: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+        let id = body["data"]["message_id"].as_str().unwrap().to_owned();
+        per_message
+            .entry(id)
+            .or_default()
+            .push(body["type"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(per_message.len(), 12, "{per_message:?}");
+    for (id, events) in &per_message {
+        assert_eq!(
+            events,
+            &["message.sent", "message.delivered"],
+            "message {id}"
+        );
+    }
     let mut running = 0;
     for node in nodes {
         running += endpoints_running(node).await;
@@ -1501,12 +1535,21 @@ async fn an_endpoint_whose_node_left_the_cluster_is_taken_over_by_the_next_deliv
         endpoints_running(&a).await + endpoints_running(&b).await == 0
     })
     .await;
+    let sent_at = std::time::Instant::now();
     let res = b
         .post_key("/api/v1/messages/send", &ws.key, sms("+14155550101", "two"))
         .await;
     assert_eq!(res.status(), 201);
     let calls = received(&rx, 2).await;
     assert_eq!(calls.len(), 2);
+    // At once: a delivery that first waited for the gone node's answer would take the
+    // whole forward timeout.
+    let took = sent_at.elapsed();
+    let forward = std::time::Duration::from_millis(b.settings.cluster.forward_timeout_ms);
+    assert!(
+        took < forward,
+        "delivered after {took:?}, forward timeout {forward:?}"
+    );
     let owner = owners(&a, "webhook.endpoint").await;
     assert_eq!(owner.len(), 1);
     assert_ne!(owner[0], "node-gone", "taken over");
@@ -1544,7 +1587,9 @@ async fn an_attempt_cut_off_by_a_kill_is_taken_back_at_once_by_the_same_node() {
             .unwrap()
             .expect("the delivery")
             .into();
-        row.status = sea_orm::Set("pending".into());
+        row.status = sea_orm::Set(
+            switchboard_entities::messaging::webhook_delivery::DeliveryStatus::Pending,
+        );
         row.completed_at = sea_orm::Set(None);
         row.next_attempt_at = sea_orm::Set(now + chrono::Duration::seconds(40));
         row.attempt_owner = sea_orm::Set(Some(holder.into()));

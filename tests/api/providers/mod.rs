@@ -4,5 +4,5 @@ mod payments;
 pub mod push;
 mod screenshot;
 mod sms;
-mod storage;
+pub mod storage;
 mod video;

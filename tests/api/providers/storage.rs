@@ -4,6 +4,7 @@
 use crate::helpers::ChildServer;
 use futures_util::StreamExt;
 use std::sync::Arc;
+use switchboard::core::tls::ExtraRoots;
 use switchboard::providers::storage::{
     self, ByteRange, RangeRead, Storage, StorageError, StorageKey, StorageSettings,
 };
@@ -102,7 +103,7 @@ async fn local_storage_serves_ranges_and_keeps_keys_inside_its_directory() {
         path: media.to_str().unwrap().into(),
         ..StorageSettings::default()
     };
-    let store = storage::from_settings(&settings).unwrap();
+    let store = storage::from_settings(&settings, &ExtraRoots::default()).unwrap();
     exercise(store.clone()).await;
     assert!(media.join("screenshots/sub-1/shot.png").is_file());
 
@@ -124,9 +125,11 @@ async fn local_storage_serves_ranges_and_keeps_keys_inside_its_directory() {
 }
 
 /// moto's S3-compatible server on a free port, stopped when dropped.
-struct S3Server {
+pub(crate) struct S3Server {
     _server: ChildServer,
     endpoint: String,
+    /// Trusts the server's certificate (none over plain HTTP).
+    client: reqwest::Client,
 }
 
 impl S3Server {
@@ -136,12 +139,25 @@ impl S3Server {
         Self {
             endpoint: format!("http://127.0.0.1:{}", server.port),
             _server: server,
+            client: crate::helpers::http_client(),
+        }
+    }
+
+    /// Over HTTPS with the certificate `cert`/`key` (PEM files); `client` trusts its issuer.
+    pub(crate) async fn start_tls(cert: &str, key: &str, client: reqwest::Client) -> Self {
+        let args = ["-H", "127.0.0.1", "-p", "{port}", "-c", cert, "-k", key];
+        let server = ChildServer::python("moto.server", &args, "moto[server]").await;
+        Self {
+            endpoint: format!("https://127.0.0.1:{}", server.port),
+            _server: server,
+            client,
         }
     }
 
     /// moto takes an unsigned bucket creation.
-    async fn create_bucket(&self, name: &str) {
-        let res = crate::helpers::http_client()
+    pub(crate) async fn create_bucket(&self, name: &str) {
+        let res = self
+            .client
             .put(format!("{}/{name}", self.endpoint))
             .send()
             .await
@@ -149,7 +165,7 @@ impl S3Server {
         assert!(res.status().is_success(), "{}", res.status());
     }
 
-    fn settings(&self, bucket: &str) -> StorageSettings {
+    pub(crate) fn settings(&self, bucket: &str) -> StorageSettings {
         StorageSettings {
             provider: "s3".into(),
             endpoint: self.endpoint.clone(),
@@ -166,7 +182,8 @@ impl S3Server {
 async fn s3_storage_works_against_a_real_s3_compatible_server() {
     let s3 = S3Server::start().await;
     s3.create_bucket("switchboard-media").await;
-    let store = storage::from_settings(&s3.settings("switchboard-media")).unwrap();
+    let store =
+        storage::from_settings(&s3.settings("switchboard-media"), &ExtraRoots::default()).unwrap();
     exercise(store).await;
 
     // The objects are really in the bucket, under the keys given.
@@ -184,7 +201,8 @@ async fn s3_storage_works_against_a_real_s3_compatible_server() {
     );
 
     // A bucket that does not exist is an error (S3 answers NoSuchBucket), not a panic or a hang.
-    let missing = storage::from_settings(&s3.settings("no-such-bucket")).unwrap();
+    let missing =
+        storage::from_settings(&s3.settings("no-such-bucket"), &ExtraRoots::default()).unwrap();
     let err = missing
         .put(&key("a.png"), vec![1u8, 2, 3].into())
         .await
@@ -199,7 +217,7 @@ fn storage_settings_are_checked_at_start_up() {
         ..StorageSettings::default()
     };
     assert!(matches!(
-        storage::from_settings(&no_bucket).err(),
+        storage::from_settings(&no_bucket, &ExtraRoots::default()).err(),
         Some(StorageError::Config(_))
     ));
     let unknown = StorageSettings {
@@ -207,7 +225,7 @@ fn storage_settings_are_checked_at_start_up() {
         ..StorageSettings::default()
     };
     assert!(matches!(
-        storage::from_settings(&unknown).err(),
+        storage::from_settings(&unknown, &ExtraRoots::default()).err(),
         Some(StorageError::Config(_))
     ));
 }

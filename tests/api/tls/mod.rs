@@ -1,10 +1,11 @@
 //! TLS against real servers, each under a throwaway CA the test makes with the `openssl` CLI
 //! (scripts/setup installs it): PostgreSQL with every sslmode, SMTP with STARTTLS and
-//! implicit TLS, Redis over rediss://, webhooks over HTTPS with `[tls] extra_ca_file`, and
-//! the one-sentence start-up errors of the real binary.
+//! implicit TLS, Redis over rediss://, webhooks and the S3 store over HTTPS with `[tls]
+//! extra_ca_file`, and the one-sentence start-up errors of the real binary.
 
 mod postgres;
 mod redis;
+mod s3;
 mod smtp;
 mod startup;
 mod webhooks;
@@ -119,7 +120,27 @@ impl TestCa {
     }
 }
 
-/// A free loopback port.
+/// A loopback port where nothing listens, held for as long as the value lives: the socket is
+/// bound but never listens, so a connection is refused and no other test can take the port in
+/// the meantime (a port merely found free was once taken by a parallel test's server, which
+/// answered "connection closed" instead of refusing).
+pub struct ClosedPort {
+    socket: tokio::net::TcpSocket,
+}
+
+impl ClosedPort {
+    pub fn bind() -> Self {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        Self { socket }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.socket.local_addr().unwrap().port()
+    }
+}
+
+/// A free loopback port, for a server the test starts itself.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

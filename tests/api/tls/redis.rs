@@ -21,28 +21,38 @@ impl TlsRedis {
     fn start() -> Self {
         let ca = TestCa::new("Redis Test CA");
         let issued = ca.issue("redis", "localhost", false);
-        let port = free_port();
-        let child = Command::new("redis-server")
-            .args(["--port", "0", "--tls-port", &port.to_string()])
-            .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .arg("--tls-cert-file")
-            .arg(&issued.cert)
-            .arg("--tls-key-file")
-            .arg(&issued.key)
-            .arg("--tls-ca-cert-file")
-            .arg(&ca.cert)
-            .args(["--tls-auth-clients", "no"])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server (scripts/setup installs it)");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "redis-server did not start on TLS"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        // A port picked and released may be taken before redis binds it: that server exits
+        // and the next port is tried (never a stranger's server on the port).
+        let (child, port) = (0..5)
+            .find_map(|_| {
+                let port = free_port();
+                let mut child = Command::new("redis-server")
+                    .args(["--port", "0", "--tls-port", &port.to_string()])
+                    .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+                    .arg("--tls-cert-file")
+                    .arg(&issued.cert)
+                    .arg("--tls-key-file")
+                    .arg(&issued.key)
+                    .arg("--tls-ca-cert-file")
+                    .arg(&ca.cert)
+                    .args(["--tls-auth-clients", "no"])
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .expect("redis-server (scripts/setup installs it)");
+                let deadline = Instant::now() + Duration::from_secs(10);
+                while !crate::cluster::listens_on(child.id(), port) {
+                    if !matches!(child.try_wait(), Ok(None)) {
+                        return None;
+                    }
+                    assert!(
+                        Instant::now() < deadline,
+                        "redis-server did not start on TLS"
+                    );
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                Some((child, port))
+            })
+            .expect("redis-server on TLS on one of five free ports");
         Self {
             child,
             port,

@@ -109,6 +109,7 @@ async fn untrusted_is_named(mode: &str) {
                 html: None,
                 service: "messaging",
                 attachments: &[],
+                list_unsubscribe: None,
             },
         )
         .await

@@ -1,8 +1,8 @@
 //! The real binary's start-up failures: one sentence on stderr naming the setting to change,
 //! exit code 1, no `Debug` dump.
 
-use super::free_port;
 use super::postgres::{SslPostgres, PASSWORD};
+use super::ClosedPort;
 use std::time::Duration;
 
 /// Runs `switchboard ARGS` with `env` and no config file; (exit code, stderr).
@@ -85,9 +85,10 @@ async fn database_failures_at_start_are_one_sentence_naming_the_url_setting() {
         "fix the user name or password in [database] url",
     );
 
+    let closed = ClosedPort::bind();
     let unreachable = format!(
         "postgres://postgres:{PASSWORD}@127.0.0.1:{}/postgres",
-        free_port()
+        closed.port()
     );
     let (code, err) = run(&["migrate"], &db(unreachable)).await;
     assert_eq!(code, Some(1), "{err}");
@@ -123,6 +124,7 @@ async fn a_failed_migration_a_dead_redis_and_a_taken_port_are_one_sentence_each(
     );
 
     let identity = ["serve", "--only", "identity"];
+    let closed = ClosedPort::bind();
     let redis_down = vec![
         (
             "SWITCHBOARD__SERVICES__IDENTITY__BIND",
@@ -130,7 +132,7 @@ async fn a_failed_migration_a_dead_redis_and_a_taken_port_are_one_sentence_each(
         ),
         (
             "SWITCHBOARD__CLUSTER__REDIS_URL",
-            format!("redis://127.0.0.1:{}/", free_port()),
+            format!("redis://127.0.0.1:{}/", closed.port()),
         ),
     ];
     let (code, err) = run(&identity, &redis_down).await;

@@ -2,7 +2,7 @@
 //! trusted" without `[tls] extra_ca_file`, delivered with it; a closed port reads
 //! "connection refused".
 
-use super::{free_port, Issued, TestCa};
+use super::{ClosedPort, Issued, TestCa};
 use crate::messaging::{app_with, attempts, eventually, sms, webhook, workspace, MessagingApp};
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
@@ -94,7 +94,8 @@ async fn an_https_webhook_under_a_private_ca_is_delivered_once_the_ca_is_trusted
 
 #[actix_web::test]
 async fn a_webhook_to_a_closed_port_is_recorded_as_connection_refused() {
-    let url = format!("http://127.0.0.1:{}/hook", free_port());
+    let closed = ClosedPort::bind();
+    let url = format!("http://127.0.0.1:{}/hook", closed.port());
     let attempt = first_attempt(None, &url).await;
     assert_eq!(attempt["error"], "connection refused", "{attempt}");
 }

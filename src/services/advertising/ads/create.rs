@@ -2,9 +2,10 @@
 //! once and funded with their whole budget by a `deposit` from outside, so posters can earn
 //! from them straight away.
 
-use super::super::money::ledger::{self, Account, Movement};
+use super::super::money::ledger::{self, Account, Movement, TransactionKind, TransactionStatus};
 use chrono::{DateTime, Utc};
 use sea_orm::{ActiveModelTrait, DatabaseConnection, DbErr, EntityTrait, Set};
+use switchboard_entities::advertising::ad::AdStatus;
 use switchboard_entities::advertising::{ad, category};
 use uuid::Uuid;
 
@@ -91,7 +92,7 @@ pub async fn create_approved(
         funded_cents: Set(budget),
         reserved_cents: Set(0),
         spent_cents: Set(0),
-        status: Set("approved".into()),
+        status: Set(AdStatus::Approved),
         status_reason: Set(None),
         listed: Set(true),
         demographics: Set(None),
@@ -107,8 +108,8 @@ pub async fn create_approved(
     ledger::post(
         &*txn,
         Movement {
-            kind: ledger::DEPOSIT,
-            status: "completed",
+            kind: TransactionKind::Deposit,
+            status: TransactionStatus::Completed,
             amount_cents: budget,
             poster_id: None,
             advertiser_id: None,

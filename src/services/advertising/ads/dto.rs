@@ -3,6 +3,7 @@
 use super::super::wire::usd;
 use serde::{Deserialize, Serialize};
 use switchboard_entities::advertising::ad;
+use switchboard_entities::advertising::screenshot::ScreenshotStatus;
 use utoipa::{IntoParams, ToSchema};
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -59,7 +60,7 @@ impl From<&ad::Model> for AdView {
             budget_usd: usd(a.budget_cents),
             free_budget_cents: free,
             free_budget_usd: usd(free),
-            status: a.status.clone(),
+            status: a.status.as_str().to_owned(),
             created_at: a.created_at,
         }
     }
@@ -85,16 +86,15 @@ pub struct ByStatus {
 }
 
 impl ByStatus {
-    pub fn from_counts(counts: &[(String, i64)]) -> Self {
+    pub fn from_counts(counts: &[(ScreenshotStatus, i64)]) -> Self {
         let mut s = Self::default();
         for (status, n) in counts {
             let n = u64::try_from(*n).unwrap_or(0);
-            match status.as_str() {
-                "pending" => s.pending = n,
-                "needs_review" => s.needs_review = n,
-                "approved" => s.approved = n,
-                "rejected" => s.rejected = n,
-                _ => {}
+            match status {
+                ScreenshotStatus::Pending => s.pending = n,
+                ScreenshotStatus::NeedsReview => s.needs_review = n,
+                ScreenshotStatus::Approved => s.approved = n,
+                ScreenshotStatus::Rejected => s.rejected = n,
             }
         }
         s

@@ -6,5 +6,6 @@ pub mod create;
 pub mod dto;
 pub mod moderation;
 pub mod routes;
+pub mod stats;
 pub mod store;
 mod trending;

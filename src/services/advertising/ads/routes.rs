@@ -4,20 +4,16 @@ use super::super::error::{AdvertisingError, Record, Result};
 use super::super::openapi::Errors;
 use super::super::sessions::{self, PosterBearer};
 use super::super::state::AdvertisingState;
-use super::super::wire::{ok, usd, Data, List};
+use super::super::subscriptions::store as subscriptions;
+use super::super::wire::{ok, parse_id, Data, List};
 use super::dto::*;
 use super::{store, trending as trend};
 use actix_web::{get, web, HttpResponse};
-use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
-use switchboard_entities::advertising::{ad, screenshot, subscription};
+use switchboard_entities::advertising::ad::{self, AdStatus};
 use uuid::Uuid;
 
 /// Most trending ads answered.
 const TRENDING: u64 = 20;
-
-pub fn parse_id(raw: &str, record: Record) -> Result<Uuid> {
-    Uuid::parse_str(raw.trim()).map_err(|_| AdvertisingError::NotFound(record).into())
-}
 
 /// Approved ads whose free budget covers a payout, in the poster's country unless
 /// `countryCode` names another; newest first.
@@ -32,7 +28,7 @@ pub async fn list_ads(
     let poster = sessions::poster(&bearer)?;
     let window = super::super::wire::window(q.page, q.limit)?;
     let country = match q.country_code.as_deref() {
-        Some(code) => super::super::posters::domain::country("countryCode", code)?
+        Some(code) => super::super::fields::country("countryCode", code)?
             .alpha2
             .to_string(),
         None => poster.country.clone(),
@@ -79,16 +75,10 @@ pub async fn trending_ads(
 /// An ad the poster can see: approved or paused, or one they subscribed to.
 async fn visible(st: &AdvertisingState, poster_id: Uuid, id: &str) -> Result<ad::Model> {
     let a = store::get(st, parse_id(id, Record::Ad)?).await?;
-    if matches!(a.status.as_str(), "approved" | "paused") {
+    if matches!(a.status, AdStatus::Approved | AdStatus::Paused) {
         return Ok(a);
     }
-    let subscribed = subscription::Entity::find()
-        .filter(subscription::Column::AdId.eq(a.id))
-        .filter(subscription::Column::PosterId.eq(poster_id))
-        .count(&st.core.db)
-        .await?
-        > 0;
-    if subscribed {
+    if subscriptions::subscribed(&st.core.db, a.id, poster_id).await? {
         Ok(a)
     } else {
         Err(AdvertisingError::NotFound(Record::Ad).into())
@@ -120,35 +110,5 @@ pub async fn ad_stats(
 ) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
     let a = visible(&st, poster.id, &id).await?;
-    Ok(ok(stats_of(&st, &a).await?))
-}
-
-/// An ad's subscriptions, screenshots by status and money (posters and its advertiser).
-pub async fn stats_of(st: &AdvertisingState, a: &ad::Model) -> Result<AdStats> {
-    let db = &st.core.db;
-    let subscriptions = subscription::Entity::find()
-        .filter(subscription::Column::AdId.eq(a.id))
-        .count(db)
-        .await?;
-    let counts: Vec<(String, i64)> = screenshot::Entity::find()
-        .select_only()
-        .column(screenshot::Column::Status)
-        .column_as(screenshot::Column::Id.count(), "n")
-        .filter(screenshot::Column::AdId.eq(a.id))
-        .group_by(screenshot::Column::Status)
-        .into_tuple()
-        .all(db)
-        .await?;
-    let free = free_cents(a);
-    Ok(AdStats {
-        ad_id: a.id.to_string(),
-        subscriptions,
-        screenshots: ByStatus::from_counts(&counts),
-        free_budget_cents: free,
-        free_budget_usd: usd(free),
-        spent_cents: a.spent_cents,
-        spent_usd: usd(a.spent_cents),
-        reserved_cents: a.reserved_cents,
-        reserved_usd: usd(a.reserved_cents),
-    })
+    Ok(ok(super::stats::of(&st, &a).await?))
 }

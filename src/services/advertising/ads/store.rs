@@ -9,16 +9,13 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait, Query};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use switchboard_entities::advertising::ad;
+pub use switchboard_entities::advertising::ad::{AdStatus, VideoStatus};
 use uuid::Uuid;
 
 /// The free budget of a row, as SQL over the row's old values plus `delta` reserved.
 fn listed_after(reserved_delta: &str, spent_delta: &str) -> Expr {
     listed_with("+ 0", reserved_delta, spent_delta)
 }
-
-/// The `video_status` of an ad whose video could not be processed.
-pub const VIDEO_FAILED: &str = "failed";
-pub const VIDEO_READY: &str = "ready";
 
 /// The row's free budget (funded − reserved − spent) covers `cents`.
 fn free_covers(cents: i64) -> Expr {
@@ -29,9 +26,9 @@ fn free_covers(cents: i64) -> Expr {
 
 /// `listed` over the row's old values plus each delta (funded, reserved, spent).
 fn listed_with(funded_delta: &str, reserved_delta: &str, spent_delta: &str) -> Expr {
-    Expr::cust(format!(
-        "(status = 'approved' AND (funded_cents {funded_delta}) - (reserved_cents {reserved_delta}) - (spent_cents {spent_delta}) >= payout_cents)"
-    ))
+    Expr::col(ad::Column::Status).eq(AdStatus::Approved).and(Expr::cust(format!(
+        "(funded_cents {funded_delta}) - (reserved_cents {reserved_delta}) - (spent_cents {spent_delta}) >= payout_cents"
+    )))
 }
 
 /// Adds `cents` of paid money to the ad's funded budget (a deposit), listing it when that
@@ -132,7 +129,7 @@ pub async fn settle(
 /// An ad that is not deleted.
 pub async fn get(st: &AdvertisingState, id: Uuid) -> Result<ad::Model> {
     ad::Entity::find_by_id(id)
-        .filter(ad::Column::Status.ne("deleted"))
+        .filter(ad::Column::Status.ne(AdStatus::Deleted))
         .one(&st.core.db)
         .await?
         .ok_or_else(|| AdvertisingError::NotFound(Record::Ad).into())
@@ -203,8 +200,8 @@ async fn listed_count(db: &impl ConnectionTrait, q: &Listing<'_>) -> Result<u64>
 pub async fn set_status(
     db: &impl ConnectionTrait,
     ad_id: Uuid,
-    from: &[&str],
-    to: &str,
+    from: &[AdStatus],
+    to: AdStatus,
     reason: Option<String>,
     now: DateTime<Utc>,
 ) -> Result<bool> {
@@ -220,7 +217,7 @@ pub async fn resume_paused_for(
     why: &str,
     now: DateTime<Utc>,
 ) -> Result<bool> {
-    let done = status_move(ad_id, &["paused"], "approved", None, now)
+    let done = status_move(ad_id, &[AdStatus::Paused], AdStatus::Approved, None, now)
         .filter(ad::Column::StatusReason.eq(why))
         .exec(db)
         .await?;
@@ -229,12 +226,12 @@ pub async fn resume_paused_for(
 
 fn status_move(
     ad_id: Uuid,
-    from: &[&str],
-    to: &str,
+    from: &[AdStatus],
+    to: AdStatus,
     reason: Option<String>,
     now: DateTime<Utc>,
 ) -> sea_orm::UpdateMany<ad::Entity> {
-    let listed = if to == "approved" {
+    let listed = if to == AdStatus::Approved {
         Expr::cust("(funded_cents - reserved_cents - spent_cents >= payout_cents)")
     } else {
         Expr::value(false)
@@ -246,14 +243,14 @@ fn status_move(
         .col_expr(ad::Column::UpdatedAt, Expr::value(now))
         .filter(ad::Column::Id.eq(ad_id))
         .filter(ad::Column::Status.is_in(from.iter().copied()));
-    if to == "approved" {
+    if to == AdStatus::Approved {
         // Only an ad whose video is ready (or an operator's, used as given) reaches posters:
         // each would otherwise get a personalised video that fails, or is made from the
         // unchecked source. Checked in the same statement as the move.
         update = update.filter(
             Condition::any()
                 .add(ad::Column::VideoStatus.is_null())
-                .add(ad::Column::VideoStatus.eq(VIDEO_READY)),
+                .add(ad::Column::VideoStatus.eq(VideoStatus::Ready)),
         );
     }
     update

@@ -14,6 +14,7 @@ use super::super::state::AdvertisingState;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ConnectionTrait, DbBackend, FromQueryResult, Statement, Value};
 use switchboard_entities::advertising::ad;
+use switchboard_entities::advertising::screenshot::ScreenshotStatus;
 
 pub const DAYS: i64 = 7;
 const SCREENSHOT_WEIGHT: f64 = 3.0;
@@ -49,19 +50,22 @@ pub async fn top(
                WHERE created_at > ${oldest} AND created_at <= $1 \
              UNION ALL \
              SELECT ad_id, {} AS w FROM advertising_screenshots \
-               WHERE status = 'approved' AND decided_at > ${oldest} AND decided_at <= $1\
+               WHERE status = ${} AND decided_at > ${oldest} AND decided_at <= $1\
            ) e GROUP BY ad_id\
          ) t JOIN advertising_ads a ON a.id = t.ad_id \
          WHERE a.listed AND a.country = ${} \
          ORDER BY t.score DESC, t.ad_id LIMIT {limit}",
         weighed("created_at", 1.0),
         weighed("decided_at", SCREENSHOT_WEIGHT),
+        oldest + 2,
         oldest + 1,
     );
     let mut values: Vec<Value> = (0..=DAYS)
         .map(|d| (now - Duration::days(d)).into())
         .collect();
     values.push(country.into());
+    // The status is bound like the rest, not spliced into the text.
+    values.push(ScreenshotStatus::Approved.into());
     let backend = db.get_database_backend();
     // SQLite numbers its parameters `?NNN`.
     let sql = match backend {

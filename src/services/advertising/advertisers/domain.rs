@@ -41,7 +41,7 @@ pub fn required<'a>(field: &'static str, value: &'a Option<String>) -> Result<&'
 
 /// `email`, lowercased (one account per address however it is typed).
 pub fn email(raw: &str) -> Result<String> {
-    super::super::posters::domain::email(raw)
+    super::super::fields::email(raw)
 }
 
 /// A free-text field of 1 to `max` characters without control characters, trimmed.
@@ -82,7 +82,7 @@ pub fn phone(raw: &str) -> Result<String> {
 
 /// `website`: an https URL.
 pub fn website(raw: &str) -> Result<String> {
-    super::super::posters::domain::https_url("website", raw)
+    super::super::fields::https_url("website", raw)
 }
 
 /// Wrong email and wrong password answer alike.

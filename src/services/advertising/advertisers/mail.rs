@@ -7,107 +7,20 @@
 //! Payload of both: `{"advertiser_id": "<uuid>", "queued_at": "<RFC 3339>"}`. An unknown
 //! advertiser, or one already verified for `email-verification`, is sent nothing.
 
-use super::super::error::Result;
 use super::super::state::AdvertisingState;
+use super::mail_queue::{Kind, MailJob};
 use super::store;
-use super::tokens::{self, Purpose};
+use super::tokens;
 use crate::core::error::ApiError;
-use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
+use crate::core::jobs::{Done, Job, JobFailure, JobResult};
 use crate::providers::email::{self, EmailMessage, EmailSender};
 use crate::providers::{Handover, ProviderError, Retake};
 use chrono::{DateTime, Utc};
-use sea_orm::ConnectionTrait;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-use uuid::Uuid;
 
-pub const VERIFICATION_TOPIC: &str = "email-verification";
-pub const RESET_TOPIC: &str = "password-reset-email";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Verification,
-    Reset,
-}
-
-impl Kind {
-    fn topic(self) -> &'static str {
-        match self {
-            Self::Verification => VERIFICATION_TOPIC,
-            Self::Reset => RESET_TOPIC,
-        }
-    }
-
-    fn purpose(self) -> Purpose {
-        match self {
-            Self::Verification => Purpose::VerifyEmail,
-            Self::Reset => Purpose::ResetPassword,
-        }
-    }
-
-    /// Subject and text of the mail carrying `link`.
-    fn letter(self, link: &str) -> (&'static str, String) {
-        match self {
-            Self::Verification => (
-                "Verify your email address",
-                format!(
-                    "Welcome to Switchboard Ads.\n\nVerify your email address: {link}\n\n\
-                     The link works once, for 24 hours. If you did not sign up, ignore this mail."
-                ),
-            ),
-            Self::Reset => (
-                "Reset your password",
-                format!(
-                    "Set a new password for your Switchboard Ads account: {link}\n\n\
-                     The link works once, for 1 hour. If you did not ask, ignore this mail: \
-                     your password stays as it is."
-                ),
-            ),
-        }
-    }
-
-    /// The page of the advertiser app the link opens.
-    fn page(self) -> &'static str {
-        match self {
-            Self::Verification => "verify-email",
-            Self::Reset => "reset-password",
-        }
-    }
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct MailJob {
-    advertiser_id: Uuid,
-    queued_at: DateTime<Utc>,
-}
-
-/// Queues a mail of `kind` to the advertiser in `db` (the caller's transaction; call
-/// `st.core.jobs.wake()` after the commit).
-pub async fn enqueue(
-    st: &AdvertisingState,
-    db: &impl ConnectionTrait,
-    advertiser_id: Uuid,
-    kind: Kind,
-) -> Result<()> {
-    let payload = serde_json::to_value(MailJob {
-        advertiser_id,
-        queued_at: st.core.now(),
-    })
-    .map_err(ApiError::internal)?;
-    let mut job = NewJob::new(kind.topic(), payload);
-    if kind == Kind::Reset {
-        // At most one reset mail per account per clock minute, however often it is asked
-        // for: forgot-password is open to anyone who knows the address.
-        let minute = st.core.now().timestamp().div_euclid(60);
-        job = job.key(format!("{RESET_TOPIC}:{advertiser_id}:{minute}"));
-    }
-    st.core.jobs.enqueue(db, job).await?;
-    Ok(())
-}
-
-/// Registers both topics' handler, and the sign-in lock notice's, with one email sender
-/// built from `[providers.email]`.
-pub fn register(st: &AdvertisingState) -> std::result::Result<(), ProviderError> {
+/// Registers both topics' handler with an email sender built from `[providers.email]`, and
+/// hands the sender back for the service's other mails (the sign-in lock notice).
+pub fn register(st: &AdvertisingState) -> std::result::Result<Arc<dyn EmailSender>, ProviderError> {
     let sender = email::from_settings(
         &st.providers.settings.email,
         st.providers.outbox.clone(),
@@ -121,8 +34,7 @@ pub fn register(st: &AdvertisingState) -> std::result::Result<(), ProviderError>
             async move { send(&st, sender, kind, job).await }
         });
     }
-    super::super::signin_guard::register(st, sender);
-    Ok(())
+    Ok(sender)
 }
 
 async fn send(
@@ -190,6 +102,7 @@ pub async fn deliver(
         html: None,
         service: "advertising",
         attachments: &[],
+        list_unsubscribe: None,
     };
     match sender.send(&h, &msg).await {
         Ok(_) => Ok(Done::from(1)),

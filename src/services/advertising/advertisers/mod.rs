@@ -4,6 +4,7 @@
 pub mod domain;
 pub mod dto;
 pub mod mail;
+pub mod mail_queue;
 pub mod routes;
 pub mod store;
 pub mod suspension;

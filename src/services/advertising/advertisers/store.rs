@@ -3,7 +3,7 @@
 use super::super::error::Result;
 use super::super::state::AdvertisingState;
 use super::domain::{email_taken, Password};
-use super::mail;
+use super::mail_queue as mail;
 use crate::core::password;
 use crate::core::session::Change;
 use chrono::{DateTime, Duration, Utc};

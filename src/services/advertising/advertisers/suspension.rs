@@ -17,6 +17,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
+use switchboard_entities::advertising::ad::AdStatus;
 use switchboard_entities::advertising::{ad, advertiser};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -69,7 +70,7 @@ fn view(a: advertiser::Model, ads_changed: u64) -> SuspensionView {
 }
 
 async fn find(st: &AdvertisingState, raw: &str) -> Result<advertiser::Model> {
-    let id = super::super::ads::routes::parse_id(raw, Record::Advertiser)?;
+    let id = super::super::wire::parse_id(raw, Record::Advertiser)?;
     advertiser::Entity::find_by_id(id)
         .one(&st.core.db)
         .await?
@@ -107,12 +108,12 @@ pub async fn suspend(
         ));
     }
     let paused = ad::Entity::update_many()
-        .col_expr(ad::Column::Status, Expr::value("paused"))
+        .col_expr(ad::Column::Status, Expr::value(AdStatus::Paused))
         .col_expr(ad::Column::StatusReason, Expr::value(SUSPEND_PAUSE))
         .col_expr(ad::Column::Listed, Expr::value(false))
         .col_expr(ad::Column::UpdatedAt, Expr::value(now))
         .filter(ad::Column::AdvertiserId.eq(a.id))
-        .filter(ad::Column::Status.eq("approved"))
+        .filter(ad::Column::Status.eq(AdStatus::Approved))
         .exec(&*txn)
         .await?;
     txn.commit().await?;
@@ -154,7 +155,7 @@ pub async fn unsuspend(
     }
     let paused: Vec<Uuid> = ad::Entity::find()
         .filter(ad::Column::AdvertiserId.eq(a.id))
-        .filter(ad::Column::Status.eq("paused"))
+        .filter(ad::Column::Status.eq(AdStatus::Paused))
         .filter(ad::Column::StatusReason.eq(SUSPEND_PAUSE))
         .all(&*txn)
         .await?

@@ -40,7 +40,7 @@ impl From<&ad::Model> for CampaignView {
                 .demographics
                 .as_deref()
                 .and_then(|d| serde_json::from_str(d).ok()),
-            video_status: a.video_status.clone(),
+            video_status: a.video_status.map(|v| v.as_str().to_owned()),
             video_error: a.video_error.clone(),
             funded_cents: a.funded_cents,
             funded_usd: usd(a.funded_cents),

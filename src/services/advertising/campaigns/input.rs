@@ -133,7 +133,7 @@ fn set(f: &mut Fields, key: &str, v: &Value) -> Result<()> {
             f.description = Some(d);
         }
         "video" => {
-            let url = super::super::posters::domain::https_url("video", &string(field, v)?)?;
+            let url = super::super::fields::https_url("video", &string(field, v)?)?;
             f.video = Some(Video::Url(url));
         }
         "budgetUsd" => f.budget = Some(parse_usd(field, v)?),

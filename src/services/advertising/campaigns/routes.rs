@@ -135,6 +135,6 @@ pub async fn campaign_stats(
     let a = store::owned(&st, advertiser.id, &id).await?;
     Ok(ok(CampaignStats {
         views: store::views(&st.core.db, a.id).await?,
-        stats: super::super::ads::routes::stats_of(&st, &a).await?,
+        stats: super::super::ads::stats::of(&st, &a).await?,
     }))
 }

@@ -3,8 +3,8 @@
 //! transaction.
 
 use super::super::error::{AdvertisingError, Record, Result};
+use super::super::media::processing::{ProcessingJob, PROCESSING};
 use super::super::state::AdvertisingState;
-use super::super::subscriptions::video::ProcessingJob;
 use super::super::wire::Cents;
 use super::input::{Fields, Video};
 use crate::core::error::ApiError;
@@ -15,6 +15,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set,
 };
+use switchboard_entities::advertising::ad::{AdStatus, VideoStatus};
 use switchboard_entities::advertising::{ad, ad_view, category};
 use uuid::Uuid;
 
@@ -69,8 +70,7 @@ async fn queue_video(
         .jobs
         .enqueue(
             db,
-            NewJob::new(super::super::subscriptions::video::PROCESSING, payload)
-                .max_attempts(st.cfg.video_attempts),
+            NewJob::new(PROCESSING, payload).max_attempts(st.cfg.video_attempts),
         )
         .await?;
     Ok(())
@@ -131,11 +131,11 @@ pub async fn create(st: &AdvertisingState, advertiser: Uuid, mut f: Fields) -> R
         funded_cents: Set(0),
         reserved_cents: Set(0),
         spent_cents: Set(0),
-        status: Set("pending".into()),
+        status: Set(AdStatus::Pending),
         status_reason: Set(None),
         listed: Set(false),
         demographics: Set(demographics_text(&f)?),
-        video_status: Set(Some("processing".into())),
+        video_status: Set(Some(VideoStatus::Processing)),
         video_error: Set(None),
         video_key: Set(None),
         thumbnail_key: Set(None),
@@ -152,7 +152,7 @@ pub async fn create(st: &AdvertisingState, advertiser: Uuid, mut f: Fields) -> R
 
 /// The advertiser's ad, not deleted; another's (or an unknown id) is 404.
 pub async fn owned(st: &AdvertisingState, advertiser: Uuid, id: &str) -> Result<ad::Model> {
-    let id = super::super::ads::routes::parse_id(id, Record::Ad)?;
+    let id = super::super::wire::parse_id(id, Record::Ad)?;
     let a = super::super::ads::store::get(st, id).await?;
     if a.advertiser_id != Some(advertiser) {
         return Err(AdvertisingError::NotFound(Record::Ad).into());
@@ -160,19 +160,17 @@ pub async fn owned(st: &AdvertisingState, advertiser: Uuid, id: &str) -> Result<
     Ok(a)
 }
 
-/// Statuses an advertiser may edit from: a rejected, paused or deleted ad is staff's or
-/// money's decision, which an edit must not undo by sending it back to review.
-pub const EDITABLE: [&str; 2] = ["pending", "approved"];
-
-/// Refuses an edit of an ad in a status an edit may not leave.
+/// Refuses an edit of an ad in a status an edit may not leave: an edit sends the ad back to
+/// review, and a rejected, paused or deleted ad is staff's or money's decision, which an
+/// edit must not undo.
 pub fn editable(a: &ad::Model) -> Result<()> {
-    if EDITABLE.contains(&a.status.as_str()) {
+    if a.status.can_move_to(AdStatus::Pending) {
         return Ok(());
     }
-    Err(not_editable(&a.status))
+    Err(not_editable(a.status))
 }
 
-fn not_editable(status: &str) -> ApiError {
+fn not_editable(status: AdStatus) -> ApiError {
     ApiError::new(
         crate::core::error::Kind::Conflict,
         format!("this ad is {status}: it cannot be edited"),
@@ -225,13 +223,13 @@ pub async fn update(st: &AdvertisingState, current: ad::Model, mut f: Fields) ->
     }
     row.payout_cents = Set(payout.0);
     row.budget_cents = Set(budget.0);
-    row.status = Set("pending".into());
+    row.status = Set(AdStatus::Pending);
     row.status_reason = Set(None);
     row.listed = Set(false);
     row.updated_at = Set(now);
     if let Some(s) = &source {
         row.video_source = Set(s.clone());
-        row.video_status = Set(Some("processing".into()));
+        row.video_status = Set(Some(VideoStatus::Processing));
         row.video_error = Set(None);
         row.video_key = Set(None);
         row.thumbnail_key = Set(None);
@@ -274,13 +272,13 @@ async fn write_edit(
     let done = ad::Entity::update_many()
         .set(row)
         .filter(ad::Column::Id.eq(current.id))
-        .filter(ad::Column::Status.eq(current.status.as_str()))
+        .filter(ad::Column::Status.eq(current.status))
         .filter(ad::Column::FundedCents.lte(budget.0))
         .exec(&*txn)
         .await?;
     let now = super::super::ads::store::get_in(&*txn, current.id).await?;
     if done.rows_affected != 1 {
-        return Err(if now.status == "deleted" {
+        return Err(if now.status == AdStatus::Deleted {
             AdvertisingError::NotFound(Record::Ad).into()
         } else if now.status != current.status {
             ApiError::new(

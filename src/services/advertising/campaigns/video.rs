@@ -4,14 +4,14 @@
 //! `failed` with a reason the advertiser reads (the ad stays `pending`). A job for a video
 //! the ad no longer has (an edit replaced it) does nothing.
 
+use super::super::media::processing::ProcessingJob;
 use super::super::state::AdvertisingState;
-use super::super::subscriptions::video::ProcessingJob;
 use crate::core::jobs::{Done, Job, JobFailure, JobResult};
 use crate::providers::storage::StorageKey;
 use crate::providers::video::VideoError;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
-use switchboard_entities::advertising::ad;
+use switchboard_entities::advertising::ad::{self, AdStatus, VideoStatus};
 
 /// Why the advertiser's video failed, in their words, and whether another try could help.
 struct Failed {
@@ -31,13 +31,13 @@ pub async fn process(st: &AdvertisingState, p: &ProcessingJob, job: &Job) -> Job
     let current = ad::Entity::find_by_id(p.ad_id)
         .one(db)
         .await?
-        .filter(|a| a.video_source == p.video_url && a.status != "deleted");
+        .filter(|a| a.video_source == p.video_url && a.status != AdStatus::Deleted);
     if current.is_none() {
         return Ok(Done::default());
     }
     let last_try = job.attempt >= job.max_attempts;
     let (status, key, thumb, error) = match make(st, p, job).await {
-        Ok((key, thumb)) => ("ready", Some(key), Some(thumb), None),
+        Ok((key, thumb)) => (VideoStatus::Ready, Some(key), Some(thumb), None),
         Err(e) if e.permanent || last_try => {
             tracing::warn!(ad = %p.ad_id, error = %e.reason, "ad video failed");
             let reason = if e.permanent {
@@ -45,12 +45,7 @@ pub async fn process(st: &AdvertisingState, p: &ProcessingJob, job: &Job) -> Job
             } else {
                 "the video could not be processed right now; upload it again later".into()
             };
-            (
-                super::super::ads::store::VIDEO_FAILED,
-                None,
-                None,
-                Some(reason),
-            )
+            (VideoStatus::Failed, None, None, Some(reason))
         }
         Err(e) => return Err(JobFailure::retry(e.reason)),
     };
@@ -62,7 +57,7 @@ pub async fn process(st: &AdvertisingState, p: &ProcessingJob, job: &Job) -> Job
         .col_expr(ad::Column::UpdatedAt, Expr::value(st.core.now()))
         .filter(ad::Column::Id.eq(p.ad_id))
         .filter(ad::Column::VideoSource.eq(p.video_url.as_str()))
-        .filter(ad::Column::Status.ne("deleted"))
+        .filter(ad::Column::Status.ne(AdStatus::Deleted))
         .exec(db)
         .await?;
     if done.rows_affected == 0 {

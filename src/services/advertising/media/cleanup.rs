@@ -16,15 +16,13 @@ use chrono::Duration;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use std::collections::HashSet;
+use switchboard_entities::advertising::ad::{AdStatus, VideoStatus};
 use switchboard_entities::advertising::{ad, screenshot, subscription};
 
 pub const SWEEP: &str = "advertising.media-sweep";
 
 /// Folders the advertising service writes media to.
 const FOLDERS: [&str; 3] = ["videos/ads", "videos/personalised", "screenshots"];
-
-/// The video status of an ad whose media the retention removed.
-pub const PURGED: &str = "purged";
 
 /// Removes the objects of these keys that are storage keys (a URL source is not ours);
 /// a failure is logged and left to the sweep.
@@ -62,12 +60,12 @@ async fn purge_retained(st: &AdvertisingState) -> SweepResult {
     let db = &st.core.db;
     let before = st.core.now() - Duration::days(st.cfg.media.retention_days.max(0));
     let due = ad::Entity::find()
-        .filter(ad::Column::Status.is_in(["rejected", "deleted"]))
+        .filter(ad::Column::Status.is_in([AdStatus::Rejected, AdStatus::Deleted]))
         .filter(ad::Column::UpdatedAt.lt(before))
         .filter(
             sea_orm::Condition::any()
                 .add(ad::Column::VideoStatus.is_null())
-                .add(ad::Column::VideoStatus.ne(PURGED)),
+                .add(ad::Column::VideoStatus.ne(VideoStatus::Purged)),
         )
         .limit(500)
         .all(db)
@@ -85,7 +83,7 @@ async fn purge_retained(st: &AdvertisingState) -> SweepResult {
         .await;
         // Only if nothing changed it meanwhile (an administrator's restore, say).
         let done = ad::Entity::update_many()
-            .col_expr(ad::Column::VideoStatus, Expr::value(PURGED))
+            .col_expr(ad::Column::VideoStatus, Expr::value(VideoStatus::Purged))
             .col_expr(ad::Column::VideoKey, Expr::value(Option::<String>::None))
             .col_expr(
                 ad::Column::ThumbnailKey,

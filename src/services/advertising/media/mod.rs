@@ -4,14 +4,15 @@
 
 pub mod cleanup;
 pub mod links;
+pub mod processing;
 pub mod routes;
 pub mod source;
+pub mod staff;
 
 use crate::core::download::{self, DownloadError};
 use crate::providers::screenshot::ScreenshotVerifier;
-use crate::providers::storage::{self, Storage, StorageError, StorageKey};
-use crate::providers::video::{self, VideoProcessor};
-use crate::settings::Settings;
+use crate::providers::storage::{Storage, StorageError, StorageKey};
+use crate::providers::video::VideoProcessor;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,6 +28,8 @@ pub struct Media {
     pub max_video_bytes: u64,
     /// Signs video links.
     pub links: links::LinkKey,
+    /// Signs staff links to stored objects.
+    pub staff_links: links::LinkKey,
 }
 
 /// Why an ad's source video could not be had.
@@ -81,42 +84,4 @@ pub fn fetch_client(
         Some(FETCH_TIMEOUT),
         roots,
     )
-}
-
-/// Where an operator's `--video` lives: an https URL as given (fetched when a video is
-/// made), or a local file, checked to be a video by ffprobe and copied into storage under
-/// `videos/ads/`.
-pub async fn ad_source(
-    settings: &Settings,
-    video: &str,
-) -> Result<String, Box<dyn std::error::Error>> {
-    let video = video.trim();
-    if video.contains("://") {
-        let url = url::Url::parse(video)?;
-        if url.scheme() == "https" && url.host_str().is_some() {
-            return Ok(video.to_owned());
-        }
-        return Err(format!("--video must be an https URL or a local file, not {video:?}").into());
-    }
-    let path = std::path::Path::new(video);
-    if !path.is_file() {
-        return Err(format!("--video {video:?}: no such file").into());
-    }
-    video::from_settings(&settings.providers.video)
-        .probe(path)
-        .await?;
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .filter(|e| !e.is_empty() && e.len() <= 5 && e.bytes().all(|b| b.is_ascii_alphanumeric()))
-        .unwrap_or("mp4")
-        .to_ascii_lowercase();
-    let key = StorageKey::parse(&format!(
-        "videos/ads/{}.{ext}",
-        uuid::Uuid::new_v4().simple()
-    ))?;
-    storage::from_settings(&settings.providers.storage)?
-        .put_file(&key, path)
-        .await?;
-    Ok(key.as_str().to_owned())
 }

@@ -7,9 +7,9 @@ use super::super::error::{AdvertisingError, Result};
 use super::super::openapi::Errors;
 use super::super::staff::invalid_transition;
 use super::super::state::AdvertisingState;
-use super::super::wire::{self, ok, one_of, usd, Data, List};
+use super::super::wire::{self, ok, one_of, usd, word, Data, List};
 use super::dto::TransactionView;
-use super::ledger::{self, Account, KINDS, STATUSES as TX_STATUSES};
+use super::ledger::{self, Account, TransactionKind, TransactionStatus};
 use crate::core::auth::{Bearer, FinanceRole};
 use crate::core::json_body::Json;
 use actix_web::{get, post, web, HttpResponse};
@@ -17,11 +17,11 @@ use chrono::{DateTime, NaiveDate, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Select};
 use serde::{Deserialize, Serialize};
+use switchboard_entities::advertising::payment::PaymentStatus;
+use switchboard_entities::advertising::withdrawal::WithdrawalStatus;
 use switchboard_entities::advertising::{invoice, transaction, withdrawal};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
-
-pub const WITHDRAWAL_STATUSES: [&str; 3] = ["pending", "paid", "cancelled"];
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -127,7 +127,7 @@ impl From<&withdrawal::Model> for AdminWithdrawalView {
             amount_cents: w.amount_cents,
             amount_usd: usd(w.amount_cents),
             payment_method_id: w.payment_method_id.clone(),
-            status: w.status.clone(),
+            status: w.status.as_str().to_owned(),
             reference: w.reference.clone(),
             processed_at: w.processed_at,
             created_at: w.created_at,
@@ -147,14 +147,14 @@ pub struct ProcessWithdrawal {
 async fn transactions_of(
     st: &AdvertisingState,
     q: &FinanceQuery,
-    kind: Option<&str>,
+    kind: Option<TransactionKind>,
 ) -> Result<HttpResponse> {
     let window = wire::window(q.page, q.limit)?;
     let mut select = transaction::Entity::find();
     if let Some(k) = kind {
         select = select.filter(transaction::Column::Kind.eq(k));
     }
-    if let Some(s) = one_of("status", q.status.as_deref(), &TX_STATUSES)? {
+    if let Some(s) = word::<TransactionStatus>("status", q.status.as_deref())? {
         select = select.filter(transaction::Column::Status.eq(s));
     }
     let select = within(q, select, transaction::Column::CreatedAt)?;
@@ -178,7 +178,7 @@ pub async fn finance_transactions(
     _staff: Bearer<FinanceRole>,
     q: web::Query<FinanceQuery>,
 ) -> Result<HttpResponse> {
-    let kind = one_of("type", q.kind.as_deref(), &KINDS)?;
+    let kind = word::<TransactionKind>("type", q.kind.as_deref())?;
     transactions_of(&st, &q, kind).await
 }
 
@@ -191,7 +191,7 @@ pub async fn finance_deposits(
     _staff: Bearer<FinanceRole>,
     q: web::Query<FinanceQuery>,
 ) -> Result<HttpResponse> {
-    transactions_of(&st, &q, Some(ledger::DEPOSIT)).await
+    transactions_of(&st, &q, Some(TransactionKind::Deposit)).await
 }
 
 /// Posters' withdrawals, newest first.
@@ -205,7 +205,7 @@ pub async fn finance_withdrawals(
 ) -> Result<HttpResponse> {
     let window = wire::window(q.page, q.limit)?;
     let mut select = withdrawal::Entity::find();
-    if let Some(s) = one_of("status", q.status.as_deref(), &WITHDRAWAL_STATUSES)? {
+    if let Some(s) = word::<WithdrawalStatus>("status", q.status.as_deref())? {
         select = select.filter(withdrawal::Column::Status.eq(s));
     }
     let select = within(&q, select, withdrawal::Column::CreatedAt)?;
@@ -231,7 +231,11 @@ pub async fn finance_invoices(
 ) -> Result<HttpResponse> {
     let window = wire::window(q.page, q.limit)?;
     // Invoices are issued for paid checkouts only: `paid` is the one status there is.
-    one_of("status", q.status.as_deref(), &["paid"])?;
+    one_of(
+        "status",
+        q.status.as_deref(),
+        &[PaymentStatus::Paid.as_str()],
+    )?;
     let select = within(&q, invoice::Entity::find(), invoice::Column::IssuedAt)?;
     let page = wire::newest_first(
         &st.core.db,
@@ -262,8 +266,13 @@ pub async fn process_withdrawal(
     body: Json<ProcessWithdrawal>,
 ) -> Result<HttpResponse> {
     let id = Uuid::parse_str(id.trim()).map_err(|_| withdrawal_not_found())?;
-    let status = match body.status.as_deref().map(str::trim) {
-        Some(s @ ("paid" | "cancelled")) => s,
+    let status = match body
+        .status
+        .as_deref()
+        .map(str::trim)
+        .and_then(WithdrawalStatus::parse)
+    {
+        Some(s) if WithdrawalStatus::Pending.can_move_to(s) => s,
         _ => return Err(AdvertisingError::invalid("status", "must be paid or cancelled").into()),
     };
     let reference = body
@@ -290,7 +299,7 @@ pub async fn process_withdrawal(
         )
         .col_expr(withdrawal::Column::ProcessedAt, Expr::value(now))
         .filter(withdrawal::Column::Id.eq(id))
-        .filter(withdrawal::Column::Status.eq("pending"))
+        .filter(withdrawal::Column::Status.eq(WithdrawalStatus::Pending))
         .exec(&*txn)
         .await?;
     if claimed.rows_affected != 1 {
@@ -308,10 +317,10 @@ pub async fn process_withdrawal(
             ))
         })?;
     let (p, amount) = (w.poster_id, w.amount_cents);
-    let (tx_status, to) = if status == "paid" {
-        ("completed", Account::Payouts)
+    let (tx_status, to) = if status == WithdrawalStatus::Paid {
+        (TransactionStatus::Completed, Account::Payouts)
     } else {
-        ("cancelled", Account::PosterAvailable(p))
+        (TransactionStatus::Cancelled, Account::PosterAvailable(p))
     };
     ledger::settle(
         &*txn,

@@ -82,8 +82,8 @@ impl From<&transaction::Model> for TransactionView {
     fn from(t: &transaction::Model) -> Self {
         Self {
             code: t.code.clone(),
-            kind: t.kind.clone(),
-            status: t.status.clone(),
+            kind: t.kind.as_str().to_owned(),
+            status: t.status.as_str().to_owned(),
             amount_cents: t.amount_cents,
             amount_usd: usd(t.amount_cents),
             description: t.description.clone(),
@@ -121,7 +121,7 @@ impl WithdrawalView {
     pub fn new(w: &withdrawal::Model, t: &transaction::Model) -> Self {
         Self {
             id: w.id.to_string(),
-            status: w.status.clone(),
+            status: w.status.as_str().to_owned(),
             amount_cents: w.amount_cents,
             amount_usd: usd(w.amount_cents),
             payment_method_id: w.payment_method_id.clone(),

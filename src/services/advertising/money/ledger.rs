@@ -55,21 +55,12 @@ impl Account {
     }
 }
 
-/// Kinds of transactions.
-pub const EARNING: &str = "earning";
-pub const WITHDRAWAL: &str = "withdrawal";
-pub const DEPOSIT: &str = "deposit";
-/// Money the payment provider gave back to the payer: a refund or a lost dispute.
-pub const REFUND: &str = "refund";
-/// A dispute's hold on an ad's budget, and its release when the dispute is won.
-pub const DISPUTE: &str = "dispute";
-pub const KINDS: [&str; 5] = [EARNING, WITHDRAWAL, DEPOSIT, REFUND, DISPUTE];
-pub const STATUSES: [&str; 3] = ["pending", "completed", "cancelled"];
+pub use switchboard_entities::advertising::transaction::{TransactionKind, TransactionStatus};
 
 /// One movement to write.
 pub struct Movement {
-    pub kind: &'static str,
-    pub status: &'static str,
+    pub kind: TransactionKind,
+    pub status: TransactionStatus,
     pub amount_cents: i64,
     pub poster_id: Option<Uuid>,
     pub advertiser_id: Option<Uuid>,
@@ -120,8 +111,8 @@ pub async fn post(
     let row = transaction::ActiveModel {
         id: Set(id),
         code: Set(code()),
-        kind: Set(m.kind.into()),
-        status: Set(m.status.into()),
+        kind: Set(m.kind),
+        status: Set(m.status),
         amount_cents: Set(m.amount_cents),
         poster_id: Set(m.poster_id),
         advertiser_id: Set(m.advertiser_id),
@@ -201,10 +192,17 @@ pub async fn balance_of(db: &impl ConnectionTrait, account: &Account) -> Result<
 pub async fn settle(
     db: &impl ConnectionTrait,
     tx: &transaction::Model,
-    status: &'static str,
+    status: TransactionStatus,
     legs: &[(Account, i64)],
     now: DateTime<Utc>,
 ) -> Result<()> {
+    // Settling twice would move its legs twice.
+    if !tx.status.can_move_to(status) {
+        return Err(ApiError::internal(std::io::Error::other(format!(
+            "a {} transaction cannot become {status}",
+            tx.status
+        ))));
+    }
     for (account, cents) in legs {
         apply(db, account, *cents, now).await?;
         ledger_entry::ActiveModel {
@@ -232,8 +230,23 @@ mod tests {
 
     #[test]
     fn codes_are_readable() {
-        let c = code();
-        assert!(c.starts_with("TX-") && c.len() == 11, "{c}");
-        assert!(!c[3..].contains(['0', 'O', '1', 'I', 'L']));
+        // The alphabet itself: every letter and digit but the five read alike, once each.
+        let alphabet: std::collections::BTreeSet<char> =
+            CODE_ALPHABET.iter().map(|&b| b as char).collect();
+        assert_eq!(alphabet.len(), CODE_ALPHABET.len(), "no repeats");
+        let readable: std::collections::BTreeSet<char> = ('A'..='Z')
+            .chain('0'..='9')
+            .filter(|c| !['0', 'O', '1', 'I', 'L'].contains(c))
+            .collect();
+        assert_eq!(alphabet, readable);
+        // Codes draw from all of it, and only from it.
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..2000 {
+            let c = code();
+            assert!(c.starts_with("TX-") && c.len() == 11, "{c}");
+            assert!(c[3..].chars().all(|ch| alphabet.contains(&ch)), "{c}");
+            seen.extend(c[3..].chars());
+        }
+        assert_eq!(seen, alphabet, "some letters never drawn");
     }
 }

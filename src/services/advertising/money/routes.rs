@@ -6,7 +6,7 @@ use super::super::sessions::{self, PosterBearer};
 use super::super::state::AdvertisingState;
 use super::super::wire::{ok, parse_usd, usd, Data, List};
 use super::dto::*;
-use super::ledger::{KINDS, STATUSES};
+use super::ledger::{TransactionKind, TransactionStatus};
 use super::store;
 use crate::core::json_body::Json;
 use actix_web::{get, post, web, HttpResponse};
@@ -34,8 +34,8 @@ pub async fn transactions(
     let poster = sessions::poster(&bearer)?;
     let window = super::super::wire::window(q.page, q.limit)?;
     let filter = store::TransactionFilter {
-        kind: super::super::wire::one_of("type", q.kind.as_deref(), &KINDS)?,
-        status: super::super::wire::one_of("status", q.status.as_deref(), &STATUSES)?,
+        kind: super::super::wire::word::<TransactionKind>("type", q.kind.as_deref())?,
+        status: super::super::wire::word::<TransactionStatus>("status", q.status.as_deref())?,
     };
     let page = store::transactions(&st, poster.id, filter, window).await?;
     Ok(ok(List::from(page.map(|t| TransactionView::from(&t)))))

@@ -3,9 +3,11 @@
 
 use super::super::error::{AdvertisingError, Record, Result};
 use super::super::state::AdvertisingState;
-use super::ledger::{self, Account, Movement};
+use super::ledger::{self, Account, Movement, TransactionKind, TransactionStatus};
 use crate::core::page::{Page, Window};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set};
+use switchboard_entities::advertising::screenshot::ScreenshotStatus;
+use switchboard_entities::advertising::withdrawal::WithdrawalStatus;
 use switchboard_entities::advertising::{screenshot, transaction, withdrawal};
 use uuid::Uuid;
 
@@ -28,7 +30,7 @@ pub async fn under_review(st: &AdvertisingState, poster: Uuid) -> Result<i64> {
         .select_only()
         .column_as(total(screenshot::Column::PayoutCents), "s")
         .filter(screenshot::Column::PosterId.eq(poster))
-        .filter(screenshot::Column::Status.is_in(["pending", "needs_review"]))
+        .filter(screenshot::Column::Status.is_in(ScreenshotStatus::UNDECIDED))
         .into_tuple()
         .one(&st.core.db)
         .await?;
@@ -41,8 +43,8 @@ pub async fn lifetime(st: &AdvertisingState, poster: Uuid) -> Result<i64> {
         .select_only()
         .column_as(total(transaction::Column::AmountCents), "s")
         .filter(transaction::Column::PosterId.eq(poster))
-        .filter(transaction::Column::Kind.eq(ledger::EARNING))
-        .filter(transaction::Column::Status.eq("completed"))
+        .filter(transaction::Column::Kind.eq(TransactionKind::Earning))
+        .filter(transaction::Column::Status.eq(TransactionStatus::Completed))
         .into_tuple()
         .one(&st.core.db)
         .await?;
@@ -59,15 +61,15 @@ pub async fn balance(st: &AdvertisingState, poster: Uuid) -> Result<Balance> {
     })
 }
 
-pub struct TransactionFilter<'a> {
-    pub kind: Option<&'a str>,
-    pub status: Option<&'a str>,
+pub struct TransactionFilter {
+    pub kind: Option<TransactionKind>,
+    pub status: Option<TransactionStatus>,
 }
 
 pub async fn transactions(
     st: &AdvertisingState,
     poster: Uuid,
-    f: TransactionFilter<'_>,
+    f: TransactionFilter,
     window: Window,
 ) -> Result<Page<transaction::Model>> {
     let mut select = transaction::Entity::find().filter(transaction::Column::PosterId.eq(poster));
@@ -114,8 +116,8 @@ pub async fn withdraw(
     let tx = ledger::post(
         &*txn,
         Movement {
-            kind: ledger::WITHDRAWAL,
-            status: "pending",
+            kind: TransactionKind::Withdrawal,
+            status: TransactionStatus::Pending,
             amount_cents: cents,
             poster_id: Some(poster),
             advertiser_id: None,
@@ -142,7 +144,7 @@ pub async fn withdraw(
         transaction_id: Set(tx.id),
         amount_cents: Set(cents),
         payment_method_id: Set(payment_method),
-        status: Set("pending".into()),
+        status: Set(WithdrawalStatus::Pending),
         reference: Set(None),
         processed_at: Set(None),
         created_at: Set(now),

@@ -3,6 +3,7 @@
 use super::super::wire::usd;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use switchboard_entities::advertising::payment::PaymentStatus;
 use switchboard_entities::advertising::{ad, invoice, payment};
 use utoipa::ToSchema;
 
@@ -72,21 +73,24 @@ impl PaymentView {
             payment_id: p.id,
             session_id: p.session_id.clone(),
             payment_intent: p.payment_intent.clone(),
-            status: p.status.clone(),
+            status: p.status.as_str().to_owned(),
             amount_cents: p.amount_cents,
             amount_usd: usd(p.amount_cents),
             refunded_cents: p.refunded_cents,
             refunded_usd: usd(p.refunded_cents),
-            dispute_status: p.dispute_status.clone(),
+            dispute_status: p.dispute_status.map(|d| d.as_str().to_owned()),
             held_cents: p.held_cents,
             held_usd: usd(p.held_cents),
             currency: p.currency.clone(),
             problem: p.problem.clone(),
-            url: p.checkout_url.clone().filter(|_| p.status == "pending"),
+            url: p
+                .checkout_url
+                .clone()
+                .filter(|_| p.status == PaymentStatus::Pending),
             ad: PaymentAd {
                 id: a.id,
                 title: a.title.clone(),
-                status: a.status.clone(),
+                status: a.status.as_str().to_owned(),
                 budget_cents: a.budget_cents,
                 budget_usd: usd(a.budget_cents),
                 funded_cents: a.funded_cents,

@@ -3,6 +3,7 @@
 //! every paid checkout gets an invoice PDF, mailed by the `invoice-email` job.
 
 pub mod dto;
+pub mod event;
 pub mod invoice;
 pub mod refunds;
 pub mod routes;

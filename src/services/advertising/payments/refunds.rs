@@ -13,11 +13,13 @@
 
 use super::super::ads::store as ads;
 use super::super::error::Result;
-use super::super::money::ledger::{self, Account, Movement};
-use super::webhook::{Object, Outcome};
+use super::super::money::ledger::{self, Account, Movement, TransactionKind, TransactionStatus};
+use super::event::{Object, Outcome};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use switchboard_entities::advertising::ad::AdStatus;
+use switchboard_entities::advertising::payment::{DisputeStatus, PaymentStatus};
 use switchboard_entities::advertising::{ad, payment};
 
 /// Why an ad was paused for its money: kept as its `statusReason`, and what lets the ad
@@ -36,7 +38,7 @@ pub async fn refunded(
     charge: &Object,
     now: DateTime<Utc>,
 ) -> Result<Outcome> {
-    if !matches!(p.status.as_str(), "paid" | "refunded") {
+    if !p.status.took_money() {
         return Ok(Outcome::Ignored);
     }
     let Some(total) = charge.amount_refunded else {
@@ -59,7 +61,7 @@ pub async fn refunded(
             &now_p,
             delta,
             Reason {
-                kind: ledger::REFUND,
+                kind: TransactionKind::Refund,
                 key: format!("refund:{}:{total}", p.id),
                 description: format!("Refund of {} of the ad's payment", cents(delta)),
             },
@@ -79,7 +81,7 @@ pub async fn dispute_opened(
     dispute: &Object,
     now: DateTime<Utc>,
 ) -> Result<Outcome> {
-    if p.dispute_status.as_deref() == Some("open") || p.status != "paid" {
+    if p.dispute_status == Some(DisputeStatus::Open) || p.status != PaymentStatus::Paid {
         return Ok(Outcome::Settled);
     }
     let disputed = disputed_amount(p, dispute);
@@ -90,7 +92,10 @@ pub async fn dispute_opened(
             continue;
         }
         let claimed = payment::Entity::update_many()
-            .col_expr(payment::Column::DisputeStatus, Expr::value("open"))
+            .col_expr(
+                payment::Column::DisputeStatus,
+                Expr::value(DisputeStatus::Open),
+            )
             .col_expr(payment::Column::DisputeId, Expr::value(dispute.id.clone()))
             .col_expr(payment::Column::HeldCents, Expr::value(hold))
             .col_expr(payment::Column::UpdatedAt, Expr::value(now))
@@ -98,7 +103,7 @@ pub async fn dispute_opened(
             .filter(
                 sea_orm::Condition::any()
                     .add(payment::Column::DisputeStatus.is_null())
-                    .add(payment::Column::DisputeStatus.ne("open")),
+                    .add(payment::Column::DisputeStatus.ne(DisputeStatus::Open)),
             )
             .exec(db)
             .await?;
@@ -109,7 +114,7 @@ pub async fn dispute_opened(
             post(
                 db,
                 p,
-                (ledger::DISPUTE, "pending", hold),
+                (TransactionKind::Dispute, TransactionStatus::Pending, hold),
                 format!("{} held while the payment is disputed", cents(hold)),
                 format!("dispute:{}:{}:hold", p.id, dispute_key(dispute)),
                 vec![(Account::Ad(p.ad_id), -hold), (Account::Held(p.id), hold)],
@@ -120,8 +125,8 @@ pub async fn dispute_opened(
         ads::set_status(
             db,
             p.ad_id,
-            &["approved"],
-            "paused",
+            &[AdStatus::Approved],
+            AdStatus::Paused,
             Some(DISPUTE_PAUSE.into()),
             now,
         )
@@ -139,19 +144,26 @@ pub async fn dispute_closed(
     dispute: &Object,
     now: DateTime<Utc>,
 ) -> Result<Outcome> {
-    if p.dispute_status.as_deref() != Some("open") {
+    if p.dispute_status != Some(DisputeStatus::Open) {
         return Ok(Outcome::Settled);
     }
-    let lost = dispute.status.as_deref() == Some("lost");
+    // The provider's word for a lost dispute is ours; anything else (won, a closed
+    // inquiry) gives the hold back.
+    let lost =
+        dispute.status.as_deref().and_then(DisputeStatus::parse) == Some(DisputeStatus::Lost);
     let closed = payment::Entity::update_many()
         .col_expr(
             payment::Column::DisputeStatus,
-            Expr::value(if lost { "lost" } else { "won" }),
+            Expr::value(if lost {
+                DisputeStatus::Lost
+            } else {
+                DisputeStatus::Won
+            }),
         )
         .col_expr(payment::Column::HeldCents, Expr::value(0))
         .col_expr(payment::Column::UpdatedAt, Expr::value(now))
         .filter(payment::Column::Id.eq(p.id))
-        .filter(payment::Column::DisputeStatus.eq("open"))
+        .filter(payment::Column::DisputeStatus.eq(DisputeStatus::Open))
         .filter(payment::Column::HeldCents.eq(p.held_cents))
         .exec(db)
         .await?;
@@ -164,7 +176,11 @@ pub async fn dispute_closed(
             post(
                 db,
                 p,
-                (ledger::DISPUTE, "completed", p.held_cents),
+                (
+                    TransactionKind::Dispute,
+                    TransactionStatus::Completed,
+                    p.held_cents,
+                ),
                 format!("{} released: the dispute was won", cents(p.held_cents)),
                 format!("dispute:{}:{key}:release", p.id),
                 vec![
@@ -192,7 +208,7 @@ pub async fn dispute_closed(
         disputed,
         held,
         Reason {
-            kind: ledger::REFUND,
+            kind: TransactionKind::Refund,
             key: format!("dispute:{}:{key}:lost", p.id),
             description: format!("Dispute lost: {} returned to the payer", cents(disputed)),
         },
@@ -210,7 +226,7 @@ pub async fn dispute_closed(
 async fn post(
     db: &impl ConnectionTrait,
     p: &payment::Model,
-    what: (&'static str, &'static str, i64),
+    what: (TransactionKind, TransactionStatus, i64),
     description: String,
     key: String,
     legs: Vec<(Account, i64)>,
@@ -239,7 +255,7 @@ async fn post(
 
 /// The ledger's record of what is taken back, once (by `key`).
 struct Reason {
-    kind: &'static str,
+    kind: TransactionKind,
     key: String,
     description: String,
 }
@@ -257,9 +273,9 @@ async fn count_refunded(
     now: DateTime<Utc>,
 ) -> Result<bool> {
     let status = if total >= p.amount_cents {
-        "refunded"
+        PaymentStatus::Refunded
     } else {
-        "paid"
+        PaymentStatus::Paid
     };
     let done = payment::Entity::update_many()
         .col_expr(payment::Column::RefundedCents, Expr::value(total))
@@ -329,7 +345,7 @@ async fn take_back_with(
         post(
             db,
             p,
-            (why.kind, "completed", cents),
+            (why.kind, TransactionStatus::Completed, cents),
             why.description,
             why.key,
             legs,
@@ -348,12 +364,12 @@ async fn pause_if_short(
     now: DateTime<Utc>,
 ) -> Result<()> {
     let a = the_ad(db, p).await?;
-    if a.status == "approved" && free(&a) < a.payout_cents {
+    if a.status == AdStatus::Approved && free(&a) < a.payout_cents {
         ads::set_status(
             db,
             a.id,
-            &["approved"],
-            "paused",
+            &[AdStatus::Approved],
+            AdStatus::Paused,
             Some(REFUND_PAUSE.into()),
             now,
         )

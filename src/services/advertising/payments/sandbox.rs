@@ -10,9 +10,11 @@ use super::super::error::Result;
 use super::super::state::AdvertisingState;
 use super::super::wire::usd;
 use super::{payment_not_found, webhook};
+use crate::core::markup::escape;
 use crate::providers::payments::signature;
-use crate::providers::voice::xml_escape as escape;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use switchboard_entities::advertising::payment::{DisputeStatus, PaymentStatus};
+use switchboard_entities::advertising::payment_event::EventKind;
 use switchboard_entities::advertising::{ad, payment};
 
 /// The sandbox session `session_id` (only while the sandbox is the provider) and its ad.
@@ -36,17 +38,17 @@ pub fn page(p: &payment::Model, a: &ad::Model) -> String {
     let session = escape(p.session_id.as_deref().unwrap_or_default());
     let amount = usd(p.amount_cents);
     let action = format!("/api/campaign-payments/sandbox/{session}");
-    let body = if p.status == "pending" {
+    let body = if p.status == PaymentStatus::Pending {
         format!(
             r#"<form method="post" action="{action}">
 <button type="submit" name="action" value="pay" id="pay">Pay ${amount}</button>
 <button type="submit" name="action" value="cancel" id="cancel">Cancel</button>
 </form>"#
         )
-    } else if matches!(p.status.as_str(), "paid" | "refunded") {
+    } else if p.status.took_money() {
         let refunded = usd(p.refunded_cents);
-        let dispute = match p.dispute_status.as_deref() {
-            Some("open") => format!(
+        let dispute = match p.dispute_status {
+            Some(DisputeStatus::Open) => format!(
                 r#"<p id="dispute">Disputed: ${} held.</p>
 <form method="post" action="{action}">
 <button type="submit" name="action" value="dispute_won" id="dispute_won">Dispute won</button>
@@ -54,7 +56,7 @@ pub fn page(p: &payment::Model, a: &ad::Model) -> String {
 </form>"#,
                 usd(p.held_cents)
             ),
-            Some(closed) => format!("<p id=\"dispute\">Dispute {}.</p>", escape(closed)),
+            Some(closed) => format!("<p id=\"dispute\">Dispute {}.</p>", escape(closed.as_str())),
             None => format!(
                 r#"<form method="post" action="{action}">
 <button type="submit" name="action" value="dispute" id="dispute">Dispute</button>
@@ -68,12 +70,12 @@ pub fn page(p: &payment::Model, a: &ad::Model) -> String {
 <button type="submit" name="action" value="refund" id="refund">Refund</button>
 </form>
 {dispute}"#,
-            status = escape(&p.status),
+            status = escape(p.status.as_str()),
         )
     } else {
         format!(
             "<p id=\"status\">This checkout is {}.</p>",
-            escape(&p.status)
+            escape(p.status.as_str())
         )
     };
     format!(
@@ -106,12 +108,12 @@ pub enum Choice {
 impl Choice {
     /// Whether the choice is open to a checkout in `status` (pending, or paid and after).
     pub fn open_to(self, p: &payment::Model) -> bool {
-        let paid = matches!(p.status.as_str(), "paid" | "refunded");
-        let open_dispute = p.dispute_status.as_deref() == Some("open");
+        let paid = p.status.took_money();
+        let open_dispute = p.dispute_status == Some(DisputeStatus::Open);
         match self {
-            Self::Pay | Self::Cancel => p.status == "pending",
+            Self::Pay | Self::Cancel => p.status == PaymentStatus::Pending,
             Self::Refund(_) => paid,
-            Self::Dispute => p.status == "paid" && p.dispute_status.is_none(),
+            Self::Dispute => p.status == PaymentStatus::Paid && p.dispute_status.is_none(),
             Self::DisputeWon | Self::DisputeLost => paid && open_dispute,
         }
     }
@@ -144,9 +146,9 @@ pub async fn decide(st: &AdvertisingState, p: &payment::Model, choice: Choice) -
                 ("expired", "unpaid")
             };
             let kind = if choice == Choice::Pay {
-                "checkout.session.completed"
+                EventKind::CheckoutCompleted
             } else {
-                "checkout.session.expired"
+                EventKind::CheckoutExpired
             };
             (
                 kind,
@@ -167,7 +169,7 @@ pub async fn decide(st: &AdvertisingState, p: &payment::Model, choice: Choice) -
         Choice::Refund(cents) => {
             let total = (p.refunded_cents + cents).min(p.amount_cents);
             (
-                "charge.refunded",
+                EventKind::ChargeRefunded,
                 serde_json::json!({
                     "id": format!("ch_sandbox_{}", p.id.simple()),
                     "object": "charge",
@@ -179,14 +181,20 @@ pub async fn decide(st: &AdvertisingState, p: &payment::Model, choice: Choice) -
                 }),
             )
         }
-        Choice::Dispute => ("charge.dispute.created", dispute("needs_response")),
-        Choice::DisputeWon => ("charge.dispute.closed", dispute("won")),
-        Choice::DisputeLost => ("charge.dispute.closed", dispute("lost")),
+        Choice::Dispute => (EventKind::DisputeCreated, dispute("needs_response")),
+        Choice::DisputeWon => (
+            EventKind::DisputeClosed,
+            dispute(DisputeStatus::Won.as_str()),
+        ),
+        Choice::DisputeLost => (
+            EventKind::DisputeClosed,
+            dispute(DisputeStatus::Lost.as_str()),
+        ),
     };
     let event = serde_json::json!({
         "id": format!("evt_sandbox_{}", crate::core::secrets::random_hex(12)),
         "object": "event",
-        "type": kind,
+        "type": kind.as_str(),
         "created": now.timestamp(),
         "livemode": false,
         "data": {"object": object},

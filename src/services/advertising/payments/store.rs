@@ -9,6 +9,8 @@ use crate::providers::payments::CheckoutRequest;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, SqlErr};
 use std::time::Duration;
+use switchboard_entities::advertising::ad::AdStatus;
+use switchboard_entities::advertising::payment::PaymentStatus;
 use switchboard_entities::advertising::{ad, payment};
 use uuid::Uuid;
 
@@ -46,7 +48,7 @@ pub async fn checkout(st: &AdvertisingState, new: NewCheckout<'_>) -> Result<pay
         provider: Set(st.providers.payments.name().into()),
         session_id: Set(None),
         checkout_url: Set(None),
-        status: Set("pending".into()),
+        status: Set(PaymentStatus::Pending),
         amount_cents: Set(amount),
         currency: Set(CURRENCY.into()),
         success_url: Set(new.success_url.clone()),
@@ -112,7 +114,7 @@ pub async fn checkout(st: &AdvertisingState, new: NewCheckout<'_>) -> Result<pay
 async fn pending_with_session(st: &AdvertisingState, ad: Uuid) -> Result<Option<payment::Model>> {
     Ok(payment::Entity::find()
         .filter(payment::Column::AdId.eq(ad))
-        .filter(payment::Column::Status.eq("pending"))
+        .filter(payment::Column::Status.eq(PaymentStatus::Pending))
         .filter(payment::Column::SessionId.is_not_null())
         .one(&st.core.db)
         .await?)
@@ -141,7 +143,7 @@ pub async fn owned_ad(st: &AdvertisingState, advertiser: Uuid, raw_id: &str) -> 
     let id = Uuid::parse_str(raw_id.trim()).map_err(|_| AdvertisingError::NotFound(Record::Ad))?;
     ad::Entity::find_by_id(id)
         .filter(ad::Column::AdvertiserId.eq(advertiser))
-        .filter(ad::Column::Status.ne("deleted"))
+        .filter(ad::Column::Status.ne(AdStatus::Deleted))
         .one(&st.core.db)
         .await?
         .ok_or_else(|| AdvertisingError::NotFound(Record::Ad).into())

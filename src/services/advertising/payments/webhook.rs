@@ -6,106 +6,19 @@
 
 use super::super::ads::store as ads;
 use super::super::error::Result;
-use super::super::money::ledger::{self, Account, Movement};
+use super::super::money::ledger::{self, Account, Movement, TransactionKind, TransactionStatus};
 use super::super::state::AdvertisingState;
+use super::event::{Event, Object, Outcome};
 use super::{invoice, refunds};
 use crate::core::error::ApiError;
 use crate::providers::payments::signature;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
-use serde::Deserialize;
+use switchboard_entities::advertising::payment::PaymentStatus;
+use switchboard_entities::advertising::payment_event::EventKind;
 use switchboard_entities::advertising::{payment, payment_event};
 use uuid::Uuid;
-
-#[derive(Debug, Deserialize)]
-struct Event {
-    id: String,
-    #[serde(rename = "type")]
-    kind: String,
-    data: EventData,
-}
-
-#[derive(Debug, Deserialize)]
-struct EventData {
-    object: Object,
-}
-
-/// The fields the handling reads of an event's object: a Checkout Session, a Charge or a
-/// Dispute (what an object does not have parses to None).
-#[derive(Debug, Deserialize, Default)]
-#[serde(default)]
-pub struct Object {
-    pub id: Option<String>,
-    /// A session's.
-    pub amount_total: Option<i64>,
-    pub currency: Option<String>,
-    pub payment_status: Option<String>,
-    pub client_reference_id: Option<String>,
-    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
-    /// An id, or the PaymentIntent object when expanded.
-    pub payment_intent: Option<serde_json::Value>,
-    /// A charge's refunded total so far.
-    pub amount_refunded: Option<i64>,
-    /// A dispute's amount.
-    pub amount: Option<i64>,
-    /// A dispute's: `won`, `lost`, `needs_response`, ...
-    pub status: Option<String>,
-}
-
-impl Object {
-    fn payment_intent(&self) -> Option<&str> {
-        match self.payment_intent.as_ref()? {
-            serde_json::Value::String(s) => Some(s.as_str()),
-            serde_json::Value::Object(o) => o.get("id").and_then(|v| v.as_str()),
-            _ => None,
-        }
-        .filter(|s| !s.is_empty())
-    }
-}
-
-/// What handling an event did (kept with its id, and answered).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    Funded,
-    Mismatch,
-    Expired,
-    Failed,
-    /// A completed session still waiting for its money (`payment_status` not `paid`).
-    Unpaid,
-    /// The payment was settled before (by another event).
-    Settled,
-    UnknownPayment,
-    /// Part or all of a paid payment given back.
-    Refunded,
-    /// A dispute opened: the ad paused, its free budget held.
-    Disputed,
-    DisputeWon,
-    DisputeLost,
-    Ignored,
-    /// The event id was handled before: nothing changed.
-    Replay,
-}
-
-impl Outcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Funded => "funded",
-            Self::Mismatch => "mismatch",
-            Self::Expired => "expired",
-            Self::Failed => "failed",
-            Self::Unpaid => "unpaid",
-            Self::Settled => "settled",
-            Self::UnknownPayment => "unknown_payment",
-            Self::Refunded => "refunded",
-            Self::Disputed => "disputed",
-            Self::DisputeWon => "dispute_won",
-            Self::DisputeLost => "dispute_lost",
-            Self::Ignored => "ignored",
-            Self::Replay => "replay",
-        }
-    }
-}
 
 fn bad(message: impl std::fmt::Display) -> ApiError {
     ApiError::bad_request(message.to_string()).code("invalid_webhook")
@@ -121,13 +34,14 @@ pub async fn receive(
     let secret = &st.providers.settings.payments.webhook_secret;
     signature::verify(signature_header, body, secret, st.core.now().timestamp()).map_err(bad)?;
     let event: Event = serde_json::from_slice(body).map_err(|e| bad(format!("payload: {e}")))?;
+    let kind = EventKind::parse(&event.kind);
     let now = st.core.now();
     let txn = crate::core::db::begin_write(&st.core.db).await?;
     let first = payment_event::Entity::insert(payment_event::ActiveModel {
         event_id: Set(event.id.clone()),
-        kind: Set(event.kind.clone()),
+        kind: Set(kind.clone()),
         payment_id: Set(None),
-        outcome: Set(String::new()),
+        outcome: Set(Outcome::Handling),
         received_at: Set(now),
     })
     .on_conflict(
@@ -140,28 +54,31 @@ pub async fn receive(
     if first == 0 {
         return Ok(Outcome::Replay);
     }
-    let found = find_payment(&*txn, &event.kind, &event.data.object).await?;
-    let outcome = match (&found, event.kind.as_str()) {
-        (_, kind) if !HANDLED.contains(&kind) => Outcome::Ignored,
+    let found = find_payment(&*txn, &kind, &event.data.object).await?;
+    let outcome = match (&found, &kind) {
+        (_, EventKind::Other(_)) => Outcome::Ignored,
         (None, _) => Outcome::UnknownPayment,
-        (Some(p), "checkout.session.completed" | "checkout.session.async_payment_succeeded") => {
+        (Some(p), EventKind::CheckoutCompleted | EventKind::AsyncPaymentSucceeded) => {
             paid(st, &*txn, p, &event.data.object, now).await?
         }
-        (Some(p), "checkout.session.expired") => mark(&*txn, p, "expired", now).await?,
-        (Some(p), "checkout.session.async_payment_failed") => mark(&*txn, p, "failed", now).await?,
-        (Some(p), "charge.refunded") => {
+        (Some(p), EventKind::CheckoutExpired) => {
+            mark(&*txn, p, PaymentStatus::Expired, now).await?
+        }
+        (Some(p), EventKind::AsyncPaymentFailed) => {
+            mark(&*txn, p, PaymentStatus::Failed, now).await?
+        }
+        (Some(p), EventKind::ChargeRefunded) => {
             refunds::refunded(&*txn, p, &event.data.object, now).await?
         }
-        (Some(p), "charge.dispute.created") => {
+        (Some(p), EventKind::DisputeCreated) => {
             refunds::dispute_opened(&*txn, p, &event.data.object, now).await?
         }
-        (Some(p), _) => refunds::dispute_closed(&*txn, p, &event.data.object, now).await?,
+        (Some(p), EventKind::DisputeClosed) => {
+            refunds::dispute_closed(&*txn, p, &event.data.object, now).await?
+        }
     };
     payment_event::Entity::update_many()
-        .col_expr(
-            payment_event::Column::Outcome,
-            Expr::value(outcome.as_str()),
-        )
+        .col_expr(payment_event::Column::Outcome, Expr::value(outcome))
         .col_expr(
             payment_event::Column::PaymentId,
             Expr::value(found.as_ref().map(|p| p.id)),
@@ -177,24 +94,14 @@ pub async fn receive(
     Ok(outcome)
 }
 
-const HANDLED: [&str; 7] = [
-    "checkout.session.completed",
-    "checkout.session.async_payment_succeeded",
-    "checkout.session.expired",
-    "checkout.session.async_payment_failed",
-    "charge.refunded",
-    "charge.dispute.created",
-    "charge.dispute.closed",
-];
-
 /// The payment an event is about: a charge's or dispute's by its PaymentIntent; a session's
 /// by its session id, else by the payment id we gave it.
 async fn find_payment(
     db: &impl ConnectionTrait,
-    kind: &str,
+    kind: &EventKind,
     s: &Object,
 ) -> Result<Option<payment::Model>> {
-    if kind.starts_with("charge.") {
+    if kind.is_charge() {
         let Some(pi) = s.payment_intent() else {
             return Ok(None);
         };
@@ -229,16 +136,17 @@ async fn find_payment(
 async fn settle(
     db: &impl ConnectionTrait,
     p: &payment::Model,
-    status: &str,
+    status: PaymentStatus,
     problem: Option<String>,
     now: DateTime<Utc>,
 ) -> Result<bool> {
+    debug_assert!(PaymentStatus::Pending.can_move_to(status), "{status}");
     let done = payment::Entity::update_many()
         .col_expr(payment::Column::Status, Expr::value(status))
         .col_expr(payment::Column::Problem, Expr::value(problem))
         .col_expr(payment::Column::UpdatedAt, Expr::value(now))
         .filter(payment::Column::Id.eq(p.id))
-        .filter(payment::Column::Status.eq("pending"))
+        .filter(payment::Column::Status.eq(PaymentStatus::Pending))
         .exec(db)
         .await?;
     Ok(done.rows_affected == 1)
@@ -247,12 +155,12 @@ async fn settle(
 async fn mark(
     db: &impl ConnectionTrait,
     p: &payment::Model,
-    status: &str,
+    status: PaymentStatus,
     now: DateTime<Utc>,
 ) -> Result<Outcome> {
     Ok(match (settle(db, p, status, None, now).await?, status) {
         (false, _) => Outcome::Settled,
-        (true, "expired") => Outcome::Expired,
+        (true, PaymentStatus::Expired) => Outcome::Expired,
         (true, _) => Outcome::Failed,
     })
 }
@@ -275,13 +183,15 @@ async fn paid(
             s.amount_total, s.currency, p.amount_cents, p.currency
         );
         tracing::warn!(payment = %p.id, %problem, "payment amount mismatch: nothing funded");
-        return Ok(if settle(db, p, "failed", Some(problem), now).await? {
-            Outcome::Mismatch
-        } else {
-            Outcome::Settled
-        });
+        return Ok(
+            if settle(db, p, PaymentStatus::Failed, Some(problem), now).await? {
+                Outcome::Mismatch
+            } else {
+                Outcome::Settled
+            },
+        );
     }
-    if !settle(db, p, "paid", None, now).await? {
+    if !settle(db, p, PaymentStatus::Paid, None, now).await? {
         return Ok(Outcome::Settled);
     }
     // What the advertiser owes (refunds of money posters had earned) is settled first.
@@ -308,8 +218,8 @@ async fn paid(
     let deposit = ledger::post(
         db,
         Movement {
-            kind: ledger::DEPOSIT,
-            status: "completed",
+            kind: TransactionKind::Deposit,
+            status: TransactionStatus::Completed,
             amount_cents: p.amount_cents,
             poster_id: None,
             advertiser_id: Some(p.advertiser_id),

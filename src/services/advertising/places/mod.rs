@@ -2,4 +2,6 @@
 //! files naming their sources, and the ad categories.
 
 pub mod data;
+pub mod dto;
 pub mod routes;
+pub mod store;

@@ -5,37 +5,14 @@ use super::super::openapi::Errors;
 use super::super::state::AdvertisingState;
 use super::super::wire::{ok, Data};
 use super::data::{self, City, Country};
+use super::dto::CategoryView;
+use super::store;
 use actix_web::{get, web, HttpResponse};
-use sea_orm::{EntityTrait, QueryOrder};
-use serde::Serialize;
-use switchboard_entities::advertising::category;
-use utoipa::ToSchema;
-
-#[derive(Serialize, ToSchema)]
-pub struct CategoryView {
-    /// A readable slug.
-    pub id: String,
-    pub name: String,
-    pub description: String,
-}
-
-impl From<category::Model> for CategoryView {
-    fn from(c: category::Model) -> Self {
-        Self {
-            id: c.id,
-            name: c.name,
-            description: c.description,
-        }
-    }
-}
 
 #[utoipa::path(tag = "places", responses((status = 200, body = Data<Vec<CategoryView>>), Errors))]
 #[get("/categories")]
 pub async fn categories(st: web::Data<AdvertisingState>) -> Result<HttpResponse> {
-    let rows = category::Entity::find()
-        .order_by_asc(category::Column::Name)
-        .all(&st.core.db)
-        .await?;
+    let rows = store::categories(&st.core.db).await?;
     Ok(ok(rows
         .into_iter()
         .map(CategoryView::from)
@@ -49,8 +26,7 @@ pub async fn one_category(
     st: web::Data<AdvertisingState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
-    let row = category::Entity::find_by_id(id.trim().to_ascii_lowercase())
-        .one(&st.core.db)
+    let row = store::category(&st.core.db, &id)
         .await?
         .ok_or(AdvertisingError::NotFound(Record::Category))?;
     Ok(ok(CategoryView::from(row)))

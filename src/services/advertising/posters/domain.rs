@@ -1,8 +1,8 @@
 //! A poster's fields, parsed: the sign-in phone and country, the profile's name, email and
 //! avatar, and referral codes.
 
-use super::super::error::{AdvertisingError, Record, Result};
-use super::super::places::data::{self, Country};
+use super::super::error::{AdvertisingError, Result};
+pub use super::super::fields::{country, email, https_url};
 use crate::core::phone::PhoneNumber;
 use rand::Rng;
 
@@ -17,14 +17,6 @@ pub fn phone(raw: &str) -> Result<PhoneNumber> {
     })
 }
 
-/// `countryId`: a country's id or its alpha-2 (or alpha-3) code, any case.
-pub fn country(field: &'static str, raw: &str) -> Result<&'static Country> {
-    if raw.trim().is_empty() {
-        return Err(AdvertisingError::invalid(field, "is required").into());
-    }
-    data::country(raw).ok_or_else(|| AdvertisingError::NotFound(Record::Country).into())
-}
-
 /// `name`: 1 to 80 characters after trimming.
 pub fn name(raw: &str) -> Result<String> {
     let name = raw.trim();
@@ -36,36 +28,6 @@ pub fn name(raw: &str) -> Result<String> {
         return Err(AdvertisingError::invalid("name", "must not hold control characters").into());
     }
     Ok(name.to_owned())
-}
-
-/// `email`: one address, `local@domain.tld`, at most 254 characters.
-pub fn email(raw: &str) -> Result<String> {
-    let email = raw.trim();
-    let valid = email.len() <= 254
-        && email.split_once('@').is_some_and(|(local, domain)| {
-            !local.is_empty()
-                && domain.contains('.')
-                && !domain.starts_with('.')
-                && !domain.ends_with('.')
-                && !domain.contains("..")
-        })
-        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
-        && email.matches('@').count() == 1;
-    if !valid {
-        return Err(AdvertisingError::invalid("email", "must be a valid email address").into());
-    }
-    Ok(email.to_ascii_lowercase())
-}
-
-/// `avatarUrl`: an https URL with a host, at most 2048 characters.
-pub fn https_url(field: &'static str, raw: &str) -> Result<String> {
-    let raw = raw.trim();
-    let ok = raw.len() <= 2048
-        && url::Url::parse(raw).is_ok_and(|u| u.scheme() == "https" && u.host_str().is_some());
-    if !ok {
-        return Err(AdvertisingError::invalid(field, "must be an https URL").into());
-    }
-    Ok(raw.to_owned())
 }
 
 /// The referral code alphabet: no 0, O, 1, I or L, so a code read off a screen or out loud

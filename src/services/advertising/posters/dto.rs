@@ -78,8 +78,8 @@ impl From<&poster::Model> for PosterView {
                 .map_or_else(|| p.country.clone(), |c| c.id.to_string()),
             country_code: p.country.clone(),
             referral_code: p.referral_code.clone(),
-            status: p.status.clone(),
-            kyc_status: p.kyc_status.clone(),
+            status: p.status.as_str().to_owned(),
+            kyc_status: p.kyc_status.as_str().to_owned(),
             created_at: p.created_at,
         }
     }

@@ -4,14 +4,14 @@
 
 use super::super::error::Result;
 use super::super::money::dto::{TransactionView, TransactionsQuery};
-use super::super::money::ledger::{KINDS, STATUSES as TX_STATUSES};
+use super::super::money::ledger::{TransactionKind, TransactionStatus};
 use super::super::money::store as money;
 use super::super::openapi::Errors;
 use super::super::screenshots::limit::{self as rejections, ProofRejections};
 use super::super::sessions;
 use super::super::staff::invalid_transition;
 use super::super::state::AdvertisingState;
-use super::super::wire::{self, ok, one_of, Data, List};
+use super::super::wire::{self, ok, word, Data, List};
 use super::domain;
 use super::dto::PosterView;
 use crate::core::auth::{Bearer, ModeratorRole};
@@ -21,12 +21,9 @@ use actix_web::{get, post, put, web, HttpResponse};
 use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, Set};
 use serde::{Deserialize, Serialize};
-use switchboard_entities::advertising::poster;
+use switchboard_entities::advertising::poster::{self, KycStatus, PosterStatus};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
-
-pub const STATUSES: [&str; 2] = ["active", "banned"];
-pub const KYC_STATUSES: [&str; 4] = ["none", "pending", "verified", "rejected"];
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
@@ -97,10 +94,10 @@ pub async fn list_users(
 ) -> Result<HttpResponse> {
     let window = wire::window(q.page, q.limit)?;
     let mut select = poster::Entity::find();
-    if let Some(s) = one_of("status", q.status.as_deref(), &STATUSES)? {
+    if let Some(s) = word::<PosterStatus>("status", q.status.as_deref())? {
         select = select.filter(poster::Column::Status.eq(s));
     }
-    if let Some(k) = one_of("kycStatus", q.kyc_status.as_deref(), &KYC_STATUSES)? {
+    if let Some(k) = word::<KycStatus>("kycStatus", q.kyc_status.as_deref())? {
         select = select.filter(poster::Column::KycStatus.eq(k));
     }
     if let Some(c) = q.country_id.as_deref().filter(|c| !c.trim().is_empty()) {
@@ -165,8 +162,8 @@ pub async fn update_user(
     body: Json<UserUpdate>,
 ) -> Result<HttpResponse> {
     let current = find(&st, user_id(&id)?).await?;
-    let status = one_of("status", body.status.as_deref(), &STATUSES)?;
-    let kyc = one_of("kycStatus", body.kyc_status.as_deref(), &KYC_STATUSES)?;
+    let status = word::<PosterStatus>("status", body.status.as_deref())?;
+    let kyc = word::<KycStatus>("kycStatus", body.kyc_status.as_deref())?;
     let mut row: poster::ActiveModel = current.clone().into();
     if let Some(name) = body.name.as_deref() {
         row.name = Set(Some(domain::name(name)?));
@@ -175,14 +172,14 @@ pub async fn update_user(
         row.email = Set(Some(domain::email(email)?));
     }
     if let Some(k) = kyc {
-        row.kyc_status = Set(k.to_owned());
+        row.kyc_status = Set(k);
     }
     if let Some(s) = status {
-        row.status = Set(s.to_owned());
+        row.status = Set(s);
     }
     row.updated_at = Set(st.core.now());
     let updated = row.update(&st.core.db).await?;
-    if updated.status == "banned" && current.status != "banned" {
+    if updated.status == PosterStatus::Banned && current.status != PosterStatus::Banned {
         sessions::end_all(&st, updated.id, EndReason::Banned).await?;
     } else {
         st.sessions
@@ -198,8 +195,8 @@ pub async fn update_user(
 async fn set_status(
     st: &AdvertisingState,
     raw: &str,
-    from: &str,
-    to: &str,
+    from: PosterStatus,
+    to: PosterStatus,
 ) -> Result<poster::Model> {
     let id = user_id(raw)?;
     let moved = poster::Entity::update_many()
@@ -229,7 +226,7 @@ pub async fn ban_user(
     _staff: Bearer<ModeratorRole>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
-    let p = set_status(&st, &id, "active", "banned").await?;
+    let p = set_status(&st, &id, PosterStatus::Active, PosterStatus::Banned).await?;
     sessions::end_all(&st, p.id, EndReason::Banned).await?;
     Ok(ok(PosterView::from(&p)))
 }
@@ -243,7 +240,7 @@ pub async fn unban_user(
     _staff: Bearer<ModeratorRole>,
     id: web::Path<String>,
 ) -> Result<HttpResponse> {
-    let p = set_status(&st, &id, "banned", "active").await?;
+    let p = set_status(&st, &id, PosterStatus::Banned, PosterStatus::Active).await?;
     st.sessions
         .changed(Change::AccountChanged { account: p.id })
         .await;
@@ -263,8 +260,8 @@ pub async fn user_transactions(
     let p = find(&st, user_id(&id)?).await?;
     let window = wire::window(q.page, q.limit)?;
     let filter = money::TransactionFilter {
-        kind: one_of("type", q.kind.as_deref(), &KINDS)?,
-        status: one_of("status", q.status.as_deref(), &TX_STATUSES)?,
+        kind: word::<TransactionKind>("type", q.kind.as_deref())?,
+        status: word::<TransactionStatus>("status", q.status.as_deref())?,
     };
     let page = money::transactions(&st, p.id, filter, window).await?;
     Ok(ok(List::from(page.map(|t| TransactionView::from(&t)))))

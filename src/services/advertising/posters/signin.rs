@@ -17,6 +17,7 @@ use actix_web::HttpRequest;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, Set};
+use switchboard_entities::advertising::poster::PosterStatus;
 use switchboard_entities::advertising::{phone_guard, poster};
 
 const PURPOSE: &str = "sign_in";
@@ -154,7 +155,7 @@ pub async fn verify(
         .await?;
     let country = g.map_or_else(|| "US".to_owned(), |g| g.country);
     let p = store::find_or_create(st, phone, &country).await?;
-    if p.status != "active" {
+    if p.status != PosterStatus::Active {
         return Err(AdvertisingError::Banned.into());
     }
     let token = sessions::sign_in_poster(st, &p).await?;

@@ -8,6 +8,7 @@ use super::super::state::AdvertisingState;
 use super::super::wire::usd;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde::Serialize;
+use switchboard_entities::advertising::subscription::SubscriptionStatus;
 use switchboard_entities::advertising::{screenshot, subscription};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -35,16 +36,17 @@ pub struct PosterStats {
     pub available_usd: String,
 }
 
-async fn counts<E, C>(
+async fn counts<E, C, S>(
     st: &AdvertisingState,
     poster: Uuid,
     poster_col: C,
     status_col: C,
     id_col: C,
-) -> Result<Vec<(String, i64)>>
+) -> Result<Vec<(S, i64)>>
 where
     E: EntityTrait<Column = C>,
     C: ColumnTrait,
+    S: sea_orm::TryGetable,
 {
     Ok(E::find()
         .select_only()
@@ -61,20 +63,19 @@ pub async fn of(st: &AdvertisingState, poster: Uuid) -> Result<PosterStats> {
     use screenshot::Column as Sh;
     use subscription::Column as Su;
     let subs =
-        counts::<subscription::Entity, _>(st, poster, Su::PosterId, Su::Status, Su::Id).await?;
+        counts::<subscription::Entity, _, _>(st, poster, Su::PosterId, Su::Status, Su::Id).await?;
     let mut s = SubscriptionCounts::default();
     for (status, n) in subs {
         let n = u64::try_from(n).unwrap_or(0);
         s.total += n;
-        match status.as_str() {
-            "processing" => s.processing = n,
-            "ready" => s.ready = n,
-            "failed" => s.failed = n,
-            _ => {}
+        match status {
+            SubscriptionStatus::Processing => s.processing = n,
+            SubscriptionStatus::Ready => s.ready = n,
+            SubscriptionStatus::Failed => s.failed = n,
         }
     }
     let shots = ByStatus::from_counts(
-        &counts::<screenshot::Entity, _>(st, poster, Sh::PosterId, Sh::Status, Sh::Id).await?,
+        &counts::<screenshot::Entity, _, _>(st, poster, Sh::PosterId, Sh::Status, Sh::Id).await?,
     );
     let decided = shots.approved + shots.rejected;
     let balance = money::balance(st, poster).await?;

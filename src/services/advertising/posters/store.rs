@@ -8,6 +8,7 @@ use crate::core::phone::PhoneNumber;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, SqlErr};
+use switchboard_entities::advertising::poster::{KycStatus, PosterStatus};
 use switchboard_entities::advertising::{device_token, poster};
 use uuid::Uuid;
 
@@ -35,8 +36,8 @@ pub async fn find_or_create(
             email: Set(None),
             avatar_url: Set(None),
             referral_code: Set(referral_code()),
-            status: Set("active".into()),
-            kyc_status: Set("none".into()),
+            status: Set(PosterStatus::Active),
+            kyc_status: Set(KycStatus::NotStarted),
             created_at: Set(now),
             updated_at: Set(now),
         };

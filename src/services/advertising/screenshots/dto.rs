@@ -7,7 +7,6 @@ use utoipa::ToSchema;
 
 /// The multipart form of an upload (for the document).
 #[derive(ToSchema)]
-#[allow(dead_code)]
 pub struct ScreenshotUpload {
     pub subscription_id: String,
     /// The picture (PNG, JPEG or WebP, at most 10 MB); parts named `image` or `file` are
@@ -45,7 +44,7 @@ impl From<&screenshot::Model> for ScreenshotView {
             id: s.id.to_string(),
             subscription_id: s.subscription_id.to_string(),
             ad_id: s.ad_id.to_string(),
-            status: s.status.clone(),
+            status: s.status.as_str().to_owned(),
             reason: s.reason.clone(),
             reason_code: s.reason_code.clone(),
             payout_cents: s.payout_cents,

@@ -3,6 +3,7 @@
 //! reserved at submission moves then).
 
 pub mod dto;
+pub mod jobs;
 pub mod limit;
 pub mod moderation;
 pub mod routes;

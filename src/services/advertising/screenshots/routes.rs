@@ -6,7 +6,7 @@ use super::super::sessions::{self, PosterBearer};
 use super::super::state::AdvertisingState;
 use super::super::wire::{ok, Data, List, StatusPage};
 use super::dto::*;
-use super::store::{self, Upload, STATUSES};
+use super::store::{self, Upload};
 use crate::core::error::ApiError;
 use crate::providers::screenshot::{self, ScreenshotError, ScreenshotFormat};
 use crate::providers::storage::StorageKey;
@@ -140,7 +140,7 @@ pub async fn list_screenshots(
 ) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
     let window = q.window()?;
-    let wanted = q.status(&STATUSES)?;
+    let wanted = q.status_of::<store::ScreenshotStatus>()?;
     let page = super::super::owned::list::<Shots>(&st, poster.id, wanted, window).await?;
     Ok(ok(List::from(page.map(|s| ScreenshotView::from(&s)))))
 }
@@ -171,7 +171,7 @@ pub async fn screenshot_status(
     let s = super::super::owned::get::<Shots>(&st, poster.id, &id).await?;
     Ok(ok(ScreenshotStatus {
         id: s.id.to_string(),
-        status: s.status,
+        status: s.status.as_str().to_owned(),
         reason: s.reason,
         reason_code: s.reason_code,
         decided_at: s.decided_at,

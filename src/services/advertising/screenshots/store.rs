@@ -4,10 +4,10 @@
 
 use super::super::ads::store as ads;
 use super::super::error::{AdvertisingError, Record, Result};
-use super::super::money::ledger::{self, Account, Movement};
+use super::super::money::ledger::{self, Account, Movement, TransactionKind, TransactionStatus};
 use super::super::state::AdvertisingState;
 use super::super::support::notify::{self, Notice};
-use super::verify::{VerifyJob, VERIFY};
+use super::jobs::{VerifyJob, VERIFY};
 use crate::core::jobs::NewJob;
 use crate::providers::screenshot::{DetailPrint, Neighbour, PerceptualHash};
 use sea_orm::sea_query::Expr;
@@ -15,10 +15,11 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, Set,
     SqlErr,
 };
+use switchboard_entities::advertising::ad::AdStatus;
+pub use switchboard_entities::advertising::screenshot::ScreenshotStatus;
+use switchboard_entities::advertising::subscription::SubscriptionStatus;
 use switchboard_entities::advertising::{ad, screenshot, subscription};
 use uuid::Uuid;
-
-pub const STATUSES: [&str; 4] = ["pending", "needs_review", "approved", "rejected"];
 
 /// The eight bytes of a hash, as the band columns hold them.
 pub fn bands(hash: PerceptualHash) -> [i32; 8] {
@@ -51,18 +52,22 @@ pub async fn submit(
         .one(&*txn)
         .await?
         .ok_or(AdvertisingError::NotFound(Record::Subscription))?;
-    if sub.status != "ready" {
+    if sub.status != SubscriptionStatus::Ready {
         return Err(AdvertisingError::VideoNotReady.into());
     }
-    let open: Vec<String> = screenshot::Entity::find()
+    let open: Vec<ScreenshotStatus> = screenshot::Entity::find()
         .select_only()
         .column(screenshot::Column::Status)
         .filter(screenshot::Column::SubscriptionId.eq(sub.id))
-        .filter(screenshot::Column::Status.is_in(["pending", "needs_review", "approved"]))
+        .filter(screenshot::Column::Status.is_in([
+            ScreenshotStatus::Pending,
+            ScreenshotStatus::NeedsReview,
+            ScreenshotStatus::Approved,
+        ]))
         .into_tuple()
         .all(&*txn)
         .await?;
-    if open.iter().any(|s| s == "approved") {
+    if open.contains(&ScreenshotStatus::Approved) {
         return Err(AdvertisingError::ScreenshotApproved.into());
     }
     if !open.is_empty() {
@@ -72,7 +77,7 @@ pub async fn submit(
         .one(&*txn)
         .await?
         .ok_or(AdvertisingError::NotFound(Record::Ad))?;
-    if a.status != "approved" || !ads::reserve(&*txn, a.id, a.payout_cents, now).await? {
+    if a.status != AdStatus::Approved || !ads::reserve(&*txn, a.id, a.payout_cents, now).await? {
         return Err(AdvertisingError::BudgetExhausted.into());
     }
     let [b0, b1, b2, b3, b4, b5, b6, b7] = bands(up.hash);
@@ -94,7 +99,7 @@ pub async fn submit(
         band5: Set(b5),
         band6: Set(b6),
         band7: Set(b7),
-        status: Set("pending".into()),
+        status: Set(ScreenshotStatus::Pending),
         reason: Set(None),
         reason_code: Set(None),
         evidence: Set(None),
@@ -139,20 +144,29 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// The verdict a status names (`needs_review` for anything but approved and rejected).
-    pub fn from_status(status: &str) -> Self {
+    /// The verdict a status is (None for pending, which decides nothing).
+    pub fn of(status: ScreenshotStatus) -> Option<Self> {
         match status {
-            "approved" => Self::Approved,
-            "rejected" => Self::Rejected,
-            _ => Self::NeedsReview,
+            ScreenshotStatus::Approved => Some(Self::Approved),
+            ScreenshotStatus::Rejected => Some(Self::Rejected),
+            ScreenshotStatus::NeedsReview => Some(Self::NeedsReview),
+            ScreenshotStatus::Pending => None,
         }
     }
 
-    pub fn status(self) -> &'static str {
+    /// The verdict a finding's status word names (`needs_review` for anything but approved
+    /// and rejected).
+    pub fn from_status(word: &str) -> Self {
+        ScreenshotStatus::parse(word)
+            .and_then(Self::of)
+            .unwrap_or(Self::NeedsReview)
+    }
+
+    pub fn status(self) -> ScreenshotStatus {
         match self {
-            Self::Approved => "approved",
-            Self::Rejected => "rejected",
-            Self::NeedsReview => "needs_review",
+            Self::Approved => ScreenshotStatus::Approved,
+            Self::Rejected => ScreenshotStatus::Rejected,
+            Self::NeedsReview => ScreenshotStatus::NeedsReview,
         }
     }
 }
@@ -191,7 +205,7 @@ pub async fn decide(
     id: Uuid,
     outcome: Outcome,
     by: &str,
-    from: &[&str],
+    from: &[ScreenshotStatus],
 ) -> Result<Option<screenshot::Model>> {
     let Outcome {
         verdict,
@@ -248,8 +262,8 @@ pub async fn decide(
 
 /// What the poster is told of a decision (nothing while a person has still to look).
 fn notice_of(shot: &screenshot::Model) -> Option<Notice> {
-    let notice = match shot.status.as_str() {
-        "approved" => Notice::new(
+    let notice = match shot.status {
+        ScreenshotStatus::Approved => Notice::new(
             "screenshot_approved",
             "Screenshot approved",
             format!(
@@ -258,7 +272,7 @@ fn notice_of(shot: &screenshot::Model) -> Option<Notice> {
             ),
         )
         .with("amountCents", shot.payout_cents),
-        "rejected" => Notice::new(
+        ScreenshotStatus::Rejected => Notice::new(
             "screenshot_rejected",
             "Screenshot rejected",
             match shot.reason.as_deref() {
@@ -285,8 +299,8 @@ async fn credit(
     ledger::post(
         db,
         Movement {
-            kind: ledger::EARNING,
-            status: "completed",
+            kind: TransactionKind::Earning,
+            status: TransactionStatus::Completed,
             amount_cents: shot.payout_cents,
             poster_id: Some(shot.poster_id),
             advertiser_id: None,

@@ -19,21 +19,11 @@ use crate::providers::storage::StorageKey;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
-use switchboard_entities::advertising::{screenshot, subscription};
+use switchboard_entities::advertising::screenshot::{self, ScreenshotStatus};
+use switchboard_entities::advertising::subscription;
 use uuid::Uuid;
 
-pub const VERIFY: &str = "screenshot-verify";
-pub const PROCESSED: &str = "screenshot-processed";
-
-/// Who decided, as screenshots record it.
-pub const VERIFIER: &str = "verifier";
-/// The reason code of a duplicate.
-pub const DUPLICATE: &str = "duplicate";
-
-#[derive(Debug, Serialize, Deserialize)]
-pub struct VerifyJob {
-    pub screenshot_id: Uuid,
-}
+pub use super::jobs::{VerifyJob, DUPLICATE, PROCESSED, VERIFIER, VERIFY};
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ProcessedJob {
@@ -57,10 +47,6 @@ pub fn register(st: &AdvertisingState) {
     );
 }
 
-fn retry(e: impl std::fmt::Display) -> JobFailure {
-    JobFailure::retry(e)
-}
-
 /// The subscription's key frames; made now (and kept) for a video personalised before
 /// there were any. None when there is no video to take them from.
 async fn frames(
@@ -73,8 +59,18 @@ async fn frames(
         (None, None) => return Ok(None),
         (None, Some(video)) => {
             let key = StorageKey::parse(video).map_err(JobFailure::permanent)?;
-            let file = st.media.storage.fetch_to_temp(&key).await.map_err(retry)?;
-            let info = st.media.video.probe(&file).await.map_err(retry)?;
+            let file = st
+                .media
+                .storage
+                .fetch_to_temp(&key)
+                .await
+                .map_err(JobFailure::retry)?;
+            let info = st
+                .media
+                .video
+                .probe(&file)
+                .await
+                .map_err(JobFailure::retry)?;
             let made = make_frames(st, sub.id, &file, info.duration_secs, None)
                 .await
                 .map_err(|e| JobFailure::retry(e.detail))?;
@@ -86,11 +82,11 @@ async fn frames(
                 .filter(subscription::Column::Id.eq(sub.id))
                 .exec(&st.core.db)
                 .await
-                .map_err(retry)?;
+                .map_err(JobFailure::retry)?;
             made
         }
     };
-    frames.load(st).await.map(Some).map_err(retry)
+    frames.load(st).await.map(Some).map_err(JobFailure::retry)
 }
 
 async fn verify(st: &AdvertisingState, job: Job) -> JobResult {
@@ -99,17 +95,17 @@ async fn verify(st: &AdvertisingState, job: Job) -> JobResult {
     let Some(shot) = screenshot::Entity::find_by_id(p.screenshot_id)
         .one(db)
         .await
-        .map_err(retry)?
+        .map_err(JobFailure::retry)?
     else {
         return Ok(Done::default());
     };
-    if shot.status != "pending" {
+    if shot.status != ScreenshotStatus::Pending {
         return Ok(Done::default());
     }
     let sub = subscription::Entity::find_by_id(shot.subscription_id)
         .one(db)
         .await
-        .map_err(retry)?
+        .map_err(JobFailure::retry)?
         .ok_or_else(|| JobFailure::permanent("the subscription is gone"))?;
     let video = match frames(st, &sub).await {
         Ok(v) => v,
@@ -122,7 +118,13 @@ async fn verify(st: &AdvertisingState, job: Job) -> JobResult {
         }
     };
     let key = StorageKey::parse(&shot.image_key).map_err(JobFailure::permanent)?;
-    let image = st.media.storage.get(&key).await.map_err(retry)?.to_vec();
+    let image = st
+        .media
+        .storage
+        .get(&key)
+        .await
+        .map_err(JobFailure::retry)?
+        .to_vec();
     let verdict = st
         .media
         .verifier
@@ -142,7 +144,7 @@ async fn verify(st: &AdvertisingState, job: Job) -> JobResult {
         .filter(screenshot::Column::Id.eq(shot.id))
         .exec(db)
         .await
-        .map_err(retry)?;
+        .map_err(JobFailure::retry)?;
     let s = &st.providers.settings.screenshots;
     let dupes = match &detail {
         Some(d) => {
@@ -153,7 +155,7 @@ async fn verify(st: &AdvertisingState, job: Job) -> JobResult {
             };
             store::near_duplicates(st, &shot, d, s.duplicate_max_distance, min)
                 .await
-                .map_err(retry)?
+                .map_err(JobFailure::retry)?
         }
         None => Vec::new(),
     };
@@ -173,24 +175,29 @@ async fn verify(st: &AdvertisingState, job: Job) -> JobResult {
     };
     let next = ProcessedJob {
         screenshot_id: shot.id,
-        outcome: outcome.status().into(),
+        outcome: outcome.status().as_str().into(),
         reason,
         reason_code: Some(code.into()),
         evidence: serde_json::to_value(&evidence).ok(),
     };
-    let next = NewJob::new(PROCESSED, serde_json::to_value(next).map_err(retry)?)
-        .key(format!("{PROCESSED}:{}", shot.id));
-    st.core.jobs.enqueue(db, next).await.map_err(retry)?;
+    let next = NewJob::new(
+        PROCESSED,
+        serde_json::to_value(next).map_err(JobFailure::retry)?,
+    )
+    .key(format!("{PROCESSED}:{}", shot.id));
+    st.core
+        .jobs
+        .enqueue(db, next)
+        .await
+        .map_err(JobFailure::retry)?;
     Ok(Done::from(1))
 }
 
 async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
     let p: ProcessedJob = job.payload()?;
-    let verdict = match p.outcome.as_str() {
-        "approved" => Verdict::Approved,
-        "rejected" => Verdict::Rejected,
-        "needs_review" => Verdict::NeedsReview,
-        other => return Err(JobFailure::permanent(format!("unknown outcome {other:?}"))),
+    let Some(verdict) = ScreenshotStatus::parse(&p.outcome).and_then(Verdict::of) else {
+        let other = &p.outcome;
+        return Err(JobFailure::permanent(format!("unknown outcome {other:?}")));
     };
     let outcome = Outcome {
         verdict,
@@ -198,8 +205,14 @@ async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
         reason_code: p.reason_code,
         evidence: p.evidence.map(|e| e.to_string()),
     };
-    let decided = store::decide(st, p.screenshot_id, outcome, VERIFIER, &["pending"])
-        .await
-        .map_err(|e| JobFailure::retry(e.to_string()))?;
+    let decided = store::decide(
+        st,
+        p.screenshot_id,
+        outcome,
+        VERIFIER,
+        &[ScreenshotStatus::Pending],
+    )
+    .await
+    .map_err(|e| JobFailure::retry(e.to_string()))?;
     Ok(Done::from(u64::from(decided.is_some())))
 }

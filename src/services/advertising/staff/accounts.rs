@@ -4,7 +4,7 @@
 //! the administrator has one, all counted toward the address's lockout.
 
 use super::super::error::{AdvertisingError, Result};
-use super::super::posters::domain;
+use super::super::fields as domain;
 use super::super::sessions::{self, AccountKind};
 use super::super::settings::AdminSeed;
 use super::super::signin_guard;
@@ -15,7 +15,8 @@ use crate::core::error::ApiError;
 use crate::core::password;
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, Set, SqlErr,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
+    QueryFilter, Set, SqlErr,
 };
 use switchboard_entities::advertising::admin;
 use uuid::Uuid;
@@ -152,4 +153,12 @@ pub async fn login(
     attempt.succeeded(st).await?;
     let token = sessions::sign_in(st, AccountKind::Admin, a.id, &[role]).await?;
     Ok((a, token))
+}
+
+/// The administrator `id`, if there is one.
+pub async fn find(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> std::result::Result<Option<admin::Model>, DbErr> {
+    admin::Entity::find_by_id(id).one(db).await
 }

@@ -3,7 +3,7 @@
 
 use super::super::ads::dto::ByStatus;
 use super::super::error::Result;
-use super::super::money::ledger;
+use super::super::money::ledger::{self, TransactionKind, TransactionStatus};
 use super::super::money::store::total;
 use super::super::openapi::Errors;
 use super::super::state::AdvertisingState;
@@ -11,13 +11,16 @@ use super::super::wire::{self, ok, usd, Data, List};
 use crate::core::auth::{AdminRole, Bearer, FinanceRole, ServiceKey};
 use actix_web::{get, web, HttpResponse};
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use switchboard_entities::advertising::ad::AdStatus;
+use switchboard_entities::advertising::screenshot::ScreenshotStatus;
+use switchboard_entities::advertising::withdrawal::WithdrawalStatus;
 use switchboard_entities::advertising::{
-    ad, advertiser, poster, screenshot, transaction, withdrawal,
+    ad, advertiser, poster, screenshot, subscription, transaction, withdrawal,
 };
-use switchboard_entities::core::job;
+use switchboard_entities::core::job::{self, JobStatus};
 use utoipa::ToSchema;
 
 /// Days the overview's series covers.
@@ -31,12 +34,12 @@ pub fn mark_started() {
 }
 
 /// The sum of completed transactions of `kind`.
-async fn completed_sum(st: &AdvertisingState, kind: &str) -> Result<i64> {
+async fn completed_sum(st: &AdvertisingState, kind: TransactionKind) -> Result<i64> {
     let sum: Option<Option<i64>> = transaction::Entity::find()
         .select_only()
         .column_as(total(transaction::Column::AmountCents), "s")
         .filter(transaction::Column::Kind.eq(kind))
-        .filter(transaction::Column::Status.eq("completed"))
+        .filter(transaction::Column::Status.eq(TransactionStatus::Completed))
         .into_tuple()
         .one(&st.core.db)
         .await?;
@@ -44,7 +47,7 @@ async fn completed_sum(st: &AdvertisingState, kind: &str) -> Result<i64> {
 }
 
 async fn screenshots_by_status(st: &AdvertisingState) -> Result<ByStatus> {
-    let counts: Vec<(String, i64)> = screenshot::Entity::find()
+    let counts: Vec<(ScreenshotStatus, i64)> = screenshot::Entity::find()
         .select_only()
         .column(screenshot::Column::Status)
         .column_as(screenshot::Column::Id.count(), "n")
@@ -70,11 +73,11 @@ async fn totals(st: &AdvertisingState) -> Result<Totals> {
         users: poster::Entity::find().count(db).await?,
         advertisers: advertiser::Entity::find().count(db).await?,
         active_ads: ad::Entity::find()
-            .filter(ad::Column::Status.eq("approved"))
+            .filter(ad::Column::Status.eq(AdStatus::Approved))
             .count(db)
             .await?,
         screenshots: screenshots_by_status(st).await?,
-        earnings: completed_sum(st, ledger::EARNING).await?,
+        earnings: completed_sum(st, TransactionKind::Earning).await?,
     })
 }
 
@@ -84,7 +87,10 @@ pub struct Day {
     /// `YYYY-MM-DD` (UTC).
     pub date: String,
     pub new_users: u64,
+    pub subscriptions: u64,
     pub screenshots: u64,
+    /// Screenshots approved that day (by the verifier or staff).
+    pub approvals: u64,
     pub earnings_cents: i64,
     pub deposits_cents: i64,
 }
@@ -104,6 +110,36 @@ pub struct Overview {
     pub deposits_usd: String,
     /// The last 30 days, oldest first.
     pub daily: Vec<Day>,
+}
+
+/// The times in `column` since `since` of the rows `also` keeps.
+async fn times<E: EntityTrait>(
+    db: &sea_orm::DatabaseConnection,
+    column: E::Column,
+    since: DateTime<Utc>,
+    also: Condition,
+) -> Result<Vec<DateTime<Utc>>> {
+    Ok(E::find()
+        .select_only()
+        .column(column)
+        .filter(column.gte(since))
+        .filter(also)
+        .into_tuple()
+        .all(db)
+        .await?)
+}
+
+/// Adds one to `field` of each time's day.
+fn count_days(
+    days: &mut BTreeMap<String, Day>,
+    times: Vec<DateTime<Utc>>,
+    field: impl Fn(&mut Day) -> &mut u64,
+) {
+    for t in times {
+        if let Some(d) = days.get_mut(&day_of(t)) {
+            *field(d) += 1;
+        }
+    }
 }
 
 fn day_of(t: DateTime<Utc>) -> String {
@@ -137,44 +173,37 @@ pub async fn overview(
             )
         })
         .collect();
-    let joined: Vec<DateTime<Utc>> = poster::Entity::find()
-        .select_only()
-        .column(poster::Column::CreatedAt)
-        .filter(poster::Column::CreatedAt.gte(since))
-        .into_tuple()
-        .all(db)
-        .await?;
-    for t in joined {
-        if let Some(d) = days.get_mut(&day_of(t)) {
-            d.new_users += 1;
-        }
-    }
-    let shots: Vec<DateTime<Utc>> = screenshot::Entity::find()
-        .select_only()
-        .column(screenshot::Column::CreatedAt)
-        .filter(screenshot::Column::CreatedAt.gte(since))
-        .into_tuple()
-        .all(db)
-        .await?;
-    for t in shots {
-        if let Some(d) = days.get_mut(&day_of(t)) {
-            d.screenshots += 1;
-        }
-    }
-    let money: Vec<(DateTime<Utc>, String, i64)> = transaction::Entity::find()
+    let joined =
+        times::<poster::Entity>(db, poster::Column::CreatedAt, since, Condition::all()).await?;
+    count_days(&mut days, joined, |d| &mut d.new_users);
+    let subscribed =
+        times::<subscription::Entity>(db, subscription::Column::CreatedAt, since, Condition::all())
+            .await?;
+    count_days(&mut days, subscribed, |d| &mut d.subscriptions);
+    let shots =
+        times::<screenshot::Entity>(db, screenshot::Column::CreatedAt, since, Condition::all())
+            .await?;
+    count_days(&mut days, shots, |d| &mut d.screenshots);
+    let approved = Condition::all().add(screenshot::Column::Status.eq(ScreenshotStatus::Approved));
+    let approvals =
+        times::<screenshot::Entity>(db, screenshot::Column::DecidedAt, since, approved).await?;
+    count_days(&mut days, approvals, |d| &mut d.approvals);
+    let money: Vec<(DateTime<Utc>, TransactionKind, i64)> = transaction::Entity::find()
         .select_only()
         .column(transaction::Column::CreatedAt)
         .column(transaction::Column::Kind)
         .column(transaction::Column::AmountCents)
         .filter(transaction::Column::CreatedAt.gte(since))
-        .filter(transaction::Column::Status.eq("completed"))
-        .filter(transaction::Column::Kind.is_in([ledger::EARNING, ledger::DEPOSIT]))
+        .filter(transaction::Column::Status.eq(TransactionStatus::Completed))
+        .filter(
+            transaction::Column::Kind.is_in([TransactionKind::Earning, TransactionKind::Deposit]),
+        )
         .into_tuple()
         .all(db)
         .await?;
     for (t, kind, cents) in money {
         if let Some(d) = days.get_mut(&day_of(t)) {
-            if kind == ledger::EARNING {
+            if kind == TransactionKind::Earning {
                 d.earnings_cents += cents;
             } else {
                 d.deposits_cents += cents;
@@ -182,7 +211,7 @@ pub async fn overview(
         }
     }
     let t = totals(&st).await?;
-    let deposits = completed_sum(&st, ledger::DEPOSIT).await?;
+    let deposits = completed_sum(&st, TransactionKind::Deposit).await?;
     Ok(ok(Overview {
         users: t.users,
         advertisers: t.advertisers,
@@ -322,12 +351,12 @@ pub struct SystemHealth {
 }
 
 async fn job_health(st: &AdvertisingState) -> Result<Vec<TopicHealth>> {
-    let rows: Vec<(String, String, i64)> = job::Entity::find()
+    let rows: Vec<(String, JobStatus, i64)> = job::Entity::find()
         .select_only()
         .column(job::Column::Topic)
         .column(job::Column::Status)
         .column_as(job::Column::Id.count(), "n")
-        .filter(job::Column::Status.is_in(["queued", "running", "dead"]))
+        .filter(job::Column::Status.is_in([JobStatus::Queued, JobStatus::Running, JobStatus::Dead]))
         .group_by(job::Column::Topic)
         .group_by(job::Column::Status)
         .into_tuple()
@@ -340,7 +369,7 @@ async fn job_health(st: &AdvertisingState) -> Result<Vec<TopicHealth>> {
             ..TopicHealth::default()
         });
         let n = u64::try_from(n).unwrap_or(0);
-        if status == "dead" {
+        if status == JobStatus::Dead {
             t.failed += n;
         } else {
             t.depth += n;
@@ -417,11 +446,11 @@ pub async fn dashboard_metrics(
         active_ads: t.active_ads,
         pending_screenshots: t.screenshots.pending + t.screenshots.needs_review,
         pending_withdrawals: withdrawal::Entity::find()
-            .filter(withdrawal::Column::Status.eq("pending"))
+            .filter(withdrawal::Column::Status.eq(WithdrawalStatus::Pending))
             .count(db)
             .await?,
         job_backlog: job::Entity::find()
-            .filter(job::Column::Status.is_in(["queued", "running"]))
+            .filter(job::Column::Status.is_in([JobStatus::Queued, JobStatus::Running]))
             .count(db)
             .await?,
     }))

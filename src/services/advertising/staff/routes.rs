@@ -15,7 +15,6 @@ use crate::core::error::ApiError;
 use crate::core::json_body::Json;
 use crate::core::session::{EndReason, SessionKey};
 use actix_web::{post, web, FromRequest, HttpRequest, HttpResponse};
-use sea_orm::EntityTrait;
 use switchboard_entities::advertising::admin;
 
 /// A required text field of a body.
@@ -76,8 +75,7 @@ async fn enroller(
     match enrolment_token.filter(|t| !t.trim().is_empty()) {
         Some(t) => {
             let id = totp::enrolling(st, t).ok_or_else(invalid_enrolment)?;
-            admin::Entity::find_by_id(id)
-                .one(&st.core.db)
+            accounts::find(&st.core.db, id)
                 .await?
                 .ok_or_else(invalid_enrolment)
         }

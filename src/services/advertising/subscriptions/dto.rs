@@ -37,7 +37,7 @@ impl From<&subscription::Model> for SubscriptionView {
         Self {
             id: s.id.to_string(),
             ad_id: s.ad_id.to_string(),
-            status: s.status.clone(),
+            status: s.status.as_str().to_owned(),
             failure_reason: s.failure_reason.clone(),
             proof_code: s.proof_code.clone(),
             phone_info: serde_json::from_str(&s.phone_info).unwrap_or(serde_json::Value::Null),

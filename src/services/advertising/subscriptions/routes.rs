@@ -7,7 +7,7 @@ use super::super::sessions::{self, PosterBearer};
 use super::super::state::AdvertisingState;
 use super::super::wire::{ok, Data, List, StatusPage};
 use super::dto::*;
-use super::store::{self, STATUSES};
+use super::store::{self, SubscriptionStatus};
 use crate::core::json_body::Json;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use chrono::Duration;
@@ -23,7 +23,7 @@ fn link(
     st: &AdvertisingState,
     s: &subscription::Model,
 ) -> Option<(String, chrono::DateTime<chrono::Utc>)> {
-    if s.status != "ready" {
+    if s.status != SubscriptionStatus::Ready {
         return None;
     }
     let expires = st.core.now() + Duration::seconds(st.cfg.video_link_ttl_secs);
@@ -83,7 +83,7 @@ pub async fn list_subscriptions(
 ) -> Result<HttpResponse> {
     let poster = sessions::poster(&bearer)?;
     let window = q.window()?;
-    let status = q.status(&STATUSES)?;
+    let status = q.status_of::<SubscriptionStatus>()?;
     let page =
         super::super::owned::list::<subscription::Entity>(&st, poster.id, status, window).await?;
     Ok(ok(List::from(page.map(|s| SubscriptionView::from(&s)))))
@@ -116,7 +116,7 @@ pub async fn subscription_video(
     let s = super::super::owned::get::<subscription::Entity>(&st, poster.id, &id).await?;
     let link = link(&req, &st, &s);
     Ok(ok(VideoLink {
-        status: s.status.clone(),
+        status: s.status.as_str().to_owned(),
         video_url: link.as_ref().map(|l| l.0.clone()),
         expires_at: link.map(|l| l.1),
         failure_reason: s.failure_reason.clone(),

@@ -2,17 +2,17 @@
 //! poster's video in the same transaction, so no subscription waits on a job never queued.
 
 use super::super::error::{AdvertisingError, Record, Result};
+use super::super::media::processing::{ProcessingJob, PROCESSING};
 use super::super::state::AdvertisingState;
-use super::video::{ProcessingJob, PROCESSING};
 use crate::core::jobs::NewJob;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect, Set,
-    SqlErr,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, PaginatorTrait,
+    QueryFilter, QuerySelect, Set, SqlErr,
 };
+use switchboard_entities::advertising::ad::AdStatus;
+pub use switchboard_entities::advertising::subscription::SubscriptionStatus;
 use switchboard_entities::advertising::{ad, poster, subscription};
 use uuid::Uuid;
-
-pub const STATUSES: [&str; 3] = ["processing", "ready", "failed"];
 
 /// Subscribes the poster to the ad (open to new work) and queues their video.
 pub async fn create(
@@ -24,7 +24,7 @@ pub async fn create(
     let now = st.core.now();
     let txn = crate::core::db::begin_write(&st.core.db).await?;
     let a = ad::Entity::find_by_id(ad_id)
-        .filter(ad::Column::Status.ne("deleted"))
+        .filter(ad::Column::Status.ne(AdStatus::Deleted))
         .one(&*txn)
         .await?
         .ok_or(AdvertisingError::NotFound(Record::Ad))?;
@@ -62,7 +62,7 @@ pub async fn create(
         poster_id: Set(poster_id),
         ad_id: Set(ad_id),
         phone_info: Set(phone_info),
-        status: Set("processing".into()),
+        status: Set(SubscriptionStatus::Processing),
         failure_reason: Set(None),
         video_key: Set(None),
         proof_code: Set(super::proof::new_code(&referral, &taken)),
@@ -90,4 +90,30 @@ pub async fn create(
     txn.commit().await?;
     st.core.jobs.wake();
     Ok(row)
+}
+
+/// Whether the poster subscribed to the ad (a subscription shows them an ad no longer listed).
+pub async fn subscribed(
+    db: &impl ConnectionTrait,
+    ad_id: Uuid,
+    poster_id: Uuid,
+) -> std::result::Result<bool, DbErr> {
+    Ok(subscription::Entity::find()
+        .filter(subscription::Column::AdId.eq(ad_id))
+        .filter(subscription::Column::PosterId.eq(poster_id))
+        .count(db)
+        .await?
+        > 0)
+}
+
+/// The storage key of subscription `id`'s personalised video, once it is ready.
+pub async fn ready_video(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> std::result::Result<Option<String>, DbErr> {
+    Ok(subscription::Entity::find_by_id(id)
+        .filter(subscription::Column::Status.eq(SubscriptionStatus::Ready))
+        .one(db)
+        .await?
+        .and_then(|s| s.video_key))
 }

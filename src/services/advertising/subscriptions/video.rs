@@ -12,6 +12,7 @@
 //!   proof_frames?, reason?}`: records the outcome on a subscription still `processing` and
 //!   tells the poster.
 
+use super::super::media::processing::{ProcessingJob, VideoJobKind, PROCESSING};
 use super::super::media::SourceError;
 use super::super::state::AdvertisingState;
 use super::super::support::notify::{self, Notice};
@@ -21,50 +22,14 @@ use crate::providers::storage::StorageKey;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
-use switchboard_entities::advertising::{ad, subscription};
+use switchboard_entities::advertising::subscription::{self, SubscriptionStatus};
 use uuid::Uuid;
 
-pub const PROCESSING: &str = "video-processing";
 pub const PROCESSED: &str = "video-processed";
 
 /// What a poster reads when their video could not be made.
 const BAD_SOURCE: &str = "the ad's video could not be used; we have told the advertiser";
 const GAVE_UP: &str = "your video could not be made right now; please subscribe again later";
-
-#[derive(Debug, Serialize, Deserialize)]
-pub struct ProcessingJob {
-    pub ad_id: Uuid,
-    pub video_url: String,
-    /// `personalised` (a poster's copy) or `ad` (the advertiser's video, transcoded).
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub subscription_id: Option<Uuid>,
-}
-
-impl ProcessingJob {
-    pub fn personalised(a: &ad::Model, subscription: Uuid) -> Self {
-        Self {
-            ad_id: a.id,
-            // The advertiser's transcoded video when there is one.
-            video_url: a
-                .video_key
-                .clone()
-                .unwrap_or_else(|| a.video_source.clone()),
-            kind: "personalised".into(),
-            subscription_id: Some(subscription),
-        }
-    }
-
-    /// The advertiser's video of `a`, to check and transcode.
-    pub fn ad(a: &ad::Model) -> Self {
-        Self {
-            ad_id: a.id,
-            video_url: a.video_source.clone(),
-            kind: "ad".into(),
-            subscription_id: None,
-        }
-    }
-}
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ProcessedJob {
@@ -96,20 +61,10 @@ pub fn register(st: &AdvertisingState) {
     );
 }
 
-fn retry(e: impl std::fmt::Display) -> JobFailure {
-    JobFailure::retry(e)
-}
-
 async fn process(st: &AdvertisingState, job: Job) -> JobResult {
     let p: ProcessingJob = job.payload()?;
-    if p.kind == "ad" {
+    if p.kind == VideoJobKind::Ad {
         return super::super::campaigns::video::process(st, &p, &job).await;
-    }
-    if p.kind != "personalised" {
-        return Err(JobFailure::permanent(format!(
-            "unknown video job type {:?}",
-            p.kind
-        )));
     }
     let sub_id = p
         .subscription_id
@@ -118,18 +73,18 @@ async fn process(st: &AdvertisingState, job: Job) -> JobResult {
     let Some(sub) = subscription::Entity::find_by_id(sub_id)
         .one(db)
         .await
-        .map_err(retry)?
+        .map_err(JobFailure::retry)?
     else {
         return Ok(Done::default());
     };
-    if sub.status != "processing" {
+    if sub.status != SubscriptionStatus::Processing {
         return Ok(Done::default());
     }
     let last_try = job.attempt >= job.max_attempts;
     let outcome = match make(st, &p.video_url, sub_id, &sub.proof_code).await {
         Ok((key, frames)) => ProcessedJob {
             subscription_id: sub_id,
-            status: "ready".into(),
+            status: SubscriptionStatus::Ready.as_str().into(),
             video_key: Some(key),
             proof_frames: Some(frames.to_json()),
             reason: None,
@@ -138,7 +93,7 @@ async fn process(st: &AdvertisingState, job: Job) -> JobResult {
             tracing::warn!(subscription = %sub_id, error = %e.detail, "personalised video failed");
             ProcessedJob {
                 subscription_id: sub_id,
-                status: "failed".into(),
+                status: SubscriptionStatus::Failed.as_str().into(),
                 video_key: None,
                 proof_frames: None,
                 reason: Some(if e.permanent { BAD_SOURCE } else { GAVE_UP }.into()),
@@ -146,9 +101,16 @@ async fn process(st: &AdvertisingState, job: Job) -> JobResult {
         }
         Err(e) => return Err(JobFailure::retry(e.detail)),
     };
-    let next = NewJob::new(PROCESSED, serde_json::to_value(&outcome).map_err(retry)?)
-        .key(format!("{PROCESSED}:{sub_id}"));
-    st.core.jobs.enqueue(db, next).await.map_err(retry)?;
+    let next = NewJob::new(
+        PROCESSED,
+        serde_json::to_value(&outcome).map_err(JobFailure::retry)?,
+    )
+    .key(format!("{PROCESSED}:{sub_id}"));
+    st.core
+        .jobs
+        .enqueue(db, next)
+        .await
+        .map_err(JobFailure::retry)?;
     Ok(Done::from(1))
 }
 
@@ -224,16 +186,19 @@ async fn make(
 
 async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
     let p: ProcessedJob = job.payload()?;
-    let ready = p.status == "ready";
+    // Anything but `ready` in the payload fails the video, as it always has.
+    let ready = SubscriptionStatus::parse(&p.status) == Some(SubscriptionStatus::Ready);
+    let to = if ready {
+        SubscriptionStatus::Ready
+    } else {
+        SubscriptionStatus::Failed
+    };
     let now = st.core.now();
     let txn = crate::core::db::begin_write(&st.core.db)
         .await
-        .map_err(retry)?;
+        .map_err(JobFailure::retry)?;
     let done = subscription::Entity::update_many()
-        .col_expr(
-            subscription::Column::Status,
-            Expr::value(if ready { "ready" } else { "failed" }),
-        )
+        .col_expr(subscription::Column::Status, Expr::value(to))
         .col_expr(
             subscription::Column::VideoKey,
             Expr::value(p.video_key.clone()),
@@ -248,17 +213,17 @@ async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
         )
         .col_expr(subscription::Column::UpdatedAt, Expr::value(now))
         .filter(subscription::Column::Id.eq(p.subscription_id))
-        .filter(subscription::Column::Status.eq("processing"))
+        .filter(subscription::Column::Status.eq(SubscriptionStatus::Processing))
         .exec(&*txn)
         .await
-        .map_err(retry)?;
+        .map_err(JobFailure::retry)?;
     if done.rows_affected == 0 {
         return Ok(Done::default());
     }
     let sub = subscription::Entity::find_by_id(p.subscription_id)
         .one(&*txn)
         .await
-        .map_err(retry)?
+        .map_err(JobFailure::retry)?
         .ok_or_else(|| JobFailure::permanent("the subscription vanished"))?;
     let notice = if ready {
         Notice::new(
@@ -283,7 +248,7 @@ async fn processed(st: &AdvertisingState, job: Job) -> JobResult {
     notify::poster(st, &*txn, sub.poster_id, notice)
         .await
         .map_err(|e| JobFailure::retry(e.to_string()))?;
-    txn.commit().await.map_err(retry)?;
+    txn.commit().await.map_err(JobFailure::retry)?;
     st.core.jobs.wake();
     Ok(Done::from(1))
 }

@@ -1,7 +1,7 @@
 //! A ticket's fields, parsed: what a poster may write into a ticket and its messages.
 
 use super::super::error::{AdvertisingError, Result};
-use super::super::posters::domain::https_url;
+use super::super::fields::https_url;
 
 /// Longest subject, category and message, in characters.
 pub const SUBJECT_MAX: usize = 200;
@@ -67,10 +67,10 @@ impl NewTicket {
     }
 }
 
-/// A ticket's state: open until closed; a closed ticket takes no more messages.
-pub const OPEN: &str = "open";
-pub const CLOSED: &str = "closed";
-pub const STATUSES: [&str; 2] = [OPEN, CLOSED];
+pub use switchboard_entities::advertising::support_ticket::TicketStatus;
+
+/// The words a `status` filter of the ticket lists accepts.
+pub const STATUSES: &[&str] = TicketStatus::WORDS;
 
 #[cfg(test)]
 mod tests {

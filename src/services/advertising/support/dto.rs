@@ -51,7 +51,7 @@ impl From<&support_ticket::Model> for TicketView {
             subject: t.subject.clone(),
             category: t.category.clone(),
             screenshot_url: t.screenshot_url.clone(),
-            status: t.status.clone(),
+            status: t.status.as_str().to_owned(),
             closed_at: t.closed_at,
             created_at: t.created_at,
             updated_at: t.updated_at,
@@ -73,7 +73,7 @@ impl From<&support_message::Model> for MessageView {
     fn from(m: &support_message::Model) -> Self {
         Self {
             id: m.id.to_string(),
-            author_kind: m.author_kind.clone(),
+            author_kind: m.author_kind.as_str().to_owned(),
             message: m.body.clone(),
             created_at: m.created_at,
         }

@@ -1,12 +1,12 @@
 //! /support-tickets: a poster's tickets to the platform's support, with their messages.
 
-use super::super::ads::routes::parse_id;
 use super::super::error::{Record, Result};
 use super::super::openapi::Errors;
 use super::super::sessions::{self, PosterBearer};
 use super::super::state::AdvertisingState;
+use super::super::wire::parse_id;
 use super::super::wire::{ok, Data, List, StatusPage};
-use super::domain::{MessageText, NewTicket, STATUSES};
+use super::domain::{MessageText, NewTicket, TicketStatus, STATUSES};
 use super::dto::*;
 use super::store::{self, Actor};
 use crate::core::json_body::Json;
@@ -47,7 +47,7 @@ pub async fn tickets(
 ) -> Result<HttpResponse> {
     let by = actor(&bearer)?;
     let window = q.window()?;
-    let status = q.status(&STATUSES)?;
+    let status = q.status(STATUSES)?.and_then(TicketStatus::parse);
     let page = store::list(&st, by, status, window).await?;
     Ok(ok(List::from(page.map(|t| TicketView::from(&t)))))
 }

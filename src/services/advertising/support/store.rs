@@ -3,7 +3,7 @@
 
 use super::super::error::{AdvertisingError, Record, Result};
 use super::super::state::AdvertisingState;
-use super::domain::{MessageText, NewTicket, CLOSED, OPEN};
+use super::domain::{MessageText, NewTicket, TicketStatus};
 use crate::core::page::{Page, Window};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
@@ -11,6 +11,7 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Select,
     Set,
 };
+use switchboard_entities::advertising::support_message::AuthorKind;
 use switchboard_entities::advertising::{support_message as message, support_ticket as ticket};
 use uuid::Uuid;
 
@@ -22,10 +23,10 @@ pub enum Actor {
 }
 
 impl Actor {
-    pub fn kind(self) -> &'static str {
+    pub fn kind(self) -> AuthorKind {
         match self {
-            Self::Poster(_) => "poster",
-            Self::Admin(_) => "admin",
+            Self::Poster(_) => AuthorKind::Poster,
+            Self::Admin(_) => AuthorKind::Admin,
         }
     }
 
@@ -57,7 +58,7 @@ fn new_message(
     message::ActiveModel {
         id: Set(Uuid::new_v4()),
         ticket_id: Set(ticket),
-        author_kind: Set(by.kind().into()),
+        author_kind: Set(by.kind()),
         author_id: Set(by.id()),
         body: Set(text.into_inner()),
         created_at: Set(at),
@@ -78,7 +79,7 @@ pub async fn create(
         subject: Set(t.subject),
         category: Set(t.category),
         screenshot_url: Set(t.screenshot_url),
-        status: Set(OPEN.into()),
+        status: Set(TicketStatus::Open),
         closed_at: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
@@ -96,7 +97,7 @@ pub async fn create(
 pub async fn list(
     st: &AdvertisingState,
     by: Actor,
-    status: Option<&str>,
+    status: Option<TicketStatus>,
     window: Window,
 ) -> Result<Page<ticket::Model>> {
     let mut select = by.scope(ticket::Entity::find());
@@ -149,7 +150,7 @@ pub async fn add(
         .scope(ticket::Entity::update_many())
         .col_expr(ticket::Column::UpdatedAt, Expr::value(now))
         .filter(ticket::Column::Id.eq(id))
-        .filter(ticket::Column::Status.eq(OPEN))
+        .filter(ticket::Column::Status.eq(TicketStatus::Open))
         .exec(&*txn)
         .await?;
     if touched.rows_affected != 1 {
@@ -181,11 +182,11 @@ pub async fn close(
 ) -> Result<(ticket::Model, Vec<message::Model>)> {
     let now = st.core.now();
     by.scope(ticket::Entity::update_many())
-        .col_expr(ticket::Column::Status, Expr::value(CLOSED))
+        .col_expr(ticket::Column::Status, Expr::value(TicketStatus::Closed))
         .col_expr(ticket::Column::ClosedAt, Expr::value(now))
         .col_expr(ticket::Column::UpdatedAt, Expr::value(now))
         .filter(ticket::Column::Id.eq(id))
-        .filter(ticket::Column::Status.eq(OPEN))
+        .filter(ticket::Column::Status.eq(TicketStatus::Open))
         .exec(&st.core.db)
         .await?;
     get(st, by, id).await

@@ -86,7 +86,7 @@ pub struct PinResetRequest {
 
 /// What an OTP is for.
 #[derive(ToSchema)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "an OpenAPI schema only: described, never built")]
 #[schema(rename_all = "snake_case")]
 pub enum OtpPurpose {
     Signup,

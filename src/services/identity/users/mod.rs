@@ -3,4 +3,5 @@
 pub mod domain;
 pub mod dto;
 pub mod routes;
+pub mod service;
 pub mod store;

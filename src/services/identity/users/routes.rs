@@ -9,14 +9,13 @@ use super::domain::{
     parse_avatar_url, parse_bio, parse_name, Handle, Language, DELETE_CONFIRMATION,
 };
 use super::dto::*;
-use super::store;
+use super::{service, store};
 use crate::core::dto::{ok, Success};
 use crate::core::http::json;
 use crate::core::json_body::Json;
 use crate::core::session::Change;
 use actix_web::{delete, get, patch, post, web, HttpResponse};
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
-use switchboard_entities::identity::user;
+use sea_orm::{ActiveModelTrait, IntoActiveModel, Set};
 
 #[utoipa::path(tag = "users", security(("bearer" = [])),
     responses((status = 200, body = Success<User>), Errors))]
@@ -92,7 +91,7 @@ pub async fn delete_me(
         ))
         .into());
     }
-    let deleted_at = store::delete(&st, &auth.user, &pin).await?;
+    let deleted_at = service::delete(&st, &auth.user, &pin).await?;
     Ok(HttpResponse::Ok().json(ok(DeletedResponse {
         message: format!(
             "Account deleted; its data will be erased after {} days",
@@ -112,10 +111,7 @@ pub async fn public_profile(
 ) -> Result<HttpResponse> {
     let not_found = || IdentityError::NotFound("no user has this handle".into());
     let handle = Handle::parse(&path).map_err(|_| not_found())?;
-    let u = user::Entity::find()
-        .filter(user::Column::Handle.eq(handle.as_str()))
-        .filter(user::Column::DeletedAt.is_null())
-        .one(&st.core.db)
+    let u = store::live_user_by_handle(&st.core.db, &handle)
         .await?
         .ok_or_else(not_found)?;
     Ok(HttpResponse::Ok().json(ok(PublicProfile::from(&u))))
@@ -153,6 +149,6 @@ pub async fn change_handle(
 ) -> Result<HttpResponse> {
     let new = Handle::parse(&body.new_handle)?;
     let pin = Pin::parse(&body.pin)?;
-    let changed = store::change_handle(&st, &auth.user, new, &pin).await?;
+    let changed = service::change_handle(&st, &auth.user, new, &pin).await?;
     Ok(HttpResponse::Ok().json(ok(changed)))
 }

@@ -1,7 +1,7 @@
 //! What the onboarding chat asks and how it reads answers: each answer is mined for every
 //! profile field it mentions; the next question asks for the first one missing.
 
-use crate::providers::ai::find_skills;
+use crate::providers::skills::find_skills;
 use serde_json::{json, Map, Value};
 
 /// The profile fields, in the order they are asked for.

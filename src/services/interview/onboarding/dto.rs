@@ -18,7 +18,7 @@ pub struct OnboardingStart {
 
 /// Kinds of onboarding chat.
 #[derive(ToSchema)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "an OpenAPI schema only: described, never built")]
 #[schema(rename_all = "snake_case")]
 pub enum OnboardingType {
     WorkerOnboarding,

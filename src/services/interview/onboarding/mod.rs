@@ -3,3 +3,4 @@
 pub mod domain;
 pub mod dto;
 pub mod routes;
+pub mod store;

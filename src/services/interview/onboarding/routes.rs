@@ -6,11 +6,12 @@ use super::super::openapi::Errors;
 use super::super::state::InterviewState;
 use super::domain::{extract, missing, question_for, FIELDS, GREETING};
 use super::dto::{OnboardingMessage, OnboardingReply, OnboardingSession, OnboardingStart};
+use super::store;
 use crate::core::auth::{header, ServiceKey};
 use crate::core::json_body::Json;
 use crate::core::secrets::{constant_time_eq, random_token};
 use actix_web::{post, web, HttpRequest, HttpResponse};
-use sea_orm::{ActiveModelTrait, EntityTrait, IntoActiveModel, Set};
+use sea_orm::{ActiveModelTrait, IntoActiveModel, Set};
 use serde_json::{json, Value};
 use switchboard_entities::interview::onboarding;
 use uuid::Uuid;
@@ -87,7 +88,7 @@ pub async fn message(
         .into());
     }
     let row = match Uuid::parse_str(&id) {
-        Ok(id) => onboarding::Entity::find_by_id(id).one(&st.core.db).await?,
+        Ok(id) => store::find(&st.core.db, id).await?,
         Err(_) => None,
     };
     let row = match (row, backend, token) {

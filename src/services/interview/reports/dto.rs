@@ -60,7 +60,7 @@ impl From<Report> for CandidateReport {
 /// GET …/report answers one of these, by who calls (documentation only).
 #[derive(Serialize, ToSchema)]
 #[serde(untagged)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "an OpenAPI schema only: described, never built")]
 pub enum ReportView {
     /// X-API-Key.
     Full(Report),

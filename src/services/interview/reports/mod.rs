@@ -3,3 +3,4 @@
 pub mod dto;
 pub(crate) mod pdf;
 pub mod routes;
+pub mod store;

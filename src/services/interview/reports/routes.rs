@@ -7,24 +7,21 @@ use super::super::openapi::Errors;
 use super::super::state::InterviewState;
 use super::dto::*;
 use super::pdf;
+use super::store;
 use crate::core::error::ApiError;
 use actix_web::http::header;
 use actix_web::{get, web, HttpRequest, HttpResponse};
-use sea_orm::EntityTrait;
-use switchboard_actors::interview::{status, Report};
-// `report` is the handler (a route macro makes it a type), so the entity goes by another name.
-use switchboard_entities::interview::{report as report_row, session};
+use switchboard_actors::interview::{Report, SessionStatus};
+use switchboard_entities::interview::session;
 
 async fn load_report(st: &InterviewState, s: &session::Model) -> Result<Report> {
-    let row = report_row::Entity::find_by_id(s.id)
-        .one(&st.core.db)
-        .await?;
+    let row = store::find(&st.core.db, s.id).await?;
     match row {
         Some(r) => serde_json::from_value(r.data).map_err(ApiError::internal),
         None => Err(InterviewError::InvalidState {
             action: "report on",
-            status: s.status.clone(),
-            allowed: &[status::COMPLETED],
+            status: s.status,
+            allowed: &[SessionStatus::Completed],
         }
         .into()),
     }
@@ -72,7 +69,8 @@ pub async fn report_pdf(
         ).into());
     }
     let r = load_report(&st, &s).await?;
-    let bytes = web::block(move || pdf::render(&r))
+    let writer = st.providers.pdf.clone();
+    let bytes = web::block(move || pdf::render(&writer, &r))
         .await
         .map_err(ApiError::internal)?;
     Ok(HttpResponse::Ok()

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use switchboard_actors::interview::{MessageView, ReportSummary, ScoreView};
-use switchboard_entities::interview::session;
+use switchboard_entities::interview::session::{self, SessionStatus};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
@@ -101,7 +101,7 @@ impl SessionView {
             .running_since
             .map_or(0, |r| (now - r).num_seconds().max(0));
         let limit = i64::from(s.time_limit_minutes) * 60;
-        let remaining = if s.status == "completed" {
+        let remaining = if s.status == SessionStatus::Completed {
             0
         } else {
             (limit - s.elapsed_secs - running).max(0)
@@ -117,7 +117,7 @@ impl SessionView {
             experience_level: s.experience_level.clone(),
             user_id: s.user_id.clone(),
             application_id: s.application_id.clone(),
-            status: s.status.clone(),
+            status: s.status.to_string(),
             max_questions: s.max_questions,
             time_limit_minutes: s.time_limit_minutes,
             questions_asked: s.questions_asked,

@@ -5,3 +5,4 @@ pub mod domain;
 pub mod dto;
 pub mod routes;
 pub mod socket;
+pub mod store;

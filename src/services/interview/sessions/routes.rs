@@ -7,21 +7,19 @@ use super::super::openapi::Errors;
 use super::super::state::InterviewState;
 use super::domain::{parse_answer, parse_create};
 use super::dto::*;
+use super::store;
 use crate::core::auth::{AdminKey, ServiceKey};
 use crate::core::json_body::Json;
-use crate::core::page::{self, Bounds, PageQuery};
+use crate::core::page::{Bounds, PageQuery};
 use crate::core::secrets::random_token;
 use crate::providers::sms::SmsMessage;
 use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
 use chrono::{DateTime, Duration};
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set,
-};
+use sea_orm::{ActiveModelTrait, Set};
 use serde_json::json;
-use switchboard_actors::interview::{status, MessageView};
+use switchboard_actors::interview::{MessageView, SessionStatus};
 // `report` is the handler (a route macro makes it a type), so the entity goes by another name.
-use switchboard_entities::interview::{message, report as report_row, session};
+use switchboard_entities::interview::{message, session};
 use uuid::Uuid;
 
 fn view(st: &InterviewState, s: &session::Model) -> SessionView {
@@ -96,7 +94,7 @@ pub async fn create(
         webhook_secret: Set(secret),
         send_sms: Set(input.send_sms),
         metadata: Set(input.metadata),
-        status: Set(status::PENDING.into()),
+        status: Set(SessionStatus::Pending),
         questions_asked: Set(0),
         elapsed_secs: Set(0),
         running_since: Set(None),
@@ -187,11 +185,7 @@ pub async fn by_user(
     q: web::Query<PageQuery>,
 ) -> Result<HttpResponse> {
     let window = q.window(Bounds::new(20, 100))?;
-    let base = session::Entity::find()
-        .filter(session::Column::UserId.eq(user_id.as_str()))
-        .order_by_desc(session::Column::CreatedAt)
-        .order_by_desc(session::Column::Id);
-    let page = page::fetch(base, &st.core.db, window).await?;
+    let page = store::by_user(&st.core.db, &user_id, window).await?;
     let meta = page.offset_meta();
     Ok(HttpResponse::Ok().json(SessionList {
         sessions: page.items.iter().map(|s| view(&st, s)).collect(),
@@ -213,15 +207,7 @@ pub async fn delete(
 ) -> Result<HttpResponse> {
     let id = caller::parse_id(&id)?;
     st.registry.stop(id).await;
-    let db = &st.core.db;
-    // Children first: SQLite enforces the cascade only when foreign keys are on.
-    message::Entity::delete_many()
-        .filter(message::Column::SessionId.eq(id))
-        .exec(db)
-        .await?;
-    report_row::Entity::delete_by_id(id).exec(db).await?;
-    let res = session::Entity::delete_by_id(id).exec(db).await?;
-    if res.rows_affected == 0 {
+    if !store::delete(&st.core.db, id).await? {
         return Err(InterviewError::not_found().into());
     }
     Ok(HttpResponse::NoContent().finish())
@@ -242,7 +228,7 @@ pub async fn start(
     let out = st.registry.start(s.id).await?;
     Ok(HttpResponse::Ok().json(StartResponse {
         session_id: s.id,
-        status: out.session.status.clone(),
+        status: out.session.status.to_string(),
         greeting: out.greeting,
         first_question: out.question,
         time_limit_minutes: out.session.time_limit_minutes,
@@ -253,7 +239,7 @@ pub async fn start(
 fn status_response(st: &InterviewState, s: &session::Model) -> StatusResponse {
     StatusResponse {
         session_id: s.id,
-        status: s.status.clone(),
+        status: s.status.to_string(),
         remaining_seconds: view(st, s).remaining_seconds,
     }
 }
@@ -305,7 +291,7 @@ pub async fn complete(
     let out = st.registry.complete(s.id).await?;
     Ok(HttpResponse::Ok().json(CompleteResponse {
         session_id: s.id,
-        status: out.session.status,
+        status: out.session.status.to_string(),
         closing_message: out.closing_message.content,
         report: caller.summary(out.report),
     }))
@@ -331,7 +317,7 @@ pub async fn answer(
         answer: out.answer,
         score: out.score,
         next_message: out.next_message,
-        status: out.session.status,
+        status: out.session.status.to_string(),
         report: out.report.map(|r| caller.summary(r)),
     }))
 }
@@ -360,19 +346,7 @@ pub async fn messages(
                 .to_utc(),
         ),
     };
-    let db = &st.core.db;
-    let all = message::Entity::find().filter(message::Column::SessionId.eq(s.id));
-    let total = all.clone().count(db).await?;
-    let mut page = all;
-    if let Some(b) = before {
-        page = page.filter(message::Column::CreatedAt.lt(b));
-    }
-    let mut rows = page
-        .order_by_desc(message::Column::SequenceNumber)
-        .limit(limit)
-        .all(db)
-        .await?;
-    rows.reverse();
+    let (total, rows) = store::messages(&st.core.db, s.id, before, limit).await?;
     Ok(HttpResponse::Ok().json(MessageList {
         messages: rows
             .iter()

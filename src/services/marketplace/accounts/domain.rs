@@ -6,7 +6,6 @@ use crate::services::marketplace::error::MarketplaceError;
 
 /// Longest password accepted: argon2 time grows with input, and nobody types more.
 const MAX_PASSWORD_CHARS: usize = 128;
-const MAX_EMAIL_CHARS: usize = 254;
 
 /// A new password: at least 6 characters (the spec), at most 128.
 #[derive(Clone)]
@@ -35,33 +34,20 @@ impl Password {
     }
 }
 
-/// An e-mail address of the usual form `local@domain.tld`, stored trimmed.
-pub struct Email(String);
+/// An e-mail address (`core::email`), stored trimmed.
+pub struct Email(crate::core::email::EmailAddress);
 
 impl Email {
     pub fn parse(raw: &str) -> Result<Self, MarketplaceError> {
-        let v = raw.trim();
-        let well_formed = v.len() <= MAX_EMAIL_CHARS
-            && !v.chars().any(|c| c.is_whitespace() || c.is_control())
-            && v.split_once('@').is_some_and(|(local, domain)| {
-                !local.is_empty()
-                    && !domain.contains('@')
-                    && domain.split('.').count() >= 2
-                    && domain.split('.').all(|label| !label.is_empty())
-            });
-        if well_formed {
-            Ok(Self(v.to_owned()))
-        } else {
-            Err(MarketplaceError::invalid(
-                "email",
-                raw,
-                "email must be a valid e-mail address",
-            ))
-        }
+        crate::core::email::EmailAddress::parse(raw)
+            .map(Self)
+            .map_err(|_| {
+                MarketplaceError::invalid("email", raw, "email must be a valid e-mail address")
+            })
     }
 
     pub fn into_inner(self) -> String {
-        self.0
+        self.0.into_inner()
     }
 }
 

@@ -1,30 +1,22 @@
 //! Car listings over HTTP: browse, filter, sort, search, facets; create, change and remove
 //! (owner or administrator); the seller's own list.
 
-use crate::core::auth::{Bearer, MaybeBearer, Role};
+use crate::core::auth::{Bearer, MaybeBearer};
 use crate::core::json_body::Json;
-use crate::services::marketplace::auth::Verified;
+use crate::services::marketplace::auth::{caller, Verified};
 use crate::services::marketplace::cars::domain::{CarFields, Listing, Patch, STATUS};
 use crate::services::marketplace::cars::dto::*;
 use crate::services::marketplace::cars::filters::{CarFilters, RawFilters, Sort};
 use crate::services::marketplace::cars::search::{self, Facets};
-use crate::services::marketplace::cars::store::{self, car_id, Caller};
-use crate::services::marketplace::dealers::routes::account;
+use crate::services::marketplace::cars::store::{self, car_id};
 use crate::services::marketplace::domain;
 use crate::services::marketplace::error::{MarketplaceError, Result};
-use crate::services::marketplace::interactions::routes as interactions;
+use crate::services::marketplace::interactions::service as interactions;
 use crate::services::marketplace::interactions::store::Viewer;
 use crate::services::marketplace::openapi::Errors;
 use crate::services::marketplace::state::MarketplaceState;
 use crate::services::marketplace::wire::{list, ok, ok_with, Empty, List, PageParams, Success};
 use actix_web::{delete, get, post, put, web, HttpResponse};
-
-pub fn caller(auth: &Bearer) -> Result<Caller> {
-    Ok(Caller {
-        id: account(&auth.claims)?,
-        admin: auth.claims.roles.contains(&Role::Admin),
-    })
-}
 
 #[utoipa::path(tag = "cars", params(RawFilters, PageParams, SortParam),
     responses((status = 200, body = List<Car>), Errors))]
@@ -37,7 +29,7 @@ pub async fn browse(
 ) -> Result<HttpResponse> {
     let filters = CarFilters::parse(&filters)?;
     let sort = Sort::parse("sort", sort.sort.as_deref())?;
-    let page = store::list(&st, &filters, &sort, paging.window()?).await?;
+    let page = search::list(&st, &filters, &sort, paging.window()?).await?;
     Ok(HttpResponse::Ok().json(list(page.map(Car::from))))
 }
 

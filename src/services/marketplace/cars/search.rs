@@ -13,7 +13,6 @@ use crate::services::marketplace::cars::filters::{CarFilters, Sort};
 use crate::services::marketplace::cars::search_terms::{
     corrections, inner_trigrams, query_words, Names,
 };
-use crate::services::marketplace::cars::store as cars;
 use crate::services::marketplace::catalogue::store as catalogue;
 use crate::services::marketplace::error::Result;
 use crate::services::marketplace::state::MarketplaceState;
@@ -282,7 +281,7 @@ pub async fn advanced(
     let db = &st.core.db;
     // Without text the search is the car list itself (its counts and list indexes).
     let Some(query) = query else {
-        return Ok((cars::list(st, filters, sort, window).await?, None));
+        return Ok((list(st, filters, sort, window).await?, None));
     };
     let reading = read(query, &closed_sets());
     let read_filters = (reading.filters != InterpretedQuery::default())
@@ -302,7 +301,7 @@ pub async fn advanced(
         _ => sort.clone(),
     };
     if words.is_empty() {
-        let page = cars::list(st, &filters, &sort, window).await?;
+        let page = list(st, &filters, &sort, window).await?;
         let read = read_as.map(|f| Interpretation {
             filters: Some(f),
             terms: vec![],
@@ -570,6 +569,19 @@ async fn sum_listings(db: &impl ConnectionTrait, table: &str, condition: Conditi
         None => 0,
     };
     Ok(u64::try_from(n).unwrap_or(0))
+}
+
+/// `GET /cars`: the filtered listings in the asked order.
+pub async fn list(
+    st: &MarketplaceState,
+    filters: &CarFilters,
+    sort: &Sort,
+    window: Window,
+) -> Result<Page<car::Model>> {
+    let db = &st.core.db;
+    let total = count(db, filters).await?;
+    let select = filters.apply_for_page(car::Entity::find(), db.get_database_backend(), sort);
+    page::fetch_counted(sort.apply(select), db, window, total).await
 }
 
 /// How many listings the list with `filters` holds. By the status alone, the rows of one facet

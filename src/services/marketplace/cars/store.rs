@@ -4,11 +4,11 @@
 
 use crate::core::db::begin_write;
 use crate::core::page::{self, Page, Window};
+use crate::services::marketplace::auth::Caller;
 use crate::services::marketplace::cars::domain::{
     Listing, Patch, BODY_TYPE, CONDITION, FUEL_TYPE, STATUS, TRANSMISSION,
 };
-use crate::services::marketplace::cars::filters::{CarFilters, Sort};
-use crate::services::marketplace::cars::search;
+use crate::services::marketplace::cars::filters::Sort;
 use crate::services::marketplace::catalogue::store as catalogue;
 use crate::services::marketplace::dealers::profiles::store as profiles;
 use crate::services::marketplace::error::{MarketplaceError, Result};
@@ -17,13 +17,6 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, Query
 use serde_json::json;
 use switchboard_entities::marketplace::{car, user};
 use uuid::Uuid;
-
-/// Who asks: the account and whether it administers the marketplace.
-#[derive(Debug, Clone, Copy)]
-pub struct Caller {
-    pub id: Uuid,
-    pub admin: bool,
-}
 
 /// A listing id from a path; a malformed one is a listing that does not exist.
 pub fn car_id(raw: &str) -> Result<Uuid> {
@@ -214,17 +207,4 @@ pub async fn mine(
         select = select.filter(car::Column::Status.eq(s));
     }
     page::fetch(Sort::default().apply(select), &st.core.db, window).await
-}
-
-/// `GET /cars`: the filtered listings in the asked order.
-pub async fn list(
-    st: &MarketplaceState,
-    filters: &CarFilters,
-    sort: &Sort,
-    window: Window,
-) -> Result<Page<car::Model>> {
-    let db = &st.core.db;
-    let total = search::count(db, filters).await?;
-    let select = filters.apply_for_page(car::Entity::find(), db.get_database_backend(), sort);
-    page::fetch_counted(sort.apply(select), db, window, total).await
 }

@@ -3,5 +3,6 @@
 //! every make and model listed since (`store.rs`).
 
 pub mod data;
+pub mod names;
 pub mod routes;
 pub mod store;

@@ -7,7 +7,6 @@ use crate::services::marketplace::cars::search_terms::{words, Names};
 use crate::services::marketplace::catalogue::data;
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::state::MarketplaceState;
-use moka::sync::Cache;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbErr, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
@@ -15,7 +14,6 @@ use sea_orm::{
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
-use std::time::Duration;
 use switchboard_entities::marketplace::{
     car, catalogue_body_type, catalogue_feature, catalogue_make, catalogue_model,
     catalogue_sighting, search_term, user,
@@ -123,23 +121,9 @@ async fn seed(db: &sea_orm::DatabaseConnection) -> Result<(), DbErr> {
     txn.commit().await
 }
 
-/// How long this node answers from the names it read while another node may have grown the
-/// catalogue (a change made through this node is seen at once: [`names_changed`]).
-const NAMES_STALE: Duration = Duration::from_secs(60);
-
-/// The public catalogue's make and model names as last read, one entry.
-#[derive(Clone)]
-pub struct NamesCache(Cache<(), Arc<Names>>);
-
-impl Default for NamesCache {
-    fn default() -> Self {
-        Self(Cache::builder().time_to_live(NAMES_STALE).build())
-    }
-}
-
 /// The public catalogue's make and model names (a few hundred short rows), which every
 /// advanced search reads: from memory, read again after [`names_changed`] or at most
-/// [`NAMES_STALE`] after the last read.
+/// [`NAMES_STALE`](super::names::NAMES_STALE) after the last read.
 pub async fn names(st: &MarketplaceState) -> Result<Arc<Names>> {
     if let Some(names) = st.catalogue_names.0.get(&()) {
         return Ok(names);

@@ -85,7 +85,7 @@ impl Inquiry {
             customer_id: i.customer_id.to_string(),
             message: i.message,
             contact_method: i.contact_method,
-            status: i.status,
+            status: i.status.to_string(),
             created_at: i.created_at,
             car: car.map(CarSummary::from),
         }

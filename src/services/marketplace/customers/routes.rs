@@ -2,9 +2,9 @@
 
 use crate::core::auth::Bearer;
 use crate::core::json_body::Json;
+use crate::services::marketplace::auth::caller;
 use crate::services::marketplace::auth::Verified;
 use crate::services::marketplace::cars::dto::Car;
-use crate::services::marketplace::cars::routes::caller;
 use crate::services::marketplace::cars::store::car_id;
 use crate::services::marketplace::customers::dto::*;
 use crate::services::marketplace::customers::store::{self as svc, NewInquiryInput};

@@ -172,7 +172,7 @@ pub async fn create_inquiry(
         customer_id: Set(customer),
         message: Set(input.message),
         contact_method: Set(input.contact_method.into()),
-        status: Set("new".into()),
+        status: Set(inquiry::InquiryStatus::New),
         day: Set(day_of(now)),
         created_at: Set(now),
     }

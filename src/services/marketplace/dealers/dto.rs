@@ -36,7 +36,7 @@ impl From<&dealer_application::Model> for ApplicationSummary {
     fn from(a: &dealer_application::Model) -> Self {
         Self {
             business_name: a.business_name.clone(),
-            status: a.status.clone(),
+            status: a.status.to_string(),
             submitted_at: a.submitted_at,
         }
     }
@@ -108,7 +108,7 @@ impl Dealer {
             phone: Some(u.phone),
             location: a.location,
             kind: "dealer".into(),
-            is_approved: a.status == "approved",
+            is_approved: a.status == dealer_application::ApplicationStatus::Approved,
             rating: 0.0,
             review_count: 0,
             total_sales: 0,

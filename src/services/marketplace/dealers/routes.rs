@@ -1,34 +1,17 @@
 //! Dealer applications and their approval: apply and read one's status (/auth/…), approve
 //! and list the pending ones (administrators, /dealers/…).
 
-use crate::core::auth::{AdminRole, Bearer, Roles};
+use crate::core::auth::{AdminRole, Bearer};
 use crate::core::json_body::Json;
-use crate::core::jwt::Claims;
-use crate::services::marketplace::auth::Verified;
+use crate::services::marketplace::auth::{user_id, Verified};
 use crate::services::marketplace::dealers::dto::*;
-use crate::services::marketplace::dealers::store::{self, NewApplication};
+use crate::services::marketplace::dealers::store::{self, dealer_id, NewApplication};
 use crate::services::marketplace::domain::{self, required};
-use crate::services::marketplace::error::{MarketplaceError, Result};
+use crate::services::marketplace::error::Result;
 use crate::services::marketplace::openapi::Errors;
 use crate::services::marketplace::state::MarketplaceState;
 use crate::services::marketplace::wire::*;
 use actix_web::{get, post, put, web, HttpResponse};
-use uuid::Uuid;
-
-/// The caller's user id.
-pub fn caller<R: Roles>(auth: &Bearer<R>) -> Result<Uuid> {
-    account(&auth.claims)
-}
-
-/// The account a token names (a subject that is not an id names no account).
-pub fn account(claims: &Claims) -> Result<Uuid> {
-    Ok(Uuid::parse_str(&claims.sub).map_err(|_| MarketplaceError::AccountGone)?)
-}
-
-/// A dealer id of a path: what is not an id names no dealer.
-pub fn dealer_id(raw: &str) -> Result<Uuid> {
-    Ok(Uuid::parse_str(raw).map_err(|_| MarketplaceError::DealerNotFound)?)
-}
 
 #[utoipa::path(tag = "dealers", request_body = DealerApplicationRequest, security(("bearer" = [])),
     responses((status = 201, body = Success<ApplicationSummary>), Errors))]
@@ -61,7 +44,7 @@ pub async fn apply(
             .map(|d| domain::text("description", d, 2000))
             .transpose()?,
     };
-    let created = store::apply(&st, caller(&auth)?, new).await?;
+    let created = store::apply(&st, user_id(&auth)?, new).await?;
     Ok(HttpResponse::Created().json(ok_with("Dealer application submitted", created)))
 }
 
@@ -69,7 +52,7 @@ pub async fn apply(
     responses((status = 200, body = Success<ApplicationStatus>), Errors))]
 #[get("/auth/dealer-application-status")]
 pub async fn status(auth: Bearer, st: web::Data<MarketplaceState>) -> Result<HttpResponse> {
-    let status = store::status(&st, caller(&auth)?).await?;
+    let status = store::status(&st, user_id(&auth)?).await?;
     Ok(HttpResponse::Ok().json(ok(status)))
 }
 

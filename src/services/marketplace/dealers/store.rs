@@ -17,8 +17,7 @@ use sea_orm::{
 use switchboard_entities::marketplace::{dealer_application, dealer_profile, user};
 use uuid::Uuid;
 
-pub const PENDING: &str = "pending";
-pub const APPROVED: &str = "approved";
+use switchboard_entities::marketplace::dealer_application::ApplicationStatus as Review;
 
 pub struct NewApplication {
     pub business_name: String,
@@ -60,7 +59,7 @@ pub async fn apply(
     }
     if latest(&txn, user_id)
         .await?
-        .is_some_and(|a| a.status == PENDING)
+        .is_some_and(|a| a.status.can_approve())
     {
         return Err(MarketplaceError::ApplicationExists.into());
     }
@@ -72,7 +71,7 @@ pub async fn apply(
         business_phone: Set(new.business_phone),
         website: Set(new.website),
         description: Set(new.description),
-        status: Set(PENDING.into()),
+        status: Set(Review::Pending),
         submitted_at: Set(now),
         reviewed_at: Set(None),
     }
@@ -86,12 +85,13 @@ pub async fn status(st: &MarketplaceState, user_id: Uuid) -> Result<ApplicationS
     let db = &st.core.db;
     let is_dealer = account(db, user_id).await?.role == "dealer";
     let application = latest(db, user_id).await?;
-    let pending = application.as_ref().is_some_and(|a| a.status == PENDING);
+    let pending = application.as_ref().is_some_and(|a| a.status.can_approve());
     Ok(ApplicationStatus {
         has_application: application.is_some(),
         application_status: application
             .as_ref()
-            .map_or_else(|| "none".to_owned(), |a| a.status.clone()),
+            // `none` is the answer's word for no application; it is never stored.
+            .map_or_else(|| "none".to_owned(), |a| a.status.to_string()),
         is_dealer,
         can_apply: !is_dealer && !pending,
         application: application.as_ref().map(ApplicationSummary::from),
@@ -105,7 +105,7 @@ pub async fn approve(st: &MarketplaceState, dealer_id: Uuid) -> Result<Dealer> {
     let txn = crate::core::db::begin_write(&st.core.db).await?;
     let Some(app) = dealer_application::Entity::find()
         .filter(dealer_application::Column::UserId.eq(dealer_id))
-        .filter(dealer_application::Column::Status.eq(PENDING))
+        .filter(dealer_application::Column::Status.eq(Review::Pending))
         .one(&txn)
         .await?
     else {
@@ -126,7 +126,10 @@ pub async fn approve(st: &MarketplaceState, dealer_id: Uuid) -> Result<Dealer> {
         return Err(MarketplaceError::ApplicantPhoneNotVerified.into());
     }
     dealer_application::Entity::update_many()
-        .col_expr(dealer_application::Column::Status, Expr::value(APPROVED))
+        .col_expr(
+            dealer_application::Column::Status,
+            Expr::value(Review::Approved),
+        )
         .col_expr(dealer_application::Column::ReviewedAt, Expr::value(now))
         .filter(dealer_application::Column::Id.eq(app.id))
         .exec(&txn)
@@ -152,7 +155,7 @@ pub async fn approve(st: &MarketplaceState, dealer_id: Uuid) -> Result<Dealer> {
 pub async fn pending(st: &MarketplaceState, window: Window) -> Result<Page<Dealer>> {
     let db = &st.core.db;
     let select = dealer_application::Entity::find()
-        .filter(dealer_application::Column::Status.eq(PENDING))
+        .filter(dealer_application::Column::Status.eq(Review::Pending))
         .order_by_asc(dealer_application::Column::SubmittedAt)
         .order_by_asc(dealer_application::Column::Id);
     let page = page::fetch(select, db, window).await?;
@@ -173,4 +176,9 @@ pub async fn pending(st: &MarketplaceState, window: Window) -> Result<Page<Deale
         total,
         window,
     })
+}
+
+/// A dealer id of a path: what is not an id names no dealer.
+pub fn dealer_id(raw: &str) -> Result<Uuid> {
+    Ok(Uuid::parse_str(raw).map_err(|_| MarketplaceError::DealerNotFound)?)
 }

@@ -152,7 +152,7 @@ impl From<test_drive::Model> for TestDrive {
             preferred_clock: read_clock(&t.preferred_time).map(hhmm),
             preferred_time: t.preferred_time,
             message: t.message,
-            status: t.status,
+            status: t.status.to_string(),
             created_at: t.created_at,
         }
     }

@@ -5,4 +5,5 @@ pub mod counters;
 pub mod domain;
 pub mod dto;
 pub mod routes;
+pub mod service;
 pub mod store;

@@ -3,17 +3,15 @@
 use crate::core::auth::{Bearer, MaybeBearer};
 use crate::core::error::ApiError;
 use crate::core::json_body::Json;
-use crate::services::marketplace::auth::Verified;
-use crate::services::marketplace::cars::routes::caller;
+use crate::services::marketplace::auth::{account, caller, Verified};
 use crate::services::marketplace::cars::store::car_id;
-use crate::services::marketplace::dealers::routes::account;
 use crate::services::marketplace::domain::{required, text};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::interactions::domain::{self as rules, TestDriveSlot};
 use crate::services::marketplace::interactions::dto::*;
+use crate::services::marketplace::interactions::service;
 use crate::services::marketplace::interactions::store::{self as svc, Viewer};
 use crate::services::marketplace::openapi::Errors;
-use crate::services::marketplace::socket::CAR_VIEWED;
 use crate::services::marketplace::state::MarketplaceState;
 use crate::services::marketplace::wire::{list, ok, ok_with, List, PageParams, Success};
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
@@ -56,19 +54,6 @@ pub async fn views(st: web::Data<MarketplaceState>, id: web::Path<String>) -> Re
     })))
 }
 
-/// Records a view of car `id` (once per viewer and UTC day) and tells its owner.
-pub async fn view(
-    st: &MarketplaceState,
-    id: uuid::Uuid,
-    viewer: Viewer,
-) -> Result<svc::ViewRecorded> {
-    let seen = svc::record_view(st, id, viewer).await?;
-    if let Some(notice) = &seen.notice {
-        st.notify(CAR_VIEWED, notice);
-    }
-    Ok(seen)
-}
-
 #[utoipa::path(tag = "interactions", security((), ("bearer" = [])),
     params(("id" = String, Path, description = "The car's id")),
     responses((status = 200, body = Success<ViewResult>), Errors))]
@@ -83,7 +68,7 @@ pub async fn record_view(
         Some(user) => Viewer::User(user),
         None => Viewer::Address(st.address_hash(&crate::core::client::ip(&req))),
     };
-    let seen = view(&st, car_id(&id)?, viewer).await?;
+    let seen = service::view(&st, car_id(&id)?, viewer).await?;
     Ok(HttpResponse::Ok().json(ok(ViewResult {
         view_count: seen.view_count,
         counted: seen.counted,

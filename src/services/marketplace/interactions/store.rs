@@ -4,7 +4,8 @@
 
 use crate::core::db::begin_write;
 use crate::core::page::{self, Page, Window};
-use crate::services::marketplace::cars::store::{find, owned, Caller};
+use crate::services::marketplace::auth::Caller;
+use crate::services::marketplace::cars::store::{find, owned};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::interactions::counters::{bump, day_of, insert_once, toggle};
 use crate::services::marketplace::interactions::domain::TestDriveSlot;
@@ -366,7 +367,7 @@ pub async fn request_test_drive(
         preferred_date: Set(slot.date_text()),
         preferred_time: Set(slot.time),
         message: Set(message),
-        status: Set("pending".into()),
+        status: Set(test_drive::TestDriveStatus::Pending),
         created_at: Set(st.core.now()),
     }
     .insert(&txn)

@@ -4,8 +4,8 @@
 
 use crate::core::auth::Bearer;
 use crate::core::json_body::Json;
+use crate::services::marketplace::auth::caller;
 use crate::services::marketplace::auth::Verified;
-use crate::services::marketplace::cars::routes::caller;
 use crate::services::marketplace::domain::body_id;
 use crate::services::marketplace::domain::{required, text};
 use crate::services::marketplace::error::{MarketplaceError, Result};

@@ -5,7 +5,7 @@
 use crate::core::page::{self, Page, Window};
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::state::MarketplaceState;
-use sea_orm::sea_query::{Expr, ExprTrait};
+use sea_orm::sea_query::{Expr, ExprTrait, OnConflict};
 use sea_orm::{
     ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
@@ -90,7 +90,11 @@ async fn open(st: &MarketplaceState, me: Uuid, other: Uuid) -> Result<conversati
         last_message_at: Set(None),
         created_at: Set(st.core.now()),
     })
-    .on_conflict_do_nothing_on([conversation::Column::UserA, conversation::Column::UserB])
+    // No conflict target: two first messages of a pair insert the same derived id, and on
+    // PostgreSQL a target of (user_a, user_b) leaves the id's own unique index to raise
+    // "duplicate key" when both inserts pass the check before either commits.
+    .on_conflict(OnConflict::new().do_nothing().to_owned())
+    .try_insert()
     .exec(db)
     .await?;
     Ok(between(db, me, other)

@@ -38,7 +38,8 @@ pub async fn context(
     let sandbox = &cfg.sandbox;
     let max = core.settings.database.max_connections;
     let conn = db::connect(&sandbox.database_url, max).await?;
-    Migrator::up(&conn, None).await?;
+    // Several nodes may start at once with the same sandbox database.
+    db::with_migration_lock(&sandbox.database_url, Migrator::up(&conn, None)).await?;
     let mut settings = (*core.settings).clone();
     settings.database = DatabaseSettings {
         url: sandbox.database_url.clone(),

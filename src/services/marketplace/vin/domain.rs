@@ -173,7 +173,7 @@ impl Vin {
         let known = wmi::lookup(&wmi);
         let (first, second) = (self.char_at(1), self.char_at(2));
         let make = known.and_then(|m| m.make);
-        let vds = vds::describe(make, self);
+        let vds = vds::describe(make, |position| self.char_at(position));
         Decoded {
             vin: self.0.clone(),
             manufacturer: known.map(|m| m.manufacturer),

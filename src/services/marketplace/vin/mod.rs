@@ -3,6 +3,7 @@
 //! provider over it (`provider.rs`).
 
 pub mod domain;
+pub mod dto;
 pub mod provider;
 pub mod routes;
 mod vds;

@@ -7,7 +7,7 @@
 use crate::services::marketplace::catalogue::data;
 use crate::services::marketplace::settings::{VinProviderKind, VinSettings};
 use crate::services::marketplace::vin::domain::Vin;
-use crate::services::marketplace::vin::routes::VinResult;
+use crate::services::marketplace::vin::dto::VinResult;
 use async_trait::async_trait;
 use serde::Deserialize;
 use std::sync::Arc;

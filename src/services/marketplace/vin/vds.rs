@@ -3,8 +3,6 @@
 //! for positions 4, 5 and 8, and the fuel of makers that build nothing but electric vehicles.
 //! Everything else stays `None` rather than a guess.
 
-use crate::services::marketplace::vin::domain::Vin;
-
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Description {
     pub model: Option<&'static str>,
@@ -14,9 +12,10 @@ pub struct Description {
     pub fuel_type: Option<&'static str>,
 }
 
-pub fn describe(make: Option<&str>, vin: &Vin) -> Description {
+/// `at(n)` is the VIN's character at position `n` (1-based, as the standard counts).
+pub fn describe(make: Option<&str>, at: impl Fn(usize) -> char) -> Description {
     match make {
-        Some("Tesla") => tesla(vin),
+        Some("Tesla") => tesla(at),
         Some("Rivian" | "Lucid") => Description {
             fuel_type: Some("Electric"),
             ..Description::default()
@@ -27,8 +26,8 @@ pub fn describe(make: Option<&str>, vin: &Vin) -> Description {
 
 /// Tesla cars: position 4 the model (S, 3, X, Y), 5 the body (left-hand drive codes),
 /// 8 the drive unit, read only for the model it is designated for.
-fn tesla(vin: &Vin) -> Description {
-    let model = vin.char_at(4);
+fn tesla(at: impl Fn(usize) -> char) -> Description {
+    let model = at(4);
     let name = match model {
         'S' => Some("Model S"),
         '3' => Some("Model 3"),
@@ -36,13 +35,13 @@ fn tesla(vin: &Vin) -> Description {
         'Y' => Some("Model Y"),
         _ => None,
     };
-    let body = match (model, vin.char_at(5)) {
+    let body = match (model, at(5)) {
         ('S' | '3' | 'X' | 'Y', 'A') => Some("Hatchback, 5-door"),
         ('S' | '3' | 'X' | 'Y', 'C' | 'G') => Some("MPV, 5-door"),
         ('S' | '3' | 'X' | 'Y', 'E') => Some("Sedan, 4-door"),
         _ => None,
     };
-    let engine = match (model, vin.char_at(8)) {
+    let engine = match (model, at(8)) {
         ('S' | 'X', '5') => Some("Dual motor"),
         ('S' | 'X', '6') => Some("Tri motor"),
         ('3', 'A') | ('Y', 'D') => Some("Single motor"),

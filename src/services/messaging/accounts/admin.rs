@@ -76,6 +76,10 @@ pub async fn create_workspace(
         low_credit_threshold: Set(threshold),
         sender_name: Set(input.sender_name.unwrap_or(name)),
         phone_number: Set(phone),
+        opt_out_reply: Set(None),
+        opt_in_reply: Set(None),
+        help_reply: Set(None),
+        unsubscribe_mailbox: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
     }

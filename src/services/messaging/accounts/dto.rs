@@ -21,7 +21,7 @@ pub struct LedgerQuery {
 
 /// Why a workspace's balance moved.
 #[derive(ToSchema)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "an OpenAPI schema only: described, never built")]
 #[schema(rename_all = "lowercase")]
 pub enum LedgerReason {
     Message,

@@ -5,3 +5,4 @@ pub mod admin;
 pub mod caller;
 pub mod dto;
 pub mod routes;
+pub mod store;

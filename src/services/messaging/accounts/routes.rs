@@ -7,12 +7,11 @@ use super::super::openapi::Errors;
 use super::super::state::MessagingState;
 use super::caller::{AnyAuth, ApiKey, TOKEN_TYPE};
 use super::dto::*;
+use super::store;
 use crate::core::dto::{ok, Success};
 use crate::core::error::ApiError;
-use crate::core::page::{self, Bounds, PageQuery};
+use crate::core::page::{Bounds, PageQuery};
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
-use switchboard_entities::messaging::{ledger_entry, workspace};
 
 /// The reasons a ledger entry has.
 const LEDGER_REASONS: [&str; 3] = ["message", "refund", "grant"];
@@ -52,8 +51,7 @@ pub async fn account(
 ) -> Result<HttpResponse> {
     limits::per_workspace(&req, "default", st.cfg.rate_limits.default, ws.id).await?;
     // Read fresh: the extractor's row may predate a debit in flight.
-    let ws = workspace::Entity::find_by_id(ws.id)
-        .one(&st.core.db)
+    let ws = store::workspace(&st.core.db, ws.id)
         .await?
         .ok_or_else(|| MessagingError::Unauthorized("workspace no longer exists".into()))?;
     Ok(HttpResponse::Ok().json(ok(Account {
@@ -80,18 +78,12 @@ pub async fn ledger(
 ) -> Result<HttpResponse> {
     limits::per_workspace(&req, "default", st.cfg.rate_limits.default, ws.id).await?;
     let window = paging.window(Bounds::new(50, 500))?;
-    let mut find = ledger_entry::Entity::find().filter(ledger_entry::Column::WorkspaceId.eq(ws.id));
-    if let Some(id) = q.message_id {
-        find = find.filter(ledger_entry::Column::MessageId.eq(id));
-    }
-    if let Some(r) = &q.reason {
-        let r = super::super::messages::domain::one_of("reason", r, &LEDGER_REASONS)?;
-        find = find.filter(ledger_entry::Column::Reason.eq(r));
-    }
-    let find = find
-        .order_by_desc(ledger_entry::Column::CreatedAt)
-        .order_by_desc(ledger_entry::Column::Id);
-    let page = page::fetch(find, &st.core.db, window).await?;
+    let reason = q
+        .reason
+        .as_deref()
+        .map(|r| super::super::messages::domain::one_of("reason", r, &LEDGER_REASONS))
+        .transpose()?;
+    let page = store::ledger(&st.core.db, ws.id, q.message_id, reason, window).await?;
     Ok(HttpResponse::Ok().json(ok(LedgerList {
         pagination: page.numbered_meta(),
         entries: page.items.into_iter().map(LedgerEntryView::from).collect(),

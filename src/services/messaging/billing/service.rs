@@ -5,7 +5,8 @@
 use super::domain::{credits_text, credits_value};
 
 use super::super::error::{MessagingError, Result};
-use super::super::messages::domain::Channel;
+use super::super::messages::domain::Draft;
+use super::super::messages::store::outbound;
 use super::super::state::MessagingState;
 use super::super::webhooks::events::{self, Emitted};
 use super::idempotency::{self, IdempotencyKey};
@@ -14,24 +15,9 @@ use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect, Set};
-use serde_json::{json, Value};
+use serde_json::json;
 use switchboard_entities::messaging::{idempotency_key, ledger_entry, message, workspace};
 use uuid::Uuid;
-
-/// A validated message, priced, not yet stored.
-#[derive(Debug, Clone)]
-pub struct Draft {
-    pub channel: Channel,
-    pub recipient: String,
-    pub sender: Option<String>,
-    pub subject: Option<String>,
-    pub text: Option<String>,
-    pub html: Option<String>,
-    pub metadata: Option<Value>,
-    /// Hundredths of a credit.
-    pub cost: i64,
-    pub segments: i32,
-}
 
 /// What the caller answers once the messages are stored.
 pub struct Answer {
@@ -93,33 +79,7 @@ pub async fn commit(
         let rows = chunk_drafts
             .iter()
             .zip(chunk_ids)
-            .map(|(d, id)| message::ActiveModel {
-                id: Set(*id),
-                workspace_id: Set(workspace_id),
-                direction: Set("outbound".into()),
-                channel: Set(d.channel.as_str().into()),
-                recipient: Set(d.recipient.clone()),
-                sender: Set(d.sender.clone()),
-                subject: Set(d.subject.clone()),
-                text: Set(d.text.clone()),
-                html: Set(d.html.clone()),
-                metadata: Set(d.metadata.clone()),
-                status: Set("queued".into()),
-                cost: Set(d.cost),
-                segments: Set(d.segments),
-                provider_message_id: Set(None),
-                error_code: Set(None),
-                error_message: Set(None),
-                bulk_id: Set(bulk_id),
-                created_at: Set(now),
-                updated_at: Set(now),
-                sent_at: Set(None),
-                delivered_at: Set(None),
-                failed_at: Set(None),
-                claim_expires_at: Set(None),
-                attempts: Set(0),
-                claimed_by: Set(None),
-            });
+            .map(|(d, id)| outbound(*id, workspace_id, d, bulk_id, now));
         message::Entity::insert_many(rows)
             .exec_without_returning(&txn)
             .await?;
@@ -139,7 +99,7 @@ pub async fn commit(
             .await?;
     }
     // The dispatch jobs commit with the messages: a commit means they will be sent.
-    super::super::messages::dispatch::enqueue(&st.core.jobs, &txn, ids).await?;
+    super::super::messages::dispatch_job::enqueue(&st.core.jobs, &txn, ids).await?;
     emitted
         .extend(credit_events(&txn, now, workspace_id, balance + total, balance, threshold).await?);
 

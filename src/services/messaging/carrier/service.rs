@@ -1,13 +1,15 @@
 //! Carrier callbacks (Twilio's form fields and signature algorithm).
 
+use super::super::consent::keywords;
 use super::super::messages::domain::Status;
 use super::super::messages::status::{adopt_provider_id, apply_status};
+use super::super::messages::store;
 use super::super::state::MessagingState;
 use super::super::webhooks::events::{self, Emitted};
 use crate::core::db::is_unique_violation;
 use base64::Engine;
 use hmac::{Hmac, KeyInit, Mac};
-use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter};
 use serde_json::json;
 use sha1::Sha1;
 use std::collections::BTreeMap;
@@ -78,7 +80,8 @@ pub async fn status(
     apply_status(st, sid, status, code.as_deref(), text.as_deref()).await
 }
 
-/// An inbound SMS: stored for the workspace that owns the `To` number, then message.received.
+/// An inbound SMS: stored for the workspace that owns the `To` number, then message.received;
+/// a keyword (STOP, START, HELP, …) also changes consent and is answered.
 /// Returns the stored message id (None for unknown numbers and repeated callbacks).
 pub async fn inbound(st: &MessagingState, form: &Form) -> Result<Option<Uuid>, DbErr> {
     let (Some(from), Some(to)) = (field(form, &["From"]), field(form, &["To"])) else {
@@ -100,35 +103,10 @@ pub async fn inbound(st: &MessagingState, form: &Form) -> Result<Option<Uuid>, D
     let txn = crate::core::db::begin_write(db).await?;
     // Carriers retry callbacks, sometimes at once: one message per carrier id, decided by
     // the unique index on inbound provider ids, not by a look-up that a twin can overtake.
-    let inserted = message::Entity::insert(message::ActiveModel {
-        id: Set(id),
-        workspace_id: Set(ws.id),
-        direction: Set("inbound".into()),
-        channel: Set("sms".into()),
-        recipient: Set(to.to_owned()),
-        sender: Set(Some(from.to_owned())),
-        subject: Set(None),
-        text: Set(Some(body.clone())),
-        html: Set(None),
-        metadata: Set(None),
-        status: Set("received".into()),
-        cost: Set(0),
-        segments: Set(0),
-        provider_message_id: Set(sid),
-        error_code: Set(None),
-        error_message: Set(None),
-        bulk_id: Set(None),
-        created_at: Set(now),
-        updated_at: Set(now),
-        sent_at: Set(None),
-        delivered_at: Set(None),
-        failed_at: Set(None),
-        claim_expires_at: Set(None),
-        attempts: Set(0),
-        claimed_by: Set(None),
-    })
-    .exec_without_returning(&txn)
-    .await;
+    let inserted =
+        message::Entity::insert(store::inbound_sms(id, ws.id, from, to, &body, sid, now))
+            .exec_without_returning(&txn)
+            .await;
     match inserted {
         Ok(_) => {}
         Err(e) if is_unique_violation(&e) => {
@@ -138,7 +116,7 @@ pub async fn inbound(st: &MessagingState, form: &Form) -> Result<Option<Uuid>, D
         }
         Err(e) => return Err(e),
     }
-    let emitted: Emitted = events::emit(
+    let mut emitted: Emitted = events::emit(
         &txn,
         now,
         ws.id,
@@ -154,8 +132,13 @@ pub async fn inbound(st: &MessagingState, form: &Form) -> Result<Option<Uuid>, D
         ),
     )
     .await?;
+    let answered = keywords::on_inbound(&txn, &st.core.jobs, now, &ws, from, &body, id).await?;
+    emitted.extend(answered.emitted);
     txn.commit().await?;
     emitted.notify(st);
+    if answered.replied {
+        st.core.jobs.wake();
+    }
     Ok(Some(id))
 }
 

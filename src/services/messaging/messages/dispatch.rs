@@ -18,49 +18,31 @@
 //! path.
 
 use super::super::billing::service::refund;
+use super::super::consent::domain::Address;
+use super::super::consent::keywords;
+use super::super::consent::store as consent;
+use super::super::error::OPTED_OUT;
 use super::super::state::MessagingState;
 use super::super::webhooks::events::Emitted;
-use super::domain::{Status, SENDING};
+use super::dispatch_job::Payload;
+use super::domain::{Channel, Status, SENDING};
 use super::handover;
 use super::reports;
 use super::status::{apply_status, failed_event, moved_to, sent_event, to_failed};
-use crate::core::jobs::{Done, Job, JobFailure, JobResult, Jobs, NewJob};
+use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
 use crate::providers::{Accepted, Handover, ProviderError, Retake};
 use chrono::{DateTime, Utc};
 use futures_util::StreamExt;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter,
-    QuerySelect, UpdateMany,
+    ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter, QuerySelect, UpdateMany,
 };
-use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use switchboard_entities::messaging::message;
 use uuid::Uuid;
 
-pub const TOPIC: &str = "messaging.dispatch";
-
 /// Provider calls of one batch in flight at once.
 const HANDOVERS_IN_FLIGHT: usize = 16;
-
-#[derive(Serialize, Deserialize)]
-struct Payload {
-    message_id: Uuid,
-}
-
-/// Writes the dispatch job of each message with `conn` (the transaction that stores them);
-/// call [`Jobs::wake`] after it commits.
-pub async fn enqueue<C: ConnectionTrait>(jobs: &Jobs, conn: &C, ids: &[Uuid]) -> Result<(), DbErr> {
-    let all = ids
-        .iter()
-        .map(|id| {
-            let payload = serde_json::json!(Payload { message_id: *id });
-            NewJob::new(TOPIC, payload).key(format!("dispatch:{id}"))
-        })
-        .collect();
-    jobs.enqueue_many(conn, all).await?;
-    Ok(())
-}
 
 /// This node's claim on a message: the attempt it took, and until when.
 struct Claim<'a> {
@@ -95,8 +77,13 @@ pub async fn run_batch(st: &MessagingState, jobs: Vec<Job>) -> Vec<JobResult> {
         .collect();
     let wanted: Vec<Uuid> = ids.iter().filter_map(|id| id.clone().ok()).collect();
     let owner = st.core.jobs.owner();
-    let claimed = match claim_queued(st, &wanted, owner).await {
+    let mut claimed = match claim_queued(st, &wanted, owner).await {
         Ok(claimed) => claimed,
+        Err(e) => return jobs.iter().map(|_| Err(JobFailure::retry(&e))).collect(),
+    };
+    // Recipients who opted out after their message was accepted are not sent to.
+    let refused = match refuse_opted_out(st, &mut claimed, owner).await {
+        Ok(refused) => refused,
         Err(e) => return jobs.iter().map(|_| Err(JobFailure::retry(&e))).collect(),
     };
     // Owned futures: the job runner needs them 'static.
@@ -133,6 +120,7 @@ pub async fn run_batch(st: &MessagingState, jobs: Vec<Job>) -> Vec<JobResult> {
             Err(e) => Err(e),
             Ok(id) => match unknown.remove(&id) {
                 Some(later) => Err(later),
+                None if refused.contains(&id) => Ok(Done::from(1)),
                 None if claimed.contains_key(&id) => match &finished {
                     Ok(()) => Ok(Done::from(1)),
                     Err(e) => Err(JobFailure::retry(e)),
@@ -142,6 +130,65 @@ pub async fn run_batch(st: &MessagingState, jobs: Vec<Job>) -> Vec<JobResult> {
         });
     }
     results
+}
+
+/// Fails (and refunds) the claimed messages whose recipients are on their workspace's
+/// suppression list now, taking them out of `claimed`; their ids. The service's own answers
+/// to STOP, START and HELP go out regardless. One look-up per workspace and channel.
+async fn refuse_opted_out(
+    st: &MessagingState,
+    claimed: &mut HashMap<Uuid, message::Model>,
+    owner: &str,
+) -> Result<HashSet<Uuid>, DbErr> {
+    let mut groups: HashMap<(Uuid, String), Vec<&message::Model>> = HashMap::new();
+    for m in claimed.values().filter(|m| !keywords::is_auto_reply(m)) {
+        groups
+            .entry((m.workspace_id, m.channel.clone()))
+            .or_default()
+            .push(m);
+    }
+    let mut blocked = Vec::new();
+    for ((workspace_id, channel), msgs) in groups {
+        let Ok(ch) = Channel::parse(&channel) else {
+            continue;
+        };
+        let addresses: Vec<String> = msgs
+            .iter()
+            .map(|m| Address::of_recipient(ch, &m.recipient).address)
+            .collect();
+        let suppressed =
+            consent::suppressed_among(&st.core.db, workspace_id, &channel, &addresses).await?;
+        blocked.extend(
+            msgs.into_iter()
+                .zip(addresses)
+                .filter(|(_, a)| suppressed.contains(a))
+                .map(|(m, _)| m.id),
+        );
+    }
+    if blocked.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let now = st.core.now();
+    let txn = crate::core::db::begin_write(&st.core.db).await?;
+    let mut emitted = Emitted::default();
+    for id in &blocked {
+        let Some(m) = claimed.get(id) else { continue };
+        let claim = Claim {
+            attempt: m.attempts,
+            owner,
+            until: m.claim_expires_at.unwrap_or(now),
+        };
+        let text = "the recipient opted out after the message was accepted";
+        if let Some(e) = failed_with(&txn, m, &claim, OPTED_OUT, text, now).await? {
+            emitted.extend(e);
+        }
+    }
+    txn.commit().await?;
+    emitted.notify(st);
+    for id in &blocked {
+        claimed.remove(id);
+    }
+    Ok(blocked.into_iter().collect())
 }
 
 /// The hand-over of a message claimed from `queued`: nothing earlier to look for.
@@ -379,12 +426,25 @@ async fn failed(
     };
     let text = e.to_string();
     tracing::warn!(message_id = %m.id, error = %text, "provider did not accept message");
-    let q = to_failed(&code, &text, now);
+    failed_with(txn, m, claim, &code, &text, now).await
+}
+
+/// The move to `failed` with `code`, its refund and message.failed; `None` when the claim no
+/// longer holds.
+async fn failed_with(
+    txn: &DatabaseTransaction,
+    m: &message::Model,
+    claim: &Claim<'_>,
+    code: &str,
+    text: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<Emitted>, DbErr> {
+    let q = to_failed(code, text, now);
     if claim.held(q, m.id).exec(txn).await?.rows_affected != 1 {
         return Ok(None);
     }
     // The refund commits with the failure that causes it, once: only the claim's holder
     // moves the message out of `sending`.
     refund(txn, now, m.workspace_id, m.id, m.cost).await?;
-    Ok(Some(failed_event(txn, m, &code, &text, now).await?))
+    Ok(Some(failed_event(txn, m, code, text, now).await?))
 }

@@ -85,6 +85,9 @@ pub struct BulkFailure {
     /// Position in `recipients`.
     pub index: usize,
     pub to: String,
+    /// `validation_error` (the recipient or its rendered message is invalid) or
+    /// `recipient_opted_out` (on the workspace's suppression list).
+    pub code: &'static str,
     pub reason: String,
 }
 
@@ -100,7 +103,7 @@ pub struct BulkResult {
 
 /// A message's channel.
 #[derive(ToSchema)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "an OpenAPI schema only: described, never built")]
 #[schema(rename_all = "lowercase")]
 pub enum ChannelName {
     Sms,
@@ -111,7 +114,7 @@ pub enum ChannelName {
 
 /// A message's status.
 #[derive(ToSchema)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "an OpenAPI schema only: described, never built")]
 #[schema(rename_all = "lowercase")]
 pub enum MessageStatusName {
     Queued,

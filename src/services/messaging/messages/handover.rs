@@ -1,6 +1,7 @@
 //! The provider of each channel, as the dispatcher and reconciliation use it: hand a message
 //! over (once: a retaken hand-over first looks for the earlier one) and ask for its status.
 
+use super::super::consent::unsubscribe;
 use super::super::state::MessagingState;
 use crate::providers::email::EmailMessage;
 use crate::providers::sms::SmsMessage;
@@ -65,6 +66,15 @@ pub async fn hand_over(
         }
         "email" => {
             let (name, address) = split_sender(m.sender.as_deref().unwrap_or_default());
+            // Bulk mail carries the one-click unsubscribe; a single send is transactional.
+            let unsubscribe = match m.bulk_id {
+                Some(_) => Some(
+                    unsubscribe::headers(st, m)
+                        .await
+                        .map_err(|e| ProviderError::Unreachable(format!("database: {e}")))?,
+                ),
+                None => None,
+            };
             let msg = EmailMessage {
                 to: &m.recipient,
                 from_name: name,
@@ -74,6 +84,7 @@ pub async fn hand_over(
                 html: m.html.as_deref(),
                 service: "messaging",
                 attachments: &[],
+                list_unsubscribe: unsubscribe.as_ref(),
             };
             st.email.send(h, &msg).await
         }

@@ -3,22 +3,24 @@
 use super::super::accounts::caller::ApiKey;
 use super::super::billing::domain::credits_value;
 use super::super::billing::idempotency;
-use super::super::billing::service::{self as billing, Answer, Committed, Draft};
-use super::super::error::{MessagingError, Result};
+use super::super::billing::service::{self as billing, Answer, Committed};
+use super::super::consent::domain::Address;
+use super::super::consent::store as consent;
+use super::super::error::{MessagingError, Result, OPTED_OUT};
 use super::super::limits;
 use super::super::openapi::Errors;
 use super::super::settings::MessagingSettings;
 use super::super::state::MessagingState;
-use super::domain::{sms_segments, Channel, Recipient, Sender, Template};
+use super::domain::{sms_segments, Channel, Draft, Recipient, Sender, Template};
 use super::dto::*;
+use super::store;
 use crate::core::dto::{ok, Success};
 use crate::core::error::ApiError;
 use crate::core::json_body::Json;
-use crate::core::page::{self, Bounds, PageQuery};
+use crate::core::page::{Bounds, PageQuery};
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::{Map, Value};
-use switchboard_entities::messaging::{message, workspace};
+use switchboard_entities::messaging::workspace;
 use uuid::Uuid;
 
 const MAX_METADATA_BYTES: usize = 8 * 1024;
@@ -189,6 +191,10 @@ pub async fn send(
         body.from.as_deref(),
         meta,
     )?;
+    let to = Address::of_recipient(channel, &d.recipient);
+    if consent::find(&st.core.db, ws.id, &to).await?.is_some() {
+        return Err(MessagingError::OptedOut(opted_out(&to)).into());
+    }
     let id = Uuid::new_v4();
     let now = st.core.now();
     let ans = answer(MessageCreated {
@@ -281,6 +287,7 @@ pub async fn bulk(
         .await
         .map_err(ApiError::internal)??
     };
+    let (drafts, failures) = without_suppressed(&st, ws.id, channel, drafts, failures).await?;
     let ids: Vec<Uuid> = drafts.iter().map(|_| Uuid::new_v4()).collect();
     let total: i64 = drafts.iter().map(|d| d.cost).sum();
     let now = st.core.now();
@@ -309,6 +316,51 @@ pub async fn bulk(
         Committed::Created => Ok(respond(&ans)),
         Committed::Replayed(r) => Ok(r),
     }
+}
+
+/// Why a send to `to` is refused.
+fn opted_out(to: &Address) -> String {
+    format!(
+        "{} opted out of this workspace's {} messages",
+        to.address,
+        to.channel.as_str()
+    )
+}
+
+/// The drafts whose recipients may be sent to; the others join `failures` (in request
+/// order) as `recipient_opted_out`. One look-up per 500 recipients.
+async fn without_suppressed(
+    st: &MessagingState,
+    workspace_id: Uuid,
+    channel: Channel,
+    drafts: Vec<(usize, Draft)>,
+    mut failures: Vec<BulkFailure>,
+) -> Result<(Vec<Draft>, Vec<BulkFailure>)> {
+    let addresses: Vec<Address> = drafts
+        .iter()
+        .map(|(_, d)| Address::of_recipient(channel, &d.recipient))
+        .collect();
+    let wanted: Vec<String> = addresses.iter().map(|a| a.address.clone()).collect();
+    let suppressed =
+        consent::suppressed_among(&st.core.db, workspace_id, channel.as_str(), &wanted).await?;
+    if suppressed.is_empty() {
+        return Ok((drafts.into_iter().map(|(_, d)| d).collect(), failures));
+    }
+    let mut kept = Vec::with_capacity(drafts.len());
+    for ((index, d), a) in drafts.into_iter().zip(addresses) {
+        if suppressed.contains(&a.address) {
+            failures.push(BulkFailure {
+                index,
+                to: d.recipient,
+                code: OPTED_OUT,
+                reason: opted_out(&a),
+            });
+        } else {
+            kept.push(d);
+        }
+    }
+    failures.sort_by_key(|f| f.index);
+    Ok((kept, failures))
 }
 
 /// The bulk content parsed once, each field within its channel's limit and the
@@ -345,6 +397,9 @@ impl Templates {
     }
 }
 
+/// Each valid recipient's draft with its position in the request, and the failures.
+type Rendered = (Vec<(usize, Draft)>, Vec<BulkFailure>);
+
 /// Every recipient's draft, or why it failed; refuses the whole request when the rendered
 /// text of all recipients together passes `max_bulk_rendered_bytes`.
 fn render_all(
@@ -355,7 +410,7 @@ fn render_all(
     recipients: &[Map<String, Value>],
     from: Option<&str>,
     meta: &Option<Value>,
-) -> Result<(Vec<Draft>, Vec<BulkFailure>)> {
+) -> Result<Rendered> {
     let max_total = st.cfg.max_bulk_rendered_bytes;
     let mut total = 0usize;
     let mut drafts = Vec::with_capacity(recipients.len());
@@ -375,11 +430,12 @@ fn render_all(
                     ))
                     .into());
                 }
-                drafts.push(d);
+                drafts.push((i, d));
             }
             Err(reason) => failures.push(BulkFailure {
                 index: i,
                 to: super::domain::clip(to, 320),
+                code: "validation_error",
                 reason,
             }),
         }
@@ -430,24 +486,13 @@ pub async fn list(
 ) -> Result<HttpResponse> {
     limits::per_workspace(&req, "default", st.cfg.rate_limits.default, ws.id).await?;
     let window = paging.window(Bounds::new(20, 100))?;
-    let mut find = message::Entity::find().filter(message::Column::WorkspaceId.eq(ws.id));
-    if let Some(s) = &q.status {
-        let s = super::domain::one_of("status", s, &STATUSES)?;
-        // A claimed message (`sending`) is still queued to the API.
-        find = if s == "queued" {
-            find.filter(message::Column::Status.is_in(["queued", super::domain::SENDING]))
-        } else {
-            find.filter(message::Column::Status.eq(s))
-        };
-    }
-    if let Some(c) = &q.channel {
-        let c = Channel::parse(c)?;
-        find = find.filter(message::Column::Channel.eq(c.as_str()));
-    }
-    let find = find
-        .order_by_desc(message::Column::CreatedAt)
-        .order_by_desc(message::Column::Id);
-    let page = page::fetch(find, &st.core.db, window).await?;
+    let status = q
+        .status
+        .as_deref()
+        .map(|s| super::domain::one_of("status", s, &STATUSES))
+        .transpose()?;
+    let channel = q.channel.as_deref().map(Channel::parse).transpose()?;
+    let page = store::list(&st.core.db, ws.id, status, channel, window).await?;
     Ok(HttpResponse::Ok().json(ok(MessageList {
         pagination: page.numbered_meta(),
         messages: page.items.into_iter().map(MessageView::from).collect(),
@@ -466,9 +511,7 @@ pub async fn get(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse> {
     limits::per_workspace(&req, "default", st.cfg.rate_limits.default, ws.id).await?;
-    let m = message::Entity::find_by_id(id.into_inner())
-        .filter(message::Column::WorkspaceId.eq(ws.id))
-        .one(&st.core.db)
+    let m = store::of_workspace(&st.core.db, ws.id, id.into_inner())
         .await?
         .ok_or_else(|| MessagingError::NotFound("message not found".into()))?;
     Ok(HttpResponse::Ok().json(ok(MessageView::from(m))))

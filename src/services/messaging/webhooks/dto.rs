@@ -71,7 +71,7 @@ impl From<webhook::Model> for WebhookView {
 /// The events a webhook can subscribe to.
 // Schema only: handlers parse the strings against `domain::EVENTS`.
 #[derive(ToSchema)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "an OpenAPI schema only: described, never built")]
 pub enum WebhookEventName {
     #[schema(rename = "message.sent")]
     MessageSent,
@@ -85,6 +85,12 @@ pub enum WebhookEventName {
     CreditLow,
     #[schema(rename = "credit.depleted")]
     CreditDepleted,
+    /// A recipient opted out (STOP, an unsubscribe link, a bounce, a complaint, the API).
+    #[schema(rename = "contact.opted_out")]
+    ContactOptedOut,
+    /// A recipient opted back in (START, or the API removing the suppression).
+    #[schema(rename = "contact.opted_in")]
+    ContactOptedIn,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -75,8 +75,17 @@ pub fn message_data(
     data
 }
 
-/// The delivery's ordering key: its message's, or its event type's when it has no message.
+/// The delivery's ordering key: a contact's consent changes in the order they happened
+/// (opt-out, then opt-in), a message's events likewise, else its event type's.
 pub fn order_key(event: &str, data: &Value) -> String {
+    if event.starts_with("contact.") {
+        let (channel, address) = (data["channel"].as_str(), data["address"].as_str());
+        return format!(
+            "contact:{}:{}",
+            channel.unwrap_or(""),
+            address.unwrap_or("")
+        );
+    }
     match data["message_id"].as_str() {
         Some(id) => format!("message:{id}"),
         None => format!("event:{event}"),
@@ -140,7 +149,7 @@ pub async fn emit<C: ConnectionTrait>(
             event_type: Set(event.to_owned()),
             order_key: Set(key.clone()),
             payload: Set(payload),
-            status: Set("pending".into()),
+            status: Set(webhook_delivery::DeliveryStatus::Pending),
             attempts: Set(0),
             next_attempt_at: Set(now),
             created_at: Set(now),

@@ -4,8 +4,8 @@
 use crate::core::auth::{Bearer, MaybeBearer};
 use crate::core::json_body::Json;
 use crate::core::page::Bounds;
+use crate::services::marketplace::auth::caller;
 use crate::services::marketplace::cars::dto::Car;
-use crate::services::marketplace::cars::routes::caller;
 use crate::services::marketplace::cars::stats::dto::*;
 use crate::services::marketplace::cars::stats::store as ranking;
 use crate::services::marketplace::cars::store::car_id;

@@ -1,7 +1,8 @@
 //! Rankings and figures over the interactions: trending cars, counters of many cars at once,
 //! and one car's analytics for its owner.
 
-use crate::services::marketplace::cars::store::{owned, Caller};
+use crate::services::marketplace::auth::Caller;
+use crate::services::marketplace::cars::store::owned;
 use crate::services::marketplace::customers::store::cars_in_order;
 use crate::services::marketplace::error::Result;
 use crate::services::marketplace::interactions::counters::date_text;

@@ -3,6 +3,7 @@
 //! (`GET /dealers/export/cars`), streamed as it is read.
 
 use crate::core::auth::{Bearer, DealerRole};
+use crate::services::marketplace::auth::user_id;
 use crate::services::marketplace::cars::domain::STATUS;
 use crate::services::marketplace::cars::dto::Car;
 use crate::services::marketplace::cars::store as cars;
@@ -10,7 +11,7 @@ use crate::services::marketplace::dealers::dto::Audience;
 use crate::services::marketplace::dealers::listings::csv::record;
 use crate::services::marketplace::dealers::listings::store::{self, DealerStats, ExportFilter};
 use crate::services::marketplace::dealers::profiles::store as profiles;
-use crate::services::marketplace::dealers::routes::{caller, dealer_id};
+use crate::services::marketplace::dealers::store::dealer_id;
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::openapi::Errors;
 use crate::services::marketplace::state::MarketplaceState;
@@ -48,7 +49,7 @@ pub async fn stats(
     auth: Bearer<DealerRole>,
     st: web::Data<MarketplaceState>,
 ) -> Result<HttpResponse> {
-    let stats = store::stats(&st, caller(&auth)?).await?;
+    let stats = store::stats(&st, user_id(&auth)?).await?;
     Ok(HttpResponse::Ok().json(ok(stats)))
 }
 
@@ -205,7 +206,7 @@ pub async fn export(
     st: web::Data<MarketplaceState>,
     q: web::Query<ExportParams>,
 ) -> Result<HttpResponse> {
-    let (format, filter) = q.parse(caller(&auth)?)?;
+    let (format, filter) = q.parse(user_id(&auth)?)?;
     let (head, tail, content_type, ext) = match format {
         Format::Csv => (
             record(CSV_HEADER),

@@ -4,11 +4,12 @@
 use crate::core::auth::{Bearer, DealerRole};
 use crate::core::json_body::Json;
 use crate::core::page::Page;
+use crate::services::marketplace::auth::user_id;
 use crate::services::marketplace::auth::Verified;
 use crate::services::marketplace::dealers::dto::*;
 use crate::services::marketplace::dealers::profiles::hours::BusinessHours;
 use crate::services::marketplace::dealers::profiles::store::{self, ProfileChanges};
-use crate::services::marketplace::dealers::routes::{caller, dealer_id};
+use crate::services::marketplace::dealers::store::dealer_id;
 use crate::services::marketplace::domain;
 use crate::services::marketplace::error::{MarketplaceError, Result};
 use crate::services::marketplace::openapi::Errors;
@@ -73,7 +74,7 @@ pub async fn profile(
     auth: Bearer<DealerRole>,
     st: web::Data<MarketplaceState>,
 ) -> Result<HttpResponse> {
-    let dealer = store::dealer(&st.core.db, caller(&auth)?, Audience::OwnerOrAdmin).await?;
+    let dealer = store::dealer(&st.core.db, user_id(&auth)?, Audience::OwnerOrAdmin).await?;
     Ok(HttpResponse::Ok().json(ok(dealer)))
 }
 
@@ -112,7 +113,7 @@ pub async fn update_profile(
         ..ProfileChanges::default()
     };
     let changes = some_change(changes, "name")?;
-    let dealer = store::update(&st, caller(&auth)?, changes).await?;
+    let dealer = store::update(&st, user_id(&auth)?, changes).await?;
     Ok(HttpResponse::Ok().json(ok_with("Profile updated", dealer)))
 }
 
@@ -123,7 +124,7 @@ pub async fn hours(
     auth: Bearer<DealerRole>,
     st: web::Data<MarketplaceState>,
 ) -> Result<HttpResponse> {
-    let dealer = store::dealer(&st.core.db, caller(&auth)?, Audience::OwnerOrAdmin).await?;
+    let dealer = store::dealer(&st.core.db, user_id(&auth)?, Audience::OwnerOrAdmin).await?;
     let business_hours = dealer
         .business_hours
         .unwrap_or_else(|| serde_json::json!({}));
@@ -151,7 +152,7 @@ pub async fn set_hours(
         business_hours: Some(parsed.clone()),
         ..ProfileChanges::default()
     };
-    store::update(&st, caller(&auth)?, changes).await?;
+    store::update(&st, user_id(&auth)?, changes).await?;
     let view = BusinessHoursView {
         business_hours: parsed,
     };
@@ -178,6 +179,6 @@ pub async fn set_info(
         ..ProfileChanges::default()
     };
     let changes = some_change(changes, "website")?;
-    let dealer = store::update(&st, caller(&auth)?, changes).await?;
+    let dealer = store::update(&st, user_id(&auth)?, changes).await?;
     Ok(HttpResponse::Ok().json(ok_with("Business info updated", dealer)))
 }

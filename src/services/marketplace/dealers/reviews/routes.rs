@@ -2,10 +2,11 @@
 //! per dealer.
 
 use crate::core::json_body::Json;
+use crate::services::marketplace::auth::user_id;
 use crate::services::marketplace::auth::Verified;
 use crate::services::marketplace::dealers::reviews::dto::*;
 use crate::services::marketplace::dealers::reviews::store::{self, NewReview};
-use crate::services::marketplace::dealers::routes::{caller, dealer_id};
+use crate::services::marketplace::dealers::store::dealer_id;
 use crate::services::marketplace::domain::{self, required};
 use crate::services::marketplace::error::Result;
 use crate::services::marketplace::interactions::domain::rating;
@@ -39,6 +40,7 @@ pub async fn review(
     let rating = rating(body.rating.as_ref())?;
     let comment = domain::text("comment", required("comment", &body.comment)?, 1000)?;
     let dealer = dealer_id(&id)?;
-    let created = store::create(&st, dealer, caller(&auth)?, NewReview { rating, comment }).await?;
+    let created =
+        store::create(&st, dealer, user_id(&auth)?, NewReview { rating, comment }).await?;
     Ok(HttpResponse::Created().json(ok_with("Review added", created)))
 }
