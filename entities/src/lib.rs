@@ -114,5 +114,8 @@ mod tests {
             DeliveryStatus::as_str,
             DeliveryStatus::parse,
         );
+        use crate::marketplace::car::CarStatus;
+        words_agree(CarStatus::WORDS, CarStatus::as_str, CarStatus::parse);
+        assert_eq!(CarStatus::WORDS, ["active", "sold", "reserved"]);
     }
 }

@@ -81,7 +81,7 @@ fn comparable(c: &car::Model, basis: Basis) -> Select<car::Entity> {
     use car::Column as C;
     let (lo, hi) = mileage_band(c.mileage);
     let s = car::Entity::find()
-        .filter(C::Status.eq("active"))
+        .filter(C::Status.eq(car::CarStatus::Active))
         .filter(C::Id.ne(c.id))
         .filter(C::Price.gt(0.0))
         .filter(C::MakeKey.eq(c.make_key.as_str()))

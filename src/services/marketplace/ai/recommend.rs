@@ -257,7 +257,7 @@ pub fn score(c: &car::Model, w: &Wishes, this_year: i32) -> Scored {
 pub async fn recommend(st: &MarketplaceState, w: &Wishes) -> Result<(Vec<Scored>, u64)> {
     use car::Column as C;
     let candidates = car::Entity::find()
-        .filter(C::Status.eq("active"))
+        .filter(C::Status.eq(car::CarStatus::Active))
         .filter(C::Price.gt(0.0))
         .filter(C::Price.lte(w.budget))
         .order_by(C::CreatedAt, Order::Desc)

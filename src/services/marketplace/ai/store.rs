@@ -15,7 +15,7 @@ const MAX_LISTED_MODELS: u64 = 5_000;
 /// The listed makes and models and the listing fields' closed sets.
 pub async fn vocabulary(db: &impl ConnectionTrait) -> Result<Vocabulary> {
     let listed: Vec<(String, String)> = car::Entity::find()
-        .filter(car::Column::Status.eq("active"))
+        .filter(car::Column::Status.eq(car::CarStatus::Active))
         .select_only()
         .column(car::Column::Make)
         .column(car::Column::Model)

@@ -5,6 +5,8 @@ use crate::services::marketplace::domain::{required, text};
 use crate::services::marketplace::error::MarketplaceError;
 use crate::services::marketplace::wire::Scalar;
 use serde::Deserialize;
+pub use switchboard_entities::marketplace::car::CarStatus;
+use switchboard_entities::Words;
 
 pub const MAX_IMAGES: usize = 20;
 pub const MAX_VIDEOS: usize = 10;
@@ -30,13 +32,20 @@ impl Choice {
             .iter()
             .find(|c| c.eq_ignore_ascii_case(v))
             .copied()
-            .ok_or_else(|| {
-                MarketplaceError::invalid(
-                    self.field,
-                    raw,
-                    format!("{} must be one of {}", self.field, self.values.join(", ")),
-                )
-            })
+            .ok_or_else(|| self.refusal(raw))
+    }
+
+    /// The value of `T` whose word `raw` spells, in any case (a choice of `T::WORDS`).
+    pub fn state<T: Words>(&self, raw: &str) -> Result<T, MarketplaceError> {
+        T::parse(self.parse(raw)?).ok_or_else(|| self.refusal(raw))
+    }
+
+    fn refusal(&self, raw: &str) -> MarketplaceError {
+        MarketplaceError::invalid(
+            self.field,
+            raw,
+            format!("{} must be one of {}", self.field, self.values.join(", ")),
+        )
     }
 }
 
@@ -70,7 +79,7 @@ pub const CONDITION: Choice = Choice {
 };
 pub const STATUS: Choice = Choice {
     field: "status",
-    values: &["active", "sold", "reserved"],
+    values: CarStatus::WORDS,
 };
 pub const SELLER_TYPE: Choice = Choice {
     field: "sellerType",
@@ -218,7 +227,7 @@ pub struct Listing {
     pub images: Vec<String>,
     pub videos: Vec<String>,
     pub features: Vec<String>,
-    pub status: &'static str,
+    pub status: CarStatus,
 }
 
 fn scalar<'a>(field: &'static str, v: &'a Option<Scalar>) -> Result<&'a Scalar, MarketplaceError> {
@@ -246,7 +255,7 @@ pub struct Patch {
     pub images: Option<Vec<String>>,
     pub videos: Option<Vec<String>>,
     pub features: Option<Vec<String>>,
-    pub status: Option<&'static str>,
+    pub status: Option<CarStatus>,
 }
 
 impl Patch {
@@ -302,7 +311,7 @@ impl Patch {
                 .map(|v| urls("videos", v, MAX_VIDEOS))
                 .transpose()?,
             features: f.features.as_deref().map(features).transpose()?,
-            status: f.status.as_deref().map(|v| STATUS.parse(v)).transpose()?,
+            status: f.status.as_deref().map(|v| STATUS.state(v)).transpose()?,
         };
         Ok(patch)
     }
@@ -364,7 +373,7 @@ impl Listing {
             images: p.images.unwrap_or_default(),
             videos: p.videos.unwrap_or_default(),
             features: p.features.unwrap_or_default(),
-            status: p.status.unwrap_or("active"),
+            status: p.status.unwrap_or(CarStatus::DEFAULT),
         })
     }
 

@@ -64,7 +64,7 @@ impl From<car::Model> for Car {
             videos: strings(c.videos),
             features: strings(c.features),
             condition: c.condition,
-            status: c.status,
+            status: c.status.to_string(),
             seller_id: c.seller_id.to_string(),
             seller_type: c.seller_type,
             view_count: c.view_count,

@@ -4,7 +4,7 @@
 
 use crate::providers::car_ai::{query, Interpretation};
 use crate::services::marketplace::cars::domain::{
-    self as listing, BODY_TYPE, CONDITION, FUEL_TYPE, SELLER_TYPE, STATUS, TRANSMISSION,
+    self as listing, CarStatus, BODY_TYPE, CONDITION, FUEL_TYPE, SELLER_TYPE, STATUS, TRANSMISSION,
 };
 use crate::services::marketplace::domain;
 use crate::services::marketplace::error::MarketplaceError;
@@ -55,7 +55,7 @@ pub struct RawFilters {
 
 /// Filters `marketplace_car_range_counts` can count: the status, the fuel type and the bounds.
 pub struct KeptRanges {
-    pub status: &'static str,
+    pub status: CarStatus,
     pub fuel_type: Option<&'static str>,
     pub min_year: Option<i32>,
     pub max_year: Option<i32>,
@@ -79,7 +79,7 @@ pub struct CarFilters {
     condition: Option<&'static str>,
     max_mileage: Option<i64>,
     seller_type: Option<&'static str>,
-    status: &'static str,
+    status: CarStatus,
     /// A colour word of the listing's colour text (the advanced search reads it from words).
     color: Option<&'static str>,
 }
@@ -133,7 +133,12 @@ impl CarFilters {
                 .map(|v| v.integer("maxMileage"))
                 .transpose()?,
             seller_type: choice(&SELLER_TYPE, &raw.seller_type)?,
-            status: choice(&STATUS, &raw.status)?.unwrap_or("active"),
+            status: raw
+                .status
+                .as_deref()
+                .map(|v| STATUS.state(v))
+                .transpose()?
+                .unwrap_or(CarStatus::DEFAULT),
             color: None,
         };
         if let (Some(lo), Some(hi)) = (f.min_price, f.max_price) {
@@ -246,7 +251,7 @@ impl CarFilters {
     }
 
     /// The status the listings must have.
-    pub fn status(&self) -> &'static str {
+    pub fn status(&self) -> CarStatus {
         self.status
     }
 
@@ -254,7 +259,7 @@ impl CarFilters {
     fn equalities(&self) -> Vec<(car::Column, &str)> {
         use car::Column as C;
         [
-            (C::Status, Some(self.status)),
+            (C::Status, Some(self.status.as_str())),
             (C::MakeKey, self.make.as_deref()),
             (C::ModelKey, self.model.as_deref()),
             (C::FuelType, self.fuel_type),
@@ -560,7 +565,7 @@ mod tests {
                 ..Default::default()
             },
             RawFilters {
-                status: text("sold"),
+                status: text(CarStatus::Sold.as_str()),
                 ..Default::default()
             },
             RawFilters {

@@ -104,7 +104,7 @@ pub async fn my_cars(
     let status = status
         .status
         .as_deref()
-        .map(|s| STATUS.parse(s))
+        .map(|s| STATUS.state(s))
         .transpose()?;
     let page = store::mine(&st, caller(&auth)?.id, status, paging.window()?).await?;
     Ok(HttpResponse::Ok().json(list(page.map(Car::from))))

@@ -6,7 +6,7 @@ use crate::core::db::begin_write;
 use crate::core::page::{self, Page, Window};
 use crate::services::marketplace::auth::Caller;
 use crate::services::marketplace::cars::domain::{
-    Listing, Patch, BODY_TYPE, CONDITION, FUEL_TYPE, STATUS, TRANSMISSION,
+    CarStatus, Listing, Patch, BODY_TYPE, CONDITION, FUEL_TYPE, TRANSMISSION,
 };
 use crate::services::marketplace::cars::filters::Sort;
 use crate::services::marketplace::catalogue::store as catalogue;
@@ -54,7 +54,7 @@ fn listing_of(m: &car::Model) -> Result<Listing> {
         images: list(&m.images),
         videos: list(&m.videos),
         features: list(&m.features),
-        status: STATUS.parse(&m.status)?,
+        status: m.status,
     })
 }
 
@@ -76,7 +76,7 @@ pub async fn create(st: &MarketplaceState, seller: Uuid, listing: Listing) -> Re
         admin: account.role == "admin",
     };
     let grew = catalogue::note_listing(&txn, st, lister, &listing.make, &listing.model).await?;
-    if listing.status == "sold" {
+    if listing.status.is_sold() {
         profiles::count_sale(&txn, seller, 1).await?;
     }
     let created = car::ActiveModel {
@@ -98,8 +98,8 @@ pub async fn create(st: &MarketplaceState, seller: Uuid, listing: Listing) -> Re
         videos: Set(strings(&listing.videos)),
         features: Set(strings(&listing.features)),
         condition: Set(listing.condition.into()),
-        status: Set(listing.status.into()),
-        sold_at: Set((listing.status == "sold").then_some(now)),
+        status: Set(listing.status),
+        sold_at: Set(listing.status.is_sold().then_some(now)),
         make: Set(listing.make),
         model: Set(listing.model),
         view_count: Set(0),
@@ -138,23 +138,18 @@ pub async fn update(
     let now = st.core.now();
     let txn = begin_write(&st.core.db).await?;
     let current = owned(&txn, caller, id).await?;
-    let was_sold = current.status == "sold";
+    let was = current.status;
     let listing = listing_of(&current)?.apply(patch);
     let lister = catalogue::Lister {
         seller: current.seller_id,
         admin: caller.admin,
     };
     let grew = catalogue::note_listing(&txn, st, lister, &listing.make, &listing.model).await?;
-    match (was_sold, listing.status == "sold") {
-        (false, true) => profiles::count_sale(&txn, current.seller_id, 1).await?,
-        (true, false) => profiles::count_sale(&txn, current.seller_id, -1).await?,
-        _ => {}
+    let sales = was.sales_change(listing.status);
+    if sales != 0 {
+        profiles::count_sale(&txn, current.seller_id, sales).await?;
     }
-    let sold_at = match (was_sold, listing.status == "sold") {
-        (false, true) => Some(now),
-        (true, true) => current.sold_at.or(Some(now)),
-        _ => None,
-    };
+    let sold_at = was.sold_at(listing.status, current.sold_at, now);
     let mut row: car::ActiveModel = current.into();
     row.make_key = Set(listing.make.to_lowercase());
     row.model_key = Set(listing.model.to_lowercase());
@@ -169,7 +164,7 @@ pub async fn update(
     row.videos = Set(strings(&listing.videos));
     row.features = Set(strings(&listing.features));
     row.condition = Set(listing.condition.into());
-    row.status = Set(listing.status.into());
+    row.status = Set(listing.status);
     row.sold_at = Set(sold_at);
     row.color = Set(listing.color);
     row.description = Set(listing.description);
@@ -187,7 +182,7 @@ pub async fn update(
 pub async fn delete(st: &MarketplaceState, caller: Caller, id: Uuid) -> Result<()> {
     let txn = begin_write(&st.core.db).await?;
     let car = owned(&txn, caller, id).await?;
-    if car.status == "sold" {
+    if car.status.is_sold() {
         profiles::count_sale(&txn, car.seller_id, -1).await?;
     }
     car::Entity::delete_by_id(id).exec(&txn).await?;
@@ -199,7 +194,7 @@ pub async fn delete(st: &MarketplaceState, caller: Caller, id: Uuid) -> Result<(
 pub async fn mine(
     st: &MarketplaceState,
     seller: Uuid,
-    status: Option<&'static str>,
+    status: Option<CarStatus>,
     window: Window,
 ) -> Result<Page<car::Model>> {
     let mut select = car::Entity::find().filter(car::Column::SellerId.eq(seller));

@@ -437,7 +437,7 @@ pub async fn template(st: &MarketplaceState, make: &str, model: &str) -> Result<
 
     let priced: Vec<f64> = listings
         .iter()
-        .filter(|c| c.status == "active" && c.price > 0.0)
+        .filter(|c| c.status == car::CarStatus::Active && c.price > 0.0)
         .map(|c| c.price)
         .collect();
     let average_price = if priced.is_empty() {

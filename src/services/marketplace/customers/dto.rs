@@ -53,7 +53,7 @@ impl From<car::Model> for CarSummary {
             model: c.model,
             year: c.year,
             price: c.price,
-            status: c.status,
+            status: c.status.to_string(),
             image,
         }
     }

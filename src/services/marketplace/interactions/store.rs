@@ -344,7 +344,7 @@ pub fn may_ask(car: &car::Model, customer: Uuid) -> Result<()> {
     if car.seller_id == customer {
         return Err(MarketplaceError::OwnCar.into());
     }
-    if car.status == "sold" {
+    if car.status.is_sold() {
         return Err(MarketplaceError::CarNotAvailable.into());
     }
     Ok(())

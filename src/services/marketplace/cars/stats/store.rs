@@ -90,7 +90,7 @@ pub async fn trending(st: &MarketplaceState, limit: u64) -> Result<Vec<(car::Mod
          ORDER BY score DESC, c.created_at DESC, c.id DESC LIMIT {}",
         weights.join(" "),
         events.join(" UNION ALL "),
-        p.push("active"),
+        p.push(car::CarStatus::Active),
         p.push(limit as i64),
     );
     let rows = db

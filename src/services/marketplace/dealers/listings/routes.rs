@@ -38,7 +38,7 @@ pub async fn dealer_cars(
     let window = paging.window()?;
     // Only an approved dealer has a page; their cars for sale are the active ones.
     profiles::dealer(&st.core.db, dealer, Audience::Public).await?;
-    let page = cars::mine(&st, dealer, Some("active"), window).await?;
+    let page = cars::mine(&st, dealer, Some(car::CarStatus::Active), window).await?;
     Ok(HttpResponse::Ok().json(list(page.map(Car::from))))
 }
 
@@ -118,7 +118,7 @@ impl ExportParams {
         let status = self
             .status
             .as_deref()
-            .map(|s| STATUS.parse(s))
+            .map(|s| STATUS.state(s))
             .transpose()?;
         let filter = ExportFilter {
             dealer,
@@ -166,7 +166,7 @@ fn csv_row(c: &car::Model) -> String {
         c.body_type.clone(),
         c.color.clone(),
         c.condition.clone(),
-        c.status.clone(),
+        c.status.to_string(),
         features.join("; "),
         c.view_count.to_string(),
         c.inquiry_count.to_string(),

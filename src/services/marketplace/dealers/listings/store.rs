@@ -67,7 +67,7 @@ pub async fn stats(st: &MarketplaceState, dealer: Uuid) -> Result<DealerStats> {
             "revenue",
         )
         .filter(car::Column::SellerId.eq(dealer))
-        .filter(car::Column::Status.eq("sold"))
+        .filter(car::Column::Status.eq(car::CarStatus::Sold))
         .filter(car::Column::SoldAt.gte(from))
         .filter(car::Column::SoldAt.lt(until))
         .into_tuple()
@@ -89,7 +89,7 @@ pub struct ExportFilter {
     pub dealer: Uuid,
     pub from: Option<DateTime<Utc>>,
     pub until: Option<DateTime<Utc>>,
-    pub status: Option<&'static str>,
+    pub status: Option<car::CarStatus>,
 }
 
 /// Rows fetched per query of an export.

@@ -55,7 +55,7 @@ pub async fn create(
     }
     let sold = car::Entity::find()
         .filter(car::Column::SellerId.eq(app.user_id))
-        .filter(car::Column::Status.eq("sold"))
+        .filter(car::Column::Status.eq(car::CarStatus::Sold))
         .count(txn)
         .await?;
     Ok(dealer_profile::ActiveModel {
