@@ -117,5 +117,22 @@ mod tests {
         use crate::marketplace::car::CarStatus;
         words_agree(CarStatus::WORDS, CarStatus::as_str, CarStatus::parse);
         assert_eq!(CarStatus::WORDS, ["active", "sold", "reserved"]);
+        use crate::messaging::message::MessageStatus;
+        words_agree(
+            MessageStatus::WORDS,
+            MessageStatus::as_str,
+            MessageStatus::parse,
+        );
+        assert_eq!(
+            MessageStatus::WORDS,
+            [
+                "queued",
+                "sending",
+                "sent",
+                "delivered",
+                "failed",
+                "received"
+            ]
+        );
     }
 }

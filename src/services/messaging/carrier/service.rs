@@ -1,7 +1,7 @@
 //! Carrier callbacks (Twilio's form fields and signature algorithm).
 
 use super::super::consent::keywords;
-use super::super::messages::domain::Status;
+use super::super::messages::domain::{from_carrier, Status};
 use super::super::messages::status::{adopt_provider_id, apply_status};
 use super::super::messages::store;
 use super::super::state::MessagingState;
@@ -69,7 +69,7 @@ pub async fn status(
     let Some(word) = field(form, &["MessageStatus", "SmsStatus", "CallStatus"]) else {
         return Ok(false);
     };
-    let Some(status) = Status::from_carrier(word) else {
+    let Some(status) = from_carrier(word) else {
         return Ok(false);
     };
     let code = field(form, &["ErrorCode"]).map(str::to_owned);
@@ -125,7 +125,7 @@ pub async fn inbound(st: &MessagingState, form: &Form) -> Result<Option<Uuid>, D
             id,
             "sms",
             to,
-            "received",
+            Status::Received,
             None,
             now,
             json!({ "from": from, "to": to, "content": body }),

@@ -25,7 +25,7 @@ use super::super::error::OPTED_OUT;
 use super::super::state::MessagingState;
 use super::super::webhooks::events::Emitted;
 use super::dispatch_job::Payload;
-use super::domain::{Channel, Status, SENDING};
+use super::domain::{from_carrier, Channel, Status};
 use super::handover;
 use super::reports;
 use super::status::{apply_status, failed_event, moved_to, sent_event, to_failed};
@@ -63,7 +63,7 @@ impl Claim<'_> {
     /// `q` limited to the message while this claim still holds it.
     fn held(&self, q: UpdateMany<message::Entity>, id: Uuid) -> UpdateMany<message::Entity> {
         q.filter(message::Column::Id.eq(id))
-            .filter(message::Column::Status.eq(SENDING))
+            .filter(message::Column::Status.eq(Status::Sending))
             .filter(message::Column::Attempts.eq(self.attempt))
             .filter(message::Column::ClaimedBy.eq(self.owner))
     }
@@ -214,7 +214,7 @@ async fn claim_queued(
     }
     let rows = claiming(st, owner, st.core.now())
         .filter(message::Column::Id.is_in(ids.iter().copied()))
-        .filter(message::Column::Status.eq("queued"))
+        .filter(message::Column::Status.eq(Status::Queued))
         .exec_with_returning(&st.core.db)
         .await?;
     Ok(rows.into_iter().map(|m| (m.id, m)).collect())
@@ -233,7 +233,7 @@ fn claim_until(st: &MessagingState, now: DateTime<Utc>) -> DateTime<Utc> {
 fn claiming(st: &MessagingState, owner: &str, now: DateTime<Utc>) -> UpdateMany<message::Entity> {
     let until = claim_until(st, now);
     message::Entity::update_many()
-        .col_expr(message::Column::Status, Expr::value(SENDING))
+        .col_expr(message::Column::Status, Expr::value(Status::Sending))
         .col_expr(message::Column::ClaimExpiresAt, Expr::value(until))
         .col_expr(
             message::Column::Attempts,
@@ -254,13 +254,13 @@ async fn run_one(st: &MessagingState, message_id: Uuid) -> JobResult {
     let now = st.core.now();
     let owner = st.core.jobs.owner();
     let abandoned = left_by_earlier_run(st, &m);
-    let retaken = match (m.status.as_str(), m.claim_expires_at) {
-        ("queued", _) => false,
+    let retaken = match (m.status, m.claim_expires_at) {
+        (Status::Queued, _) => false,
         // Another node is handing it over now; look again when its claim lapses.
-        (SENDING, Some(until)) if until > now && !abandoned => {
+        (Status::Sending, Some(until)) if until > now && !abandoned => {
             return Err(JobFailure::retry_at("claimed by another node", until))
         }
-        (SENDING, _) => true,
+        (Status::Sending, _) => true,
         // Already sent, delivered or failed.
         _ => return Ok(Done::default()),
     };
@@ -309,9 +309,9 @@ async fn claim<'a>(
 ) -> Result<Option<Claim<'a>>, DbErr> {
     let mut q = claiming(st, owner, now)
         .filter(message::Column::Id.eq(m.id))
-        .filter(message::Column::Status.eq(m.status.as_str()))
+        .filter(message::Column::Status.eq(m.status))
         .filter(message::Column::Attempts.eq(m.attempts));
-    if m.status == SENDING && !abandoned {
+    if m.status == Status::Sending && !abandoned {
         q = q.filter(message::Column::ClaimExpiresAt.lte(now));
     }
     let res = q.exec(&st.core.db).await?;
@@ -375,7 +375,7 @@ async fn finish(st: &MessagingState, outcomes: Vec<Outcome<'_>>) -> Result<(), D
             status: Some(word),
         }) = outcome
         {
-            if let Some(status) = Status::from_carrier(word).filter(|s| *s != Status::Sent) {
+            if let Some(status) = from_carrier(word).filter(|s| *s != Status::Sent) {
                 further.push((provider_message_id.as_str(), status));
             }
         }
@@ -402,7 +402,7 @@ async fn sent(
     reports: &mut Vec<NewJob>,
 ) -> Result<Option<Emitted>, DbErr> {
     let id = accepted.provider_message_id.as_str();
-    let q = moved_to(Status::Sent.as_str(), message::Column::SentAt, now)
+    let q = moved_to(Status::Sent, message::Column::SentAt, now)
         .col_expr(message::Column::ProviderMessageId, Expr::value(id));
     if claim.held(q, m.id).exec(txn).await?.rows_affected != 1 {
         return Ok(None);

@@ -3,7 +3,6 @@
 
 use super::super::error::MessagingError;
 use serde_json::{Map, Value};
-use std::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Channel {
@@ -359,63 +358,32 @@ impl RenderError {
     }
 }
 
-/// The internal status of a message claimed by a node for its provider call. The API never
-/// shows it: it reads as `queued` in responses, list filters and webhooks.
-pub const SENDING: &str = "sending";
+pub use switchboard_entities::messaging::message::MessageStatus as Status;
 
-/// Statuses in the order a message moves through them; callbacks never move backwards.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    Queued,
-    Sent,
-    Delivered,
-    Failed,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::Sent => "sent",
-            Self::Delivered => "delivered",
-            Self::Failed => "failed",
-        }
-    }
-
-    /// The states a message may be in for a move to `self` to go forward (`sending`, the
-    /// internal state of a claimed message, counts as `queued`).
-    pub fn predecessors(self) -> &'static [&'static str] {
-        match self {
-            Self::Queued => &[],
-            Self::Sent => &["queued", SENDING],
-            Self::Delivered | Self::Failed => &["queued", SENDING, "sent"],
-        }
-    }
-
-    /// The public status of a stored status word: `sending` reads as `queued`.
-    pub fn public(stored: &str) -> &str {
-        if stored == SENDING {
-            Self::Queued.as_str()
-        } else {
-            stored
-        }
-    }
-
-    /// A carrier's status word (Twilio message and call statuses).
-    pub fn from_carrier(s: &str) -> Option<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "sent" | "in-progress" | "ringing" => Some(Self::Sent),
-            "delivered" | "read" | "completed" => Some(Self::Delivered),
-            "failed" | "undelivered" | "busy" | "no-answer" | "canceled" => Some(Self::Failed),
-            _ => None,
-        }
+/// A carrier's status word (Twilio message and call statuses: the carrier's vocabulary, which
+/// only partly spells ours) as the status it reports; `None` for an intermediate one.
+pub fn from_carrier(word: &str) -> Option<Status> {
+    match word.to_ascii_lowercase().as_str() {
+        "sent" | "in-progress" | "ringing" => Some(Status::Sent),
+        "delivered" | "read" | "completed" => Some(Status::Delivered),
+        "failed" | "undelivered" | "busy" | "no-answer" | "canceled" => Some(Status::Failed),
+        _ => None,
     }
 }
 
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// A list's `status` filter: one of the statuses the API shows (`queued`, `sent`,
+/// `delivered`, `failed`, `received`); a validation error naming them otherwise.
+pub fn listed_status(value: &str) -> Result<Status, MessagingError> {
+    Status::parse(value)
+        .filter(|s| s.is_public())
+        .ok_or_else(|| {
+            let shown: Vec<&str> = Status::ALL
+                .iter()
+                .filter(|s| s.is_public())
+                .map(|s| s.as_str())
+                .collect();
+            MessagingError::validation(format!("status must be one of {}", shown.join(", ")))
+        })
 }
 
 /// `value` of the query parameter `field` when it is one of `allowed`; a validation error
@@ -596,12 +564,25 @@ mod tests {
     }
 
     #[test]
-    fn statuses_only_move_forward() {
-        assert!(Status::Sent.predecessors().contains(&"queued"));
-        assert!(!Status::Sent.predecessors().contains(&"delivered"));
-        assert!(!Status::Delivered.predecessors().contains(&"failed"));
-        assert_eq!(Status::from_carrier("undelivered"), Some(Status::Failed));
-        assert_eq!(Status::from_carrier("queued"), None);
+    fn carrier_words_read_as_statuses() {
+        assert_eq!(from_carrier("undelivered"), Some(Status::Failed));
+        assert_eq!(from_carrier("Delivered"), Some(Status::Delivered));
+        assert_eq!(from_carrier("ringing"), Some(Status::Sent));
+        assert_eq!(from_carrier("queued"), None);
+    }
+
+    #[test]
+    fn a_list_is_filtered_by_the_statuses_the_api_shows() {
+        for s in Status::ALL.iter().copied().filter(|s| s.is_public()) {
+            assert_eq!(listed_status(s.as_str()).unwrap(), s);
+        }
+        let err = listed_status(Status::Sending.as_str())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("status must be one of queued, sent, delivered, failed, received"),
+            "{err}"
+        );
     }
 }
 

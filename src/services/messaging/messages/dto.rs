@@ -164,7 +164,7 @@ impl From<message::Model> for MessageView {
             text: m.text,
             html: m.html,
             metadata: m.metadata,
-            status: super::domain::Status::public(&m.status).to_owned(),
+            status: m.status.public().to_string(),
             credits_used: credits_value(m.cost),
             segments: m.segments,
             provider_message_id: m.provider_message_id,

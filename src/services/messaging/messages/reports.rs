@@ -4,7 +4,7 @@
 //! `sent` for longer than `stale_sent_after_secs`.
 
 use super::super::state::MessagingState;
-use super::domain::Status;
+use super::domain::{from_carrier, Status};
 use super::handover;
 use super::status::{apply_reports, apply_status, Report as StatusReport};
 use crate::core::jobs::{Done, Job, JobFailure, JobResult, NewJob};
@@ -68,7 +68,7 @@ fn stale_before(st: &MessagingState) -> DateTime<Utc> {
 fn stale(st: &MessagingState) -> sea_orm::Select<message::Entity> {
     message::Entity::find()
         .filter(message::Column::Direction.eq("outbound"))
-        .filter(message::Column::Status.eq(Status::Sent.as_str()))
+        .filter(message::Column::Status.eq(Status::Sent))
         .filter(message::Column::SentAt.lte(stale_before(st)))
 }
 
@@ -104,7 +104,7 @@ pub async fn reconcile(st: &MessagingState) -> JobResult {
                 continue;
             }
         };
-        let Some(status) = Status::from_carrier(&word) else {
+        let Some(status) = from_carrier(&word) else {
             continue;
         };
         let text = (status == Status::Failed).then(|| format!("carrier reported {word}"));

@@ -11,7 +11,7 @@ use super::super::limits;
 use super::super::openapi::Errors;
 use super::super::settings::MessagingSettings;
 use super::super::state::MessagingState;
-use super::domain::{sms_segments, Channel, Draft, Recipient, Sender, Template};
+use super::domain::{sms_segments, Channel, Draft, Recipient, Sender, Status, Template};
 use super::dto::*;
 use super::store;
 use crate::core::dto::{ok, Success};
@@ -199,7 +199,7 @@ pub async fn send(
     let now = st.core.now();
     let ans = answer(MessageCreated {
         message_id: id,
-        status: "queued".into(),
+        status: Status::Queued.to_string(),
         credits_used: credits_value(d.cost),
         created_at: now,
     })?;
@@ -471,8 +471,6 @@ fn personalise(
     draft(st, ws, channel, to, content, from, meta.clone()).map_err(|e| e.to_string())
 }
 
-const STATUSES: [&str; 5] = ["queued", "sent", "delivered", "failed", "received"];
-
 #[utoipa::path(operation_id = "list_messages", tag = "messages", params(MessagesQuery, PageQuery),
     security(("api_key" = [])),
     responses((status = 200, body = Success<MessageList>), Errors))]
@@ -489,7 +487,7 @@ pub async fn list(
     let status = q
         .status
         .as_deref()
-        .map(|s| super::domain::one_of("status", s, &STATUSES))
+        .map(super::domain::listed_status)
         .transpose()?;
     let channel = q.channel.as_deref().map(Channel::parse).transpose()?;
     let page = store::list(&st.core.db, ws.id, status, channel, window).await?;

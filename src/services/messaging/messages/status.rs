@@ -36,7 +36,7 @@ pub async fn adopt_provider_id(
 /// The move to `status` stamped now in `at` (which also ends any claim), for the caller to
 /// make conditional.
 pub fn moved_to(
-    status: &str,
+    status: Status,
     at: message::Column,
     now: DateTime<Utc>,
 ) -> UpdateMany<message::Entity> {
@@ -52,7 +52,7 @@ pub fn moved_to(
 
 /// The move to `failed` with its error, for the caller to make conditional.
 pub fn to_failed(code: &str, text: &str, now: DateTime<Utc>) -> UpdateMany<message::Entity> {
-    moved_to("failed", message::Column::FailedAt, now)
+    moved_to(Status::Failed, message::Column::FailedAt, now)
         .col_expr(message::Column::ErrorCode, Expr::value(code))
         .col_expr(message::Column::ErrorMessage, Expr::value(text))
 }
@@ -65,9 +65,9 @@ async fn forward<C: sea_orm::ConnectionTrait>(
     now: DateTime<Utc>,
     db: &C,
 ) -> Result<bool, DbErr> {
-    let res = moved_to(status.as_str(), at, now)
+    let res = moved_to(status, at, now)
         .filter(message::Column::Id.eq(id))
-        .filter(message::Column::Status.is_in(status.predecessors().iter().copied()))
+        .filter(message::Column::Status.is_in(status.comes_from().iter().copied()))
         .exec(db)
         .await?;
     Ok(res.rows_affected == 1)
@@ -76,7 +76,7 @@ async fn forward<C: sea_orm::ConnectionTrait>(
 async fn mark_failed<C: sea_orm::ConnectionTrait>(
     db: &C,
     id: Uuid,
-    from: &[&str],
+    from: &[Status],
     code: &str,
     text: &str,
     now: DateTime<Utc>,
@@ -93,7 +93,7 @@ async fn mark_failed<C: sea_orm::ConnectionTrait>(
 async fn message_event<C: sea_orm::ConnectionTrait>(
     db: &C,
     m: &message::Model,
-    status: &str,
+    status: Status,
     error: Option<(&str, &str)>,
     now: DateTime<Utc>,
     own: serde_json::Value,
@@ -110,7 +110,7 @@ pub async fn sent_event<C: sea_orm::ConnectionTrait>(
     now: DateTime<Utc>,
 ) -> Result<Emitted, DbErr> {
     let own = json!({ "provider_message_id": provider_message_id });
-    message_event(db, m, "sent", None, now, own).await
+    message_event(db, m, Status::Sent, None, now, own).await
 }
 
 pub async fn failed_event<C: sea_orm::ConnectionTrait>(
@@ -120,7 +120,7 @@ pub async fn failed_event<C: sea_orm::ConnectionTrait>(
     text: &str,
     now: DateTime<Utc>,
 ) -> Result<Emitted, DbErr> {
-    message_event(db, m, "failed", Some((code, text)), now, json!({})).await
+    message_event(db, m, Status::Failed, Some((code, text)), now, json!({})).await
 }
 
 /// A reported move: the message with this provider id to `status`.
@@ -194,7 +194,8 @@ async fn apply(
 ) -> Result<Option<Emitted>, DbErr> {
     let status = report.status;
     Ok(match status {
-        Status::Queued => None,
+        // Nothing reports these: a report moves a message on from them.
+        Status::Queued | Status::Sending | Status::Received => None,
         Status::Sent => {
             if !forward(status, message::Column::SentAt, m.id, now, txn).await? {
                 return Ok(None);
@@ -207,14 +208,14 @@ async fn apply(
             }
             let at = now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
             let own = json!({ "delivered_at": at });
-            Some(message_event(txn, m, "delivered", None, now, own).await?)
+            Some(message_event(txn, m, Status::Delivered, None, now, own).await?)
         }
         Status::Failed => {
             let code = report.error_code.unwrap_or("carrier_failed");
             let text = report
                 .error_message
                 .unwrap_or("the carrier reported the message as failed");
-            if !mark_failed(txn, m.id, status.predecessors(), code, text, now).await? {
+            if !mark_failed(txn, m.id, status.comes_from(), code, text, now).await? {
                 return Ok(None);
             }
             Some(failed_event(txn, m, code, text, now).await?)

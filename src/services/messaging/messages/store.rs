@@ -2,7 +2,7 @@
 //! from billing's commit or the answers to STOP, START and HELP; an inbound SMS from the
 //! carrier) and a workspace's reads.
 
-use super::domain::{Channel, Draft, SENDING};
+use super::domain::{Channel, Draft, Status};
 use crate::core::error::ApiError;
 use crate::core::page::{self, Page, Window};
 use chrono::{DateTime, Utc};
@@ -15,16 +15,14 @@ use uuid::Uuid;
 pub async fn list(
     db: &impl ConnectionTrait,
     workspace: Uuid,
-    status: Option<&str>,
+    status: Option<Status>,
     channel: Option<Channel>,
     window: Window,
 ) -> Result<Page<message::Model>, ApiError> {
     let mut find = message::Entity::find().filter(message::Column::WorkspaceId.eq(workspace));
-    find = match status {
-        Some("queued") => find.filter(message::Column::Status.is_in(["queued", SENDING])),
-        Some(s) => find.filter(message::Column::Status.eq(s)),
-        None => find,
-    };
+    if let Some(s) = status {
+        find = find.filter(message::Column::Status.is_in(s.stored_as().iter().copied()));
+    }
     if let Some(c) = channel {
         find = find.filter(message::Column::Channel.eq(c.as_str()));
     }
@@ -63,7 +61,7 @@ pub fn outbound(
         text: Set(d.text.clone()),
         html: Set(d.html.clone()),
         metadata: Set(d.metadata.clone()),
-        status: Set("queued".into()),
+        status: Set(Status::Queued),
         cost: Set(d.cost),
         segments: Set(d.segments),
         provider_message_id: Set(None),
@@ -91,7 +89,7 @@ pub fn inbound_sms(
         text: Set(Some(body.to_owned())),
         html: Set(None),
         metadata: Set(None),
-        status: Set("received".into()),
+        status: Set(Status::Received),
         cost: Set(0),
         segments: Set(0),
         provider_message_id: Set(provider_message_id),

@@ -10,6 +10,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Que
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicI64, Ordering};
 use switchboard_actors::Enqueue;
+use switchboard_entities::messaging::message::MessageStatus;
 use switchboard_entities::messaging::{webhook, webhook_delivery};
 use uuid::Uuid;
 
@@ -55,7 +56,7 @@ pub fn message_data(
     message_id: Uuid,
     channel: &str,
     recipient: &str,
-    status: &str,
+    status: MessageStatus,
     error: Option<(&str, &str)>,
     now: DateTime<Utc>,
     own: Value,
@@ -64,7 +65,7 @@ pub fn message_data(
         "message_id": message_id,
         "channel": channel,
         "recipient": recipient,
-        "status": status,
+        "status": status.public(),
         "error_code": error.map(|e| e.0),
         "error_message": error.map(|e| e.1),
         "timestamp": now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
@@ -180,7 +181,15 @@ mod tests {
     fn message_data_has_the_common_fields_then_the_events_own() {
         let id = Uuid::nil();
         let now = DateTime::from_timestamp(1_700_000_000, 0).unwrap_or_default();
-        let d = message_data(id, "sms", "+1", "delivered", None, now, json!({"x": 1}));
+        let d = message_data(
+            id,
+            "sms",
+            "+1",
+            MessageStatus::Delivered,
+            None,
+            now,
+            json!({"x": 1}),
+        );
         assert_eq!(d["error_code"], Value::Null);
         assert_eq!(d["timestamp"], "2023-11-14T22:13:20.000Z");
         assert_eq!(d["x"], 1);
