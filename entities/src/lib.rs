@@ -134,5 +134,8 @@ mod tests {
                 "received"
             ]
         );
+        use crate::identity::user::KycStatus;
+        words_agree(KycStatus::WORDS, KycStatus::as_str, KycStatus::parse);
+        assert_eq!(KycStatus::WORDS, ["none", "pending", "verified"]);
     }
 }

@@ -19,7 +19,7 @@ pub struct Model {
     pub country: String,
     pub language: String,
     pub pin_hash: String,
-    pub kyc_status: String,
+    pub kyc_status: KycStatus,
     pub kyc_level: Option<String>,
     pub kyc_documents: Option<Json>,
     pub kyc_verified_at: Option<DateTimeUtc>,
@@ -33,3 +33,34 @@ pub struct Model {
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// Where an account's identity check stands: `none` until a verification completes, then
+    /// `verified` (with `kyc_level`, `kyc_documents` and `kyc_verified_at`) for good.
+    pub enum KycStatus {
+        NotStarted = "none",
+        /// Never stored: what `GET /kyc/status` answers while an unverified account has an
+        /// open verification page.
+        Pending = "pending",
+        Verified = "verified",
+    }
+}
+
+impl KycStatus {
+    /// Whether a verification may start from here: not once verified.
+    pub const fn may_verify(self) -> bool {
+        !matches!(self, Self::Verified)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KycStatus;
+
+    #[test]
+    fn only_an_unverified_account_starts_a_verification() {
+        assert!(KycStatus::NotStarted.may_verify());
+        assert!(KycStatus::Pending.may_verify());
+        assert!(!KycStatus::Verified.may_verify());
+    }
+}

@@ -127,7 +127,7 @@ impl From<&user::Model> for AuthUser {
             handle: u.handle.clone(),
             name: u.name.clone(),
             avatar_url: u.avatar_url.clone(),
-            kyc_status: u.kyc_status.clone(),
+            kyc_status: u.kyc_status.to_string(),
             created_at: u.created_at,
         }
     }

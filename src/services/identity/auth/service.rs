@@ -58,7 +58,7 @@ pub async fn signup(
         country: Set(phone.region().unwrap_or("ZZ").to_owned()),
         language: Set("en".into()),
         pin_hash: Set(pin_hash),
-        kyc_status: Set("none".into()),
+        kyc_status: Set(user::KycStatus::NotStarted),
         kyc_level: Set(None),
         kyc_documents: Set(None),
         kyc_verified_at: Set(None),

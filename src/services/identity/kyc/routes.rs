@@ -22,7 +22,7 @@ pub async fn status(auth: Authenticated, st: web::Data<IdentityState>) -> Result
     responses((status = 200, body = Success<KycInitiated>), Errors))]
 #[post("/kyc/initiate")]
 pub async fn initiate(auth: Authenticated, st: web::Data<IdentityState>) -> Result<HttpResponse> {
-    if auth.user.kyc_status == "verified" {
+    if !auth.user.kyc_status.may_verify() {
         return Err(IdentityError::InvalidRequest("identity is already verified".into()).into());
     }
     let now = st.core.now();

@@ -48,14 +48,14 @@ impl KycProvider for BuiltinKyc<'_> {
 }
 
 pub async fn status(st: &IdentityState, u: &user::Model) -> Result<KycStatus> {
-    if u.kyc_status == "verified" {
+    if u.kyc_status == user::KycStatus::Verified {
         let documents = u
             .kyc_documents
             .as_ref()
             .and_then(|d| serde_json::from_value::<Vec<String>>(d.clone()).ok())
             .unwrap_or_default();
         return Ok(KycStatus {
-            status: "verified".into(),
+            status: u.kyc_status.to_string(),
             verified_at: u.kyc_verified_at,
             level: u.kyc_level.clone(),
             documents,
@@ -68,7 +68,12 @@ pub async fn status(st: &IdentityState, u: &user::Model) -> Result<KycStatus> {
         .one(&st.core.db)
         .await?;
     Ok(KycStatus {
-        status: if open.is_some() { "pending" } else { "none" }.into(),
+        status: if open.is_some() {
+            user::KycStatus::Pending
+        } else {
+            user::KycStatus::NotStarted
+        }
+        .to_string(),
         verified_at: None,
         level: None,
         documents: vec![],
@@ -106,7 +111,10 @@ pub async fn complete(st: &IdentityState, token: &str) -> Result<bool> {
         return Ok(false);
     }
     user::Entity::update_many()
-        .col_expr(user::Column::KycStatus, Expr::value("verified"))
+        .col_expr(
+            user::Column::KycStatus,
+            Expr::value(user::KycStatus::Verified),
+        )
         .col_expr(user::Column::KycLevel, Expr::value(LEVEL))
         .col_expr(
             user::Column::KycDocuments,

@@ -91,7 +91,7 @@ impl From<&user::Model> for User {
             bio: u.bio.clone(),
             country: u.country.clone(),
             language: u.language.clone(),
-            kyc_status: u.kyc_status.clone(),
+            kyc_status: u.kyc_status.to_string(),
             created_at: u.created_at,
             updated_at: u.updated_at,
         }
@@ -117,7 +117,7 @@ impl From<&user::Model> for PublicProfile {
             name: u.name.clone(),
             avatar_url: u.avatar_url.clone(),
             bio: u.bio.clone(),
-            kyc_status: u.kyc_status.clone(),
+            kyc_status: u.kyc_status.to_string(),
             created_at: u.created_at,
         }
     }
