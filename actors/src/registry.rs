@@ -16,6 +16,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
+use switchboard_entities::core::actor_lease::ActorKind;
 use uuid::Uuid;
 
 /// Retries of a message whose actor stopped before handling it.
@@ -78,7 +79,7 @@ pub trait Relay: Send + Sync + 'static {
     fn ask(
         &self,
         node: &str,
-        kind: &'static str,
+        kind: ActorKind,
         id: Uuid,
         command: serde_json::Value,
     ) -> BoxFuture<'_, Result<serde_json::Value, Unanswered>>;
@@ -87,7 +88,7 @@ pub trait Relay: Send + Sync + 'static {
     fn tell(
         &self,
         node: &str,
-        kind: &'static str,
+        kind: ActorKind,
         id: Uuid,
         command: serde_json::Value,
     ) -> BoxFuture<'_, Result<(), Unanswered>>;
@@ -104,7 +105,7 @@ enum Wait {
 /// command reaches its owner.
 #[derive(Clone)]
 pub struct Placement {
-    pub kind: &'static str,
+    pub kind: ActorKind,
     pub ownership: Arc<dyn Ownership>,
     pub relay: Arc<dyn Relay>,
 }
@@ -249,7 +250,7 @@ impl<A: Actor<Context = Context<A>> + Send> ActorRegistry<A> {
                 continue;
             }
             if let Some((_, slot)) = self.slots.remove_if(&id, |_, s| s.generation == generation) {
-                tracing::warn!(kind = placement.kind, %id, "another node took this actor over; retiring it here");
+                tracing::warn!(kind = %placement.kind, %id, "another node took this actor over; retiring it here");
                 slot.addr.do_send(Retire);
                 retired += 1;
             }
@@ -327,12 +328,12 @@ impl<A: Actor<Context = Context<A>> + Send> ActorRegistry<A> {
                 Err(Unanswered::Late) => return Ok(Reached::There(None)),
                 Err(Unanswered::Lost) if wait != Wait::ForAnswer(Rerun::Safe) => {
                     // Taken over all the same, so the next command runs at once.
-                    tracing::info!(kind, %id, %node, "the owner left the cluster while running a command");
+                    tracing::info!(%kind, %id, %node, "the owner left the cluster while running a command");
                     placement.ownership.take_over(id, node).await?;
                     return Ok(Reached::There(None));
                 }
                 Err(Unanswered::Gone | Unanswered::Lost) => {
-                    tracing::info!(kind, %id, %node, "the owner left the cluster; taking its actor over");
+                    tracing::info!(%kind, %id, %node, "the owner left the cluster; taking its actor over");
                     let owner = placement.ownership.take_over(id, node).await?;
                     route = self.placed(id, owner);
                 }
@@ -549,7 +550,7 @@ mod tests {
         fn ask(
             &self,
             _: &str,
-            _: &'static str,
+            _: ActorKind,
             _: Uuid,
             _: serde_json::Value,
         ) -> BoxFuture<'_, Result<serde_json::Value, Unanswered>> {
@@ -559,7 +560,7 @@ mod tests {
         fn tell(
             &self,
             _: &str,
-            _: &'static str,
+            _: ActorKind,
             _: Uuid,
             _: serde_json::Value,
         ) -> BoxFuture<'_, Result<(), Unanswered>> {
@@ -570,7 +571,8 @@ mod tests {
     fn placed(leases: &Arc<Leases>, why: Unanswered) -> Arc<ActorRegistry<Probe>> {
         let starts = AtomicUsize::new(0);
         let placement = Placement {
-            kind: "probe",
+            // Any kind: these leases and this relay are the test's own.
+            kind: ActorKind::InterviewSession,
             ownership: Arc::new(leases.clone()),
             relay: Arc::new(NobodyThere(why)),
         };

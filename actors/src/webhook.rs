@@ -21,6 +21,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
+use switchboard_entities::core::actor_lease::ActorKind;
 use switchboard_entities::messaging::webhook_delivery::DeliveryStatus;
 use switchboard_entities::messaging::{delivery_attempt, webhook, webhook_delivery};
 use uuid::Uuid;
@@ -733,7 +734,7 @@ async fn try_attempt(
 }
 
 /// The kind of actor leased per webhook endpoint (`core_actor_leases.kind`).
-pub const ENDPOINT_KIND: &str = "webhook.endpoint";
+pub const ENDPOINT_KIND: ActorKind = ActorKind::WebhookEndpoint;
 
 /// Finds or starts the actor of a webhook. Actors stop when idle and are revived from the
 /// database on the next delivery; the service's recurring job `messaging.webhooks.resume`

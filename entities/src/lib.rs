@@ -137,5 +137,15 @@ mod tests {
         use crate::identity::user::KycStatus;
         words_agree(KycStatus::WORDS, KycStatus::as_str, KycStatus::parse);
         assert_eq!(KycStatus::WORDS, ["none", "pending", "verified"]);
+        use crate::core::actor_lease::ActorKind;
+        words_agree(ActorKind::WORDS, ActorKind::as_str, ActorKind::parse);
+        assert_eq!(
+            ActorKind::WORDS,
+            [
+                "interview.session",
+                "marketplace.conversation",
+                "webhook.endpoint"
+            ]
+        );
     }
 }

@@ -21,7 +21,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 use switchboard_actors::registry::{BoxFuture, Owner, Ownership};
-use switchboard_entities::core::actor_lease::{ActiveModel, Column, Entity};
+use switchboard_entities::core::actor_lease::{ActiveModel, ActorKind, Column, Entity};
 use tokio::sync::watch;
 use uuid::Uuid;
 
@@ -82,7 +82,7 @@ impl Leases {
     }
 
     /// Takes `kind`/`id` for this node unless another node's lease is live; answers the owner.
-    pub async fn claim(&self, kind: &str, id: Uuid) -> Result<Owner, DbErr> {
+    pub async fn claim(&self, kind: ActorKind, id: Uuid) -> Result<Owner, DbErr> {
         for _ in 0..CLAIM_TRIES {
             let now = self.clock.now();
             // Ours already, or lapsed: take (or keep) it.
@@ -102,7 +102,7 @@ impl Leases {
                 return Ok(Owner::Here);
             }
             let row = ActiveModel {
-                kind: Set(kind.to_owned()),
+                kind: Set(kind),
                 actor_id: Set(id),
                 owner: Set(self.node.to_string()),
                 expires_at: Set(self.until(now)),
@@ -114,10 +114,7 @@ impl Leases {
             if matches!(inserted, TryInsertResult::Inserted(n) if n > 0) {
                 return Ok(Owner::Here);
             }
-            match Entity::find_by_id((kind.to_owned(), id))
-                .one(&self.db)
-                .await?
-            {
+            match Entity::find_by_id((kind, id)).one(&self.db).await? {
                 Some(lease) if lease.owner != *self.node && lease.expires_at >= now => {
                     return Ok(Owner::Elsewhere(lease.owner))
                 }
@@ -132,7 +129,7 @@ impl Leases {
 
     /// Takes `kind`/`id` from `node`, which left the cluster; an ordinary claim when `node`
     /// no longer holds it.
-    pub async fn take_over(&self, kind: &str, id: Uuid, node: &str) -> Result<Owner, DbErr> {
+    pub async fn take_over(&self, kind: ActorKind, id: Uuid, node: &str) -> Result<Owner, DbErr> {
         let taken = Entity::update_many()
             .col_expr(Column::Owner, Expr::value(&*self.node))
             .col_expr(Column::ExpiresAt, Expr::value(self.until(self.clock.now())))
@@ -148,7 +145,7 @@ impl Leases {
     }
 
     /// The ids of `kind` this node holds.
-    pub async fn held(&self, kind: &str) -> Result<HashSet<Uuid>, DbErr> {
+    pub async fn held(&self, kind: ActorKind) -> Result<HashSet<Uuid>, DbErr> {
         let ids: Vec<Uuid> = Entity::find()
             .select_only()
             .column(Column::ActorId)
@@ -161,7 +158,7 @@ impl Leases {
     }
 
     /// Gives `kind`/`id` back, if this node holds it.
-    pub async fn release(&self, kind: &str, id: Uuid) -> Result<(), DbErr> {
+    pub async fn release(&self, kind: ActorKind, id: Uuid) -> Result<(), DbErr> {
         Entity::delete_many()
             .filter(Column::Kind.eq(kind))
             .filter(Column::ActorId.eq(id))
@@ -214,7 +211,7 @@ impl Leases {
     }
 
     /// The [`Ownership`] of the actors of `kind`.
-    pub fn of(&self, kind: &'static str) -> Arc<dyn Ownership> {
+    pub fn of(&self, kind: ActorKind) -> Arc<dyn Ownership> {
         Arc::new(KindLeases {
             leases: self.clone(),
             kind,
@@ -228,7 +225,7 @@ type Released = watch::Receiver<bool>;
 
 struct KindLeases {
     leases: Leases,
-    kind: &'static str,
+    kind: ActorKind,
     /// Releases still running, by id: a claim of the same id waits for them, or a release
     /// of an actor that stopped would delete the lease of the actor started after it.
     releasing: Arc<DashMap<Uuid, Released>>,
@@ -279,7 +276,7 @@ impl Ownership for KindLeases {
             released(earlier).await;
             if let Err(e) = leases.release(kind, id).await {
                 // It lapses by itself; until then the next command comes here.
-                tracing::warn!(kind, %id, error = %e, "giving an actor lease back failed");
+                tracing::warn!(%kind, %id, error = %e, "giving an actor lease back failed");
             }
             releasing.remove_if(&id, |_, r| r.same_channel(&waiter));
             let _ = done.send(true);

@@ -10,6 +10,7 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use switchboard_actors::registry::{Placement, Relay, Unanswered};
+use switchboard_entities::core::actor_lease::ActorKind;
 use uuid::Uuid;
 
 /// A command for one actor as it crosses the bus.
@@ -27,7 +28,7 @@ struct OverBus {
 }
 
 /// What a node serves on the bus for the actors of `kind` behind `listener`.
-fn service(listener: &str, kind: &str) -> String {
+fn service(listener: &str, kind: ActorKind) -> String {
     format!("{listener}/{kind}")
 }
 
@@ -35,7 +36,7 @@ impl Relay for OverBus {
     fn ask(
         &self,
         node: &str,
-        kind: &'static str,
+        kind: ActorKind,
         id: Uuid,
         command: Value,
     ) -> switchboard_actors::registry::BoxFuture<'_, Result<Value, Unanswered>> {
@@ -49,7 +50,7 @@ impl Relay for OverBus {
                 Err(AskError::Gone) => Err(Unanswered::Gone),
                 Err(AskError::Left) => Err(Unanswered::Lost),
                 Err(e) => {
-                    tracing::warn!(kind, %id, %node, error = %e, "a relayed command got no answer");
+                    tracing::warn!(%kind, %id, %node, error = %e, "a relayed command got no answer");
                     Err(Unanswered::Late)
                 }
             }
@@ -59,7 +60,7 @@ impl Relay for OverBus {
     fn tell(
         &self,
         node: &str,
-        kind: &'static str,
+        kind: ActorKind,
         id: Uuid,
         command: Value,
     ) -> switchboard_actors::registry::BoxFuture<'_, Result<(), Unanswered>> {
@@ -72,7 +73,7 @@ impl Relay for OverBus {
                 Ok(()) => Ok(()),
                 Err(AskError::Gone | AskError::Left) => Err(Unanswered::Gone),
                 Err(e) => {
-                    tracing::warn!(kind, %id, %node, error = %e, "handing a command over failed");
+                    tracing::warn!(%kind, %id, %node, error = %e, "handing a command over failed");
                     Err(Unanswered::Late)
                 }
             }
@@ -83,7 +84,7 @@ impl Relay for OverBus {
 impl CoreContext {
     /// Where the actors of `kind` behind `listener` run: None on one node (all here); else
     /// by lease, with commands relayed to the owner over the bus.
-    pub fn placement(&self, listener: &str, kind: &'static str) -> Option<Placement> {
+    pub fn placement(&self, listener: &str, kind: ActorKind) -> Option<Placement> {
         let leases = self.leases.as_ref()?;
         Some(Placement {
             kind,
@@ -99,7 +100,7 @@ impl CoreContext {
 
 /// Answers the commands other nodes relay to this node's actors of `kind` behind `listener`
 /// with `run(id, command)` (a no-op on one node).
-pub fn serve<F>(core: &CoreContext, listener: &str, kind: &'static str, run: F)
+pub fn serve<F>(core: &CoreContext, listener: &str, kind: ActorKind, run: F)
 where
     F: Fn(Uuid, Value) -> BoxFuture<'static, Value> + Send + Sync + 'static,
 {

@@ -6,10 +6,11 @@ use super::{SessionMove, SessionStatus};
 use chrono::{DateTime, Utc};
 use sea_orm::DbErr;
 use serde::{Deserialize, Serialize};
+use switchboard_entities::core::actor_lease::ActorKind;
 use switchboard_entities::interview::session;
 
 /// The kind of actor leased per session (`core_actor_leases.kind`).
-pub const KIND: &str = "interview.session";
+pub const KIND: ActorKind = ActorKind::InterviewSession;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "command", rename_all = "snake_case")]

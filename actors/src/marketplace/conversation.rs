@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
+use switchboard_entities::core::actor_lease::ActorKind;
 use switchboard_entities::marketplace::message;
 use uuid::Uuid;
 
@@ -27,7 +28,7 @@ pub struct Deps {
 }
 
 /// The kind of actor leased per conversation (`core_actor_leases.kind`).
-pub const KIND: &str = "marketplace.conversation";
+pub const KIND: ActorKind = ActorKind::MarketplaceConversation;
 
 /// A new message from `sender` to `receiver`, the two participants.
 #[derive(Message, Clone, Serialize, Deserialize)]

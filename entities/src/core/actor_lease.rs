@@ -6,9 +6,8 @@ use sea_orm::entity::prelude::*;
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "core_actor_leases")]
 pub struct Model {
-    /// `interview.session`, `marketplace.conversation`, `webhook.endpoint`, …
     #[sea_orm(primary_key, auto_increment = false)]
-    pub kind: String,
+    pub kind: ActorKind,
     #[sea_orm(primary_key, auto_increment = false)]
     pub actor_id: Uuid,
     /// The owning node's id (`[cluster] node_id`).
@@ -17,3 +16,17 @@ pub struct Model {
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+states! {
+    /// The kind of actor a lease is for: each kind the nodes of a cluster share, by the id
+    /// of what it runs for. The word also names the kind on the cluster bus and in metrics.
+    pub enum ActorKind {
+        /// An interview session (`actor_id`: the session).
+        InterviewSession = "interview.session",
+        /// A marketplace conversation (`actor_id`: the conversation).
+        MarketplaceConversation = "marketplace.conversation",
+        /// A messaging webhook endpoint, delivering its events in order (`actor_id`: the
+        /// webhook).
+        WebhookEndpoint = "webhook.endpoint",
+    }
+}

@@ -23,6 +23,7 @@ use prometheus_client::registry::Registry;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
+use switchboard_entities::core::actor_lease::ActorKind;
 
 /// The route label of a request no route matched.
 pub const UNMATCHED: &str = "<unmatched>";
@@ -303,11 +304,11 @@ impl Sources {
     pub fn actors(
         &self,
         service: &'static str,
-        kind: &'static str,
+        kind: ActorKind,
         count: impl Fn() -> usize + Send + Sync + 'static,
     ) {
         if let Ok(mut actors) = self.actors.lock() {
-            actors.push((service, kind, Box::new(count)));
+            actors.push((service, kind.as_str(), Box::new(count)));
         }
     }
 
