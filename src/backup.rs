@@ -293,13 +293,13 @@ async fn forget_processes(conn: &DatabaseConnection) -> Result<(), BackupError> 
         .await
         .map_err(what())?;
     job::Entity::update_many()
-        .col_expr(job::Column::Status, Expr::value("queued"))
+        .col_expr(job::Column::Status, Expr::value(job::JobStatus::Queued))
         .col_expr(job::Column::LeaseOwner, Expr::value(Option::<String>::None))
         .col_expr(
             job::Column::LeaseUntil,
             Expr::value(Option::<chrono::DateTime<chrono::Utc>>::None),
         )
-        .filter(job::Column::Status.eq("running"))
+        .filter(job::Column::Status.eq(job::JobStatus::Running))
         .exec(conn)
         .await
         .map_err(what())?;

@@ -98,6 +98,8 @@ pub struct ServerSettings {
     pub cors_max_age_secs: usize,
     /// Where this process keeps its own files: the node id (`core::node`).
     pub data_dir: String,
+    /// HTTP worker threads per listener; 0: one per core, at most four.
+    pub workers: usize,
 }
 
 impl Default for ServerSettings {
@@ -110,6 +112,7 @@ impl Default for ServerSettings {
             cors_allowed_origins: Vec::new(),
             cors_max_age_secs: 3600,
             data_dir: "data".into(),
+            workers: 0,
         }
     }
 }
@@ -121,6 +124,17 @@ impl ServerSettings {
 
     pub fn is_development(&self) -> bool {
         self.environment.eq_ignore_ascii_case("development")
+    }
+
+    /// Worker threads of each listener: the setting, or one per core up to four (each worker
+    /// builds its own copy of the routes).
+    pub fn workers(&self) -> usize {
+        match self.workers {
+            0 => std::thread::available_parallelism()
+                .map_or(2, |n| n.get())
+                .min(4),
+            n => n,
+        }
     }
 }
 

@@ -98,9 +98,7 @@ where
     let cors_origins = ctx.settings.server.cors_allowed_origins.clone();
     let cors_max_age = ctx.settings.server.cors_max_age_secs;
     let node = ctx.cluster.node_id.clone();
-    let workers = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(4);
+    let workers = ctx.settings.server.workers();
     let server = HttpServer::new(move || {
         let node = node.clone();
         // Names are written as headers are shown (`X-Test-Mode`); a bad one is a bug here.

@@ -144,6 +144,9 @@ pub async fn spawn_app_on(clock: Arc<ManualClock>, tweak: impl FnOnce(&mut Setti
     let mut settings = Settings::default();
     settings.database.url = fresh_database_url(dir.path()).await;
     settings.database.max_connections = 8;
+    // One worker per listener: each worker builds every route again, and a test's requests
+    // are few (the suite runs several tests at once on two cores).
+    settings.server.workers = 1;
     settings.outbox.path = dir.path().join("outbox.jsonl").display().to_string();
     settings.server.data_dir = dir.path().display().to_string();
     settings.providers.storage.path = dir.path().join("media").display().to_string();

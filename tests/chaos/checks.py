@@ -1,6 +1,7 @@
 """What must hold after the crashes, read through the public API, the built-in provider's
 outbox and the webhook receiver's log. Each check returns (name, passed, detail)."""
 import json
+import os
 from collections import Counter, defaultdict
 from datetime import datetime, timedelta
 
@@ -254,7 +255,10 @@ def interview(server, candidates, timed, rejoin, receiver):
 # out the killed process's leases: what the killed process had accepted is delivered within
 # RESUME_BAR seconds of the restart. Messages accepted after the restart are new work, drained
 # at the node's throughput (six servers share two cores in CI), so their drain is reported.
-RESUME_BAR = 15.0
+# 15 s is the bar for a release build; CHAOS_RESUME_BAR sets another for an unoptimised one
+# (CI's debug binary drains at a third of the speed), which must stay below the 60 s job lease
+# a node that did not take its claims back would wait out.
+RESUME_BAR = float(os.environ.get("CHAOS_RESUME_BAR", "15"))
 
 
 def resumed_promptly(receiver, load, killed, restarted, load_end):
